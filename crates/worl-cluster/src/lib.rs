@@ -1,0 +1,2 @@
+//! worl-cluster: placeholder, filled by its issue.
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! worl-dag: placeholder, filled by its issue.
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! worl-ddqn: placeholder, filled by its issue.
+#![deny(missing_docs)]

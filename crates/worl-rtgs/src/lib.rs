@@ -1,0 +1,2 @@
+//! worl-rtgs: placeholder, filled by its issue.
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! worl-woa: placeholder, filled by its issue.
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! Placeholder main job; filled by the worl-dag issue.
+fn main() {}
