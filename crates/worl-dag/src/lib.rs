@@ -1,2 +1,56 @@
-//! worl-dag: placeholder, filled by its issue.
+//! # worl-dag: the workload model of worl
+//!
+//! DAG-structured training workloads as a [`Workload`]: a forest of jobs held as one
+//! validated [`TaskGraph`] (on petgraph) whose tasks carry work in reference GPU-seconds
+//! (run time on a V100-class GPU of speed 1.0) and whose edges carry data bytes.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`ids`] | typed dense ids [`TaskId`], [`JobId`] |
+//! | [`task`] | [`Task`], [`Job`], [`Edge`], [`Neighbor`] |
+//! | [`graph`] | [`TaskGraph`]: topological order, CSR predecessor/successor slices |
+//! | [`analysis`] | levels, top/bottom levels (rank_d / rank_u), [`CriticalPath`] |
+//! | [`workload`] | [`Workload`], [`WorkloadBuilder`], merging jobs |
+//! | [`stats`] | [`WorkloadStats`], CCR |
+//! | [`error`] | [`DagError`] |
+//!
+//! ```
+//! use worl_dag::WorkloadBuilder;
+//!
+//! // A fork-join job: one parent, two children, one sink.
+//! let mut b = WorkloadBuilder::new("fork-join");
+//! let j = b.add_job("j1")?;
+//! let src = b.add_task(j, "M1", 2.0, None)?;
+//! let left = b.add_task(j, "M2_1", 3.0, None)?;
+//! let right = b.add_task(j, "M3_1", 5.0, None)?;
+//! let sink = b.add_task(j, "R4_2_3", 1.0, None)?;
+//! for (u, v) in [(src, left), (src, right), (left, sink), (right, sink)] {
+//!     b.add_edge(u, v, 1.0e9)?;
+//! }
+//! let w = b.build()?;
+//! let g = w.graph();
+//! assert_eq!(g.topo_order()[0], src);
+//! let cp = g.critical_path(|t| g.task(t).work, |_, _, _| 0.0);
+//! assert_eq!(cp.length, 8.0);
+//! assert_eq!(cp.tasks, vec![src, right, sink]);
+//! let stats = w.stats(1.0e9)?; // CCR at 1 GB/s
+//! assert_eq!(stats.depth, 3);
+//! # Ok::<(), worl_dag::DagError>(())
+//! ```
 #![deny(missing_docs)]
+
+pub mod analysis;
+pub mod error;
+pub mod graph;
+pub mod ids;
+pub mod stats;
+pub mod task;
+pub mod workload;
+
+pub use analysis::CriticalPath;
+pub use error::{DagError, Result};
+pub use graph::TaskGraph;
+pub use ids::{JobId, TaskId};
+pub use stats::WorkloadStats;
+pub use task::{Edge, Job, Neighbor, Task};
+pub use workload::{Workload, WorkloadBuilder};

@@ -1,0 +1,118 @@
+//! The crate's error type.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong building, loading or generating a workload.
+///
+/// Every variant names the offending item (a task as `job/task`, a file and line, a
+/// parameter), so that a user can find it in their input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DagError {
+    /// The workload has no task.
+    #[error("workload `{workload}` has no task")]
+    Empty {
+        /// Name of the workload.
+        workload: String,
+    },
+    /// A task's work is negative, NaN or infinite.
+    #[error("task `{task}`: work {value} is not a finite number >= 0 (reference GPU-seconds)")]
+    InvalidWork {
+        /// The task, as `job/task`.
+        task: String,
+        /// The rejected value.
+        value: f64,
+    },
+    /// A task's memory need is not a finite number > 0.
+    #[error("task `{task}`: memory need {value} GiB is not a finite number > 0")]
+    InvalidMemory {
+        /// The task, as `job/task`.
+        task: String,
+        /// The rejected value.
+        value: f64,
+    },
+    /// An edge's data size is negative, NaN or infinite.
+    #[error("edge `{from}` -> `{to}`: {value} bytes is not a finite number >= 0")]
+    InvalidBytes {
+        /// Parent, as `job/task`.
+        from: String,
+        /// Child, as `job/task`.
+        to: String,
+        /// The rejected value.
+        value: f64,
+    },
+    /// Two tasks of one job share a name.
+    #[error("job `{job}` has two tasks named `{task}`")]
+    DuplicateTask {
+        /// The job.
+        job: String,
+        /// The duplicated task name.
+        task: String,
+    },
+    /// Two jobs of one workload share a name.
+    #[error("workload has two jobs named `{job}`")]
+    DuplicateJob {
+        /// The duplicated job name.
+        job: String,
+    },
+    /// The same edge was added twice.
+    #[error("edge `{from}` -> `{to}` was given twice")]
+    DuplicateEdge {
+        /// Parent, as `job/task`.
+        from: String,
+        /// Child, as `job/task`.
+        to: String,
+    },
+    /// An edge from a task to itself.
+    #[error("task `{task}` depends on itself")]
+    SelfLoop {
+        /// The task, as `job/task`.
+        task: String,
+    },
+    /// The dependencies contain a cycle; `tasks` lists one cycle in order.
+    #[error("dependency cycle: {}", .tasks.join(" -> "))]
+    Cycle {
+        /// The tasks of one cycle, as `job/task`, in edge order (the first is repeated last).
+        tasks: Vec<String>,
+    },
+    /// A task or job id that does not exist in the builder or graph.
+    #[error("unknown {kind} id {index} (only {len} exist)")]
+    UnknownId {
+        /// `"task"` or `"job"`.
+        kind: &'static str,
+        /// The rejected dense index.
+        index: usize,
+        /// How many ids exist.
+        len: usize,
+    },
+    /// A parameter of a generator, loader or query is out of range.
+    #[error("invalid parameter `{name}`: {reason}")]
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// Reading a file failed.
+    #[error("cannot read `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is malformed at a given line (1-based; 0 when unknown).
+    #[error("{file}:{line}: {message}")]
+    Parse {
+        /// The file (or `<memory>` for in-memory input).
+        file: String,
+        /// 1-based line, 0 when the format has no line notion.
+        line: usize,
+        /// What is wrong, naming the offending item.
+        message: String,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = DagError> = std::result::Result<T, E>;

@@ -1,0 +1,311 @@
+//! [`Workload`]: a forest of jobs as one [`TaskGraph`], and its [`WorkloadBuilder`].
+
+use crate::error::{DagError, Result};
+use crate::graph::TaskGraph;
+use crate::ids::{JobId, TaskId};
+use crate::task::{Edge, Job, Task};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+/// A workload: many jobs (DAGs) held as one forest, as a cluster sees them.
+///
+/// Every task carries its [`JobId`]; edges never need to cross jobs, but may. Build one with
+/// [`WorkloadBuilder`], a loader or a generator.
+///
+/// ```
+/// use worl_dag::WorkloadBuilder;
+/// let mut b = WorkloadBuilder::new("demo");
+/// let job = b.add_job("j1")?;
+/// let a = b.add_task(job, "M1", 4.0, None)?;
+/// let c = b.add_task(job, "R2_1", 2.0, Some(8.0))?;
+/// b.add_edge(a, c, 1.0e6)?;
+/// let w = b.build()?;
+/// assert_eq!(w.graph().n_tasks(), 2);
+/// assert_eq!(w.task_label(c), "j1/R2_1");
+/// # Ok::<(), worl_dag::DagError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Workload {
+    name: String,
+    jobs: Vec<Job>,
+    graph: TaskGraph,
+}
+
+impl Workload {
+    /// Name of the workload (e.g. the file or generator it came from).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The jobs, indexed by [`JobId::index`].
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// Number of jobs.
+    pub fn n_jobs(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// The job `id`.
+    ///
+    /// # Panics
+    /// If `id` is not a job of this workload.
+    pub fn job(&self, id: JobId) -> &Job {
+        &self.jobs[id.index()]
+    }
+
+    /// The task graph (all jobs as one DAG).
+    pub fn graph(&self) -> &TaskGraph {
+        &self.graph
+    }
+
+    /// A task rendered as `job/task` for messages and reports.
+    pub fn task_label(&self, id: TaskId) -> String {
+        let t = self.graph.task(id);
+        format!("{}/{}", self.jobs[t.job.index()].name, t.name)
+    }
+
+    /// The id of the task named `task` in job `job`, if any (linear in the job's size).
+    pub fn find_task(&self, job: &str, task: &str) -> Option<TaskId> {
+        let j = self.jobs.iter().find(|j| j.name == job)?;
+        j.tasks
+            .iter()
+            .copied()
+            .find(|&t| self.graph.task(t).name == task)
+    }
+
+    /// The same workload under another name.
+    pub fn renamed(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Merges workloads into one forest named `name`, keeping each job's tasks and edges;
+    /// ids are renumbered in input order (the jobs of the first workload come first).
+    ///
+    /// Errors: [`DagError::DuplicateJob`] if two inputs hold a job of the same name,
+    /// [`DagError::Empty`] if there is no task at all.
+    pub fn merge<'a>(
+        name: impl Into<String>,
+        parts: impl IntoIterator<Item = &'a Workload>,
+    ) -> Result<Self> {
+        let mut b = WorkloadBuilder::new(name);
+        for w in parts {
+            let job_base = b.jobs.len();
+            let task_base = b.tasks.len();
+            for j in &w.jobs {
+                b.add_job(&j.name)?;
+            }
+            for (_, t) in w.graph.tasks() {
+                let job = JobId::new(job_base + t.job.index());
+                b.add_task(job, &t.name, t.work, t.mem_gib)?;
+            }
+            for e in w.graph.edges() {
+                b.edges.push(Edge {
+                    from: TaskId::new(task_base + e.from.index()),
+                    to: TaskId::new(task_base + e.to.index()),
+                    bytes: e.bytes,
+                });
+            }
+        }
+        b.build()
+    }
+}
+
+/// Incremental construction of a [`Workload`], validating every value as it is added and the
+/// structure (acyclic, no duplicate edge) in [`build`](Self::build).
+#[derive(Clone, Debug, Default)]
+pub struct WorkloadBuilder {
+    name: String,
+    jobs: Vec<Job>,
+    job_index: HashMap<String, JobId>,
+    tasks: Vec<Task>,
+    task_index: HashMap<(JobId, String), TaskId>,
+    edges: Vec<Edge>,
+}
+
+impl WorkloadBuilder {
+    /// An empty builder for a workload named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Adds a job. Errors: [`DagError::DuplicateJob`] if the name is taken.
+    pub fn add_job(&mut self, name: impl Into<String>) -> Result<JobId> {
+        let name = name.into();
+        let id = JobId::new(self.jobs.len());
+        match self.job_index.entry(name) {
+            Entry::Occupied(e) => Err(DagError::DuplicateJob {
+                job: e.key().clone(),
+            }),
+            Entry::Vacant(e) => {
+                self.jobs.push(Job {
+                    name: e.key().clone(),
+                    tasks: Vec::new(),
+                });
+                e.insert(id);
+                Ok(id)
+            }
+        }
+    }
+
+    /// The id of job `name`, if added.
+    pub fn job_id(&self, name: &str) -> Option<JobId> {
+        self.job_index.get(name).copied()
+    }
+
+    /// Adds a task to `job` with `work` reference GPU-seconds and an optional memory need in
+    /// GiB.
+    ///
+    /// Errors: [`DagError::UnknownId`] for a missing job, [`DagError::DuplicateTask`] if the
+    /// job has a task of that name, [`DagError::InvalidWork`] / [`DagError::InvalidMemory`]
+    /// for a NaN, infinite or negative work, or a memory need that is not finite and `> 0`.
+    pub fn add_task(
+        &mut self,
+        job: JobId,
+        name: impl Into<String>,
+        work: f64,
+        mem_gib: Option<f64>,
+    ) -> Result<TaskId> {
+        let name = name.into();
+        let job_name = match self.jobs.get(job.index()) {
+            Some(j) => &j.name,
+            None => {
+                return Err(DagError::UnknownId {
+                    kind: "job",
+                    index: job.index(),
+                    len: self.jobs.len(),
+                });
+            }
+        };
+        if !(work.is_finite() && work >= 0.0) {
+            return Err(DagError::InvalidWork {
+                task: format!("{job_name}/{name}"),
+                value: work,
+            });
+        }
+        if let Some(m) = mem_gib
+            && !(m.is_finite() && m > 0.0)
+        {
+            return Err(DagError::InvalidMemory {
+                task: format!("{job_name}/{name}"),
+                value: m,
+            });
+        }
+        let id = TaskId::new(self.tasks.len());
+        match self.task_index.entry((job, name)) {
+            Entry::Occupied(e) => Err(DagError::DuplicateTask {
+                job: job_name.clone(),
+                task: e.key().1.clone(),
+            }),
+            Entry::Vacant(e) => {
+                self.tasks.push(Task {
+                    name: e.key().1.clone(),
+                    job,
+                    work,
+                    mem_gib,
+                });
+                self.jobs[job.index()].tasks.push(id);
+                e.insert(id);
+                Ok(id)
+            }
+        }
+    }
+
+    /// The id of task `name` in `job`, if added.
+    pub fn task_id(&self, job: JobId, name: &str) -> Option<TaskId> {
+        self.task_index.get(&(job, name.to_owned())).copied()
+    }
+
+    /// Number of tasks added so far.
+    pub fn n_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Adds the dependency `from -> to` carrying `bytes` of data.
+    ///
+    /// Errors: [`DagError::UnknownId`] for a missing task, [`DagError::SelfLoop`],
+    /// [`DagError::InvalidBytes`] for NaN, infinite or negative bytes. Duplicates and cycles
+    /// are reported by [`build`](Self::build).
+    pub fn add_edge(&mut self, from: TaskId, to: TaskId, bytes: f64) -> Result<()> {
+        for t in [from, to] {
+            if t.index() >= self.tasks.len() {
+                return Err(DagError::UnknownId {
+                    kind: "task",
+                    index: t.index(),
+                    len: self.tasks.len(),
+                });
+            }
+        }
+        if from == to {
+            return Err(DagError::SelfLoop {
+                task: self.label(from),
+            });
+        }
+        if !(bytes.is_finite() && bytes >= 0.0) {
+            return Err(DagError::InvalidBytes {
+                from: self.label(from),
+                to: self.label(to),
+                value: bytes,
+            });
+        }
+        self.edges.push(Edge { from, to, bytes });
+        Ok(())
+    }
+
+    /// Sets the bytes of every edge added so far with `f(edge)` (e.g. to reach a target CCR).
+    ///
+    /// Errors: [`DagError::InvalidBytes`] if `f` returns a NaN, infinite or negative value.
+    pub fn set_edge_bytes(&mut self, mut f: impl FnMut(&Edge) -> f64) -> Result<()> {
+        for i in 0..self.edges.len() {
+            let bytes = f(&self.edges[i]);
+            if !(bytes.is_finite() && bytes >= 0.0) {
+                let e = self.edges[i];
+                return Err(DagError::InvalidBytes {
+                    from: self.label(e.from),
+                    to: self.label(e.to),
+                    value: bytes,
+                });
+            }
+            self.edges[i].bytes = bytes;
+        }
+        Ok(())
+    }
+
+    /// The edges added so far.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    fn label(&self, id: TaskId) -> String {
+        let t = &self.tasks[id.index()];
+        format!("{}/{}", self.jobs[t.job.index()].name, t.name)
+    }
+
+    /// Validates the structure and builds the workload.
+    ///
+    /// Errors: [`DagError::Empty`] without tasks, [`DagError::DuplicateEdge`],
+    /// [`DagError::Cycle`] naming the tasks of one cycle.
+    pub fn build(self) -> Result<Workload> {
+        if self.tasks.is_empty() {
+            return Err(DagError::Empty {
+                workload: self.name,
+            });
+        }
+        let Self {
+            name,
+            jobs,
+            tasks,
+            edges,
+            ..
+        } = self;
+        let graph = TaskGraph::build(tasks, &edges, |t| {
+            format!("{}/{}", jobs[t.job.index()].name, t.name)
+        })?;
+        Ok(Workload { name, jobs, graph })
+    }
+}
