@@ -93,7 +93,7 @@ fn adjacency_levels_and_topological_order() {
     assert_eq!(g.exit_tasks().collect::<Vec<_>>(), [t(10)]);
     assert_eq!(g.levels(), [0, 1, 1, 1, 1, 1, 2, 2, 2, 3]);
     assert_eq!((g.depth(), g.width()), (4, 5));
-    let mut pos = vec![0; 10];
+    let mut pos = [0; 10];
     for (i, v) in g.topo_order().iter().enumerate() {
         pos[v.index()] = i;
     }
