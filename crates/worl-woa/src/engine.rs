@@ -346,6 +346,8 @@ impl<'a, P: WhaleProblem> Run<'a, P> {
     where
         O: FnMut(&IterationStats, &P::Whale) -> ControlFlow<()>,
     {
+        self.problem
+            .after_iteration(iteration, &self.pop, &self.fit);
         let n = self.fit.len() as f64;
         let stats = IterationStats {
             iteration,

@@ -131,6 +131,19 @@ pub trait WhaleProblem: Sync {
         Some(sum / (n * (n - 1) / 2) as f64)
     }
 
+    /// Called on the calling thread after the initial population (iteration 0) and after each
+    /// iteration's replacement, before its statistics are recorded, with the population and
+    /// its fitness (NaN already mapped to `+∞`). Default: nothing.
+    ///
+    /// This is the place for work between iterations that needs the whole population, e.g.
+    /// training a learned move operator (WORL-RTGS's DDQN) on transitions the moves stored
+    /// through interior mutability. No move runs concurrently with it. For runs to stay
+    /// reproducible, such state must be consumed in an order that does not depend on threads
+    /// (e.g. sorted by the `(iteration, whale)` of [`Move::iteration`] / [`Move::whale`]).
+    fn after_iteration(&self, iteration: usize, population: &[Self::Whale], fitness: &[f64]) {
+        let _ = (iteration, population, fitness);
+    }
+
     /// Checks a user-supplied initial whale before the run (`index` = its position in the
     /// supplied list). Default: accept.
     ///

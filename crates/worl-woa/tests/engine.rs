@@ -314,3 +314,60 @@ fn minimize_is_the_continuous_problem_through_the_generic_engine() {
     let b = Woa::new(&p, cfg).run().unwrap();
     assert_eq!(a, b);
 }
+
+/// Counts `after_iteration` calls and checks what they receive.
+struct Hooked {
+    inner: ContinuousProblem<fn(&[f64]) -> f64>,
+    calls: Mutex<Vec<(usize, usize, f64)>>,
+}
+
+impl WhaleProblem for Hooked {
+    type Whale = Vec<f64>;
+    type Scratch = Vec<f64>;
+    fn scratch(&self) -> Vec<f64> {
+        Vec::new()
+    }
+    fn random_whale(&self, rng: &mut WhaleRng, s: &mut Vec<f64>) -> Vec<f64> {
+        self.inner.random_whale(rng, s)
+    }
+    fn fitness(&self, x: &Vec<f64>, s: &mut Vec<f64>) -> f64 {
+        self.inner.fitness(x, s)
+    }
+    fn moved(
+        &self,
+        x: &Vec<f64>,
+        t: &Target<'_, Vec<f64>>,
+        mv: &Move,
+        rng: &mut WhaleRng,
+        s: &mut Vec<f64>,
+    ) -> Vec<f64> {
+        self.inner.moved(x, t, mv, rng, s)
+    }
+    fn after_iteration(&self, iteration: usize, population: &[Vec<f64>], fitness: &[f64]) {
+        for (w, &f) in population.iter().zip(fitness) {
+            assert_eq!(functions::sphere(w), f);
+        }
+        let best = fitness.iter().copied().fold(f64::INFINITY, f64::min);
+        self.calls
+            .lock()
+            .unwrap()
+            .push((iteration, population.len(), best));
+    }
+}
+
+#[test]
+fn after_iteration_hook_sees_each_population_once_in_order() {
+    let p = Hooked {
+        inner: ContinuousProblem::new(cube(3, 2.0), functions::sphere),
+        calls: Mutex::new(Vec::new()),
+    };
+    let r = Woa::new(&p, WoaConfig::new(6, 9).with_seed(1).with_parallel(true))
+        .run()
+        .unwrap();
+    let calls = p.calls.into_inner().unwrap();
+    assert_eq!(calls.len(), 10);
+    for (t, &(iteration, n, best)) in calls.iter().enumerate() {
+        assert_eq!((iteration, n), (t, 6));
+        assert_eq!(best, r.history.iterations[t].population_best);
+    }
+}
