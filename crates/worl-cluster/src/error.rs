@@ -1,0 +1,206 @@
+//! The crate's error type.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong building a cluster or a problem, loading cluster files, or
+/// evaluating a plan.
+///
+/// Every variant names the offending item (a GPU as `g3`, a machine by name, a task as
+/// `job/task`, a file and line), so that a user can find it in their input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// The cluster has no GPU.
+    #[error("cluster `{cluster}` has no GPU")]
+    EmptyCluster {
+        /// Name of the cluster.
+        cluster: String,
+    },
+    /// A number is out of its allowed range (zero, negative, NaN or infinite where that is not
+    /// allowed).
+    #[error("{item}: {field} = {value} is invalid (expected {expected})")]
+    InvalidValue {
+        /// The item holding the value (`g3`, `machine node-1`, `link node-0 -> node-1`,
+        /// `GPU model V100-32GB`, `exec[t4, g2]`, ...).
+        item: String,
+        /// The field (`speed`, `bandwidth`, `latency`, `background`, ...).
+        field: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// The allowed range, in words.
+        expected: &'static str,
+    },
+    /// A matrix has the wrong shape.
+    #[error("{what}: shape {actual:?} given, {expected:?} expected")]
+    ShapeMismatch {
+        /// Which matrix.
+        what: &'static str,
+        /// Expected shape (rows, columns).
+        expected: (usize, usize),
+        /// Given shape (rows, columns).
+        actual: (usize, usize),
+    },
+    /// A GPU, machine, task or model id that does not exist.
+    #[error("unknown {kind} id {index} (only {len} exist)")]
+    UnknownId {
+        /// `"GPU"`, `"machine"`, `"task"`, `"GPU model"` or `"GPU class"`.
+        kind: &'static str,
+        /// The rejected dense index.
+        index: usize,
+        /// How many ids exist.
+        len: usize,
+    },
+    /// Two different GPU models share a name.
+    #[error("two different GPU models are named `{name}`")]
+    DuplicateModel {
+        /// The name.
+        name: String,
+    },
+    /// A GPU model name that is neither in the catalog nor defined by the input.
+    #[error("unknown GPU model `{name}`")]
+    UnknownModel {
+        /// The name.
+        name: String,
+    },
+    /// A task whose memory need exceeds the memory of every GPU.
+    #[error("task `{task}` needs {need_gib} GiB of GPU memory but the largest GPU has {max_gib} GiB")]
+    TaskFitsNoGpu {
+        /// The task, as `job/task`.
+        task: String,
+        /// Its memory need, GiB.
+        need_gib: f64,
+        /// The largest GPU memory of the cluster, GiB.
+        max_gib: f64,
+    },
+    /// A plan's vector has the wrong length.
+    #[error("plan: `{field}` has {actual} entries, the workload has {expected} tasks")]
+    PlanLength {
+        /// `"gpu"` or `"order"`.
+        field: &'static str,
+        /// Number of tasks.
+        expected: usize,
+        /// Given length.
+        actual: usize,
+    },
+    /// A task appears twice in a plan's order (or is placed twice).
+    #[error("task `{task}` is placed twice (second time at order position {position})")]
+    DuplicateTask {
+        /// The task, as `job/task`.
+        task: String,
+        /// Position in the order of the second occurrence (the count of placed tasks for the
+        /// incremental API).
+        position: usize,
+    },
+    /// A task is placed before one of its predecessors: the order is not topological.
+    #[error("task `{task}` is placed before its predecessor `{pred}` (order is not topological)")]
+    NotTopological {
+        /// The task, as `job/task`.
+        task: String,
+        /// The predecessor not yet placed, as `job/task`.
+        pred: String,
+    },
+    /// A task placed on a GPU with too little memory.
+    #[error("task `{task}` needs {need_gib} GiB but GPU {gpu} has {have_gib} GiB")]
+    MemoryInfeasible {
+        /// The task, as `job/task`.
+        task: String,
+        /// The GPU.
+        gpu: crate::GpuId,
+        /// Memory need, GiB.
+        need_gib: f64,
+        /// GPU memory, GiB.
+        have_gib: f64,
+    },
+    /// A slot computed by [`PartialSchedule::slot`](crate::PartialSchedule::slot) was committed
+    /// after the timeline changed so that it no longer fits.
+    #[error("slot of task `{task}` on GPU {gpu} no longer fits its timeline")]
+    StaleSlot {
+        /// The task, as `job/task`.
+        task: String,
+        /// The GPU.
+        gpu: crate::GpuId,
+    },
+    /// A partial schedule was turned into a [`Schedule`](crate::Schedule) before every task
+    /// was placed.
+    #[error("{missing} of {n_tasks} tasks are not placed yet (first: `{first}`)")]
+    Incomplete {
+        /// Number of tasks not placed.
+        missing: usize,
+        /// Number of tasks.
+        n_tasks: usize,
+        /// The first task not placed, as `job/task`.
+        first: String,
+    },
+    /// A scheduled task's start or finish is not a finite number, or finish < start.
+    #[error("task {task}: start {start} / finish {finish} is not a valid interval")]
+    InvalidInterval {
+        /// The task id.
+        task: worl_dag::TaskId,
+        /// Start, s.
+        start: f64,
+        /// Finish, s.
+        finish: f64,
+    },
+    /// A parameter of a preset, generator or loader is out of range.
+    #[error("invalid parameter `{name}`: {reason}")]
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("cannot access `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is malformed at a given line (1-based; 0 when the format has no line notion).
+    #[error("{file}:{line}: {message}")]
+    Parse {
+        /// The file (or `<memory>` for in-memory input).
+        file: String,
+        /// 1-based line, 0 when unknown.
+        line: usize,
+        /// What is wrong, naming the offending item.
+        message: String,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = ClusterError> = std::result::Result<T, E>;
+
+/// Checks that `value` is finite and `> 0`.
+pub(crate) fn positive(item: impl Fn() -> String, field: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(ClusterError::InvalidValue {
+            item: item(),
+            field,
+            value,
+            expected: "a finite number > 0",
+        })
+    }
+}
+
+/// Checks that `value` is finite and `>= 0`.
+pub(crate) fn non_negative(
+    item: impl Fn() -> String,
+    field: &'static str,
+    value: f64,
+) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(ClusterError::InvalidValue {
+            item: item(),
+            field,
+            value,
+            expected: "a finite number >= 0",
+        })
+    }
+}

@@ -1,0 +1,223 @@
+//! Schedule metrics (makespan, SLR, speedup, efficiency, utilisation) and the makespan
+//! lower bound.
+//!
+//! Definitions (Topcuoglu et al. 2002, §5; REFERENCE.md A.3; docs/model.md):
+//! * `SLR = makespan / Σ_{v ∈ CP_MIN} min_k exec(v, k)`, `CP_MIN` the critical path under
+//!   minimum execution costs and zero communication;
+//! * `speedup = min_k Σ_v exec(v, k) / makespan` (the best single-GPU sequential time);
+//! * `efficiency = speedup / m`;
+//! * `utilisation = Σ_v (F_v − S_v) / (m · makespan)`;
+//! * `gap = makespan / LB`, the lower bound of [`Problem::lower_bound`].
+
+use crate::problem::Problem;
+use crate::schedule::Schedule;
+use serde::{Deserialize, Serialize};
+use worl_dag::TaskId;
+
+/// A lower bound on the makespan of every feasible schedule of a problem, and its two parts.
+///
+/// * `critical_path`: the longest path under minimum costs, starting no earlier than the
+///   GPUs can: `est(v) = max(min_{k fits v} r_k, max_{u → v} est(u) + min_k exec(u, k))`,
+///   `critical_path = max_v est(v) + min_k exec(v, k)` (minimum over GPUs that fit the task;
+///   communication 0). With all `r_k = 0` it is the min-cost critical path; it is never
+///   below `min_k r_k + CP_MIN`. Valid because along any path every task runs after its
+///   predecessor finishes, takes at least its minimum execution time, and starts no
+///   earlier than the ready time of some GPU it fits.
+/// * `area` (water-filling over ready times): the smallest `T` with
+///   `Σ_k s̃_k · max(0, T − r_k) >= Σ_v w_v`, `s̃_k` the effective speed, for related
+///   machines; for unrelated machines the smallest `T` with
+///   `Σ_k max(0, T − r_k) >= Σ_v min_k exec(v, k)`. Valid because by time `T` GPU `k`,
+///   busy only after `r_k` and one task at a time, can finish at most `s̃_k (T − r_k)`
+///   reference-seconds of work (resp. `T − r_k` seconds of the minimum run times). With all
+///   `r_k = 0` it is `Σ w / Σ s̃` (resp. `Σ_v min_k exec / m`).
+///
+/// `value = max(critical_path, area)`.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LowerBound {
+    /// Critical-path bound, s.
+    pub critical_path: f64,
+    /// Area (work over capacity) bound, s.
+    pub area: f64,
+    /// The bound: `max(critical_path, area)`, s.
+    pub value: f64,
+}
+
+/// Quality measures of one schedule (all dimensionless except makespan and lower bound).
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// `max_v F_v`, s.
+    pub makespan: f64,
+    /// Schedule length ratio `makespan / Σ_{CP_MIN} min_k exec` (`>= 1` without ready times);
+    /// infinite if the denominator is 0 and the makespan is not, 1 if both are 0.
+    pub slr: f64,
+    /// `min_k Σ_v exec(v, k) / makespan` (GPUs that fit every task; all GPUs if none does).
+    pub speedup: f64,
+    /// `speedup / m`.
+    pub efficiency: f64,
+    /// `Σ_v (F_v − S_v) / (m · makespan)`, in `[0, 1]` for a feasible schedule.
+    pub utilisation: f64,
+    /// [`LowerBound::value`], s.
+    pub lower_bound: f64,
+    /// `makespan / lower_bound` (`>= 1` for a feasible schedule).
+    pub gap: f64,
+}
+
+/// `num / den` with `0 / 0 = 1` and `x / 0 = ∞`.
+fn ratio(num: f64, den: f64) -> f64 {
+    if den > 0.0 {
+        num / den
+    } else if num > 0.0 {
+        f64::INFINITY
+    } else {
+        1.0
+    }
+}
+
+impl Problem {
+    /// `Σ_{v ∈ CP_MIN} min_k exec(v, k)`: the critical path under minimum execution costs and
+    /// zero communication, s (the denominator of SLR; Topcuoglu et al. 2002, eq. 11).
+    pub fn min_critical_path(&self) -> f64 {
+        let g = self.graph();
+        g.critical_path(|t| self.min_exec_time(t), |_, _, _| 0.0)
+            .length
+    }
+
+    /// `min_k Σ_v exec(v, k)`: the best sequential time on one GPU, over GPUs that fit every
+    /// task (every GPU if none does), s (the numerator of speedup).
+    pub fn sequential_time(&self) -> f64 {
+        let n = self.n_tasks();
+        let mut best = f64::INFINITY;
+        let mut best_any = f64::INFINITY;
+        for c in self.class_ids() {
+            let k = self.class_gpus(c)[0];
+            let mut sum = 0.0;
+            let mut fits_all = true;
+            for v in 0..n {
+                let t = TaskId::new(v);
+                sum += self.exec_time(t, k);
+                fits_all &= self.fits(t, k);
+            }
+            best_any = best_any.min(sum);
+            if fits_all {
+                best = best.min(sum);
+            }
+        }
+        if best.is_finite() { best } else { best_any }
+    }
+
+    /// The makespan lower bound (see [`LowerBound`]). `O(n + |E| + m log m)`.
+    pub fn lower_bound(&self) -> LowerBound {
+        let g = self.graph();
+        let m = self.n_gpus();
+        // Earliest ready time among GPUs with at least a given memory: GPUs sorted by
+        // memory descending, prefix minimum of ready times.
+        let mut by_mem: Vec<(f64, f64)> = self
+            .cluster()
+            .gpu_ids()
+            .map(|k| (self.gpu_mem(k), self.ready_time(k)))
+            .collect();
+        by_mem.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut prefix_min = Vec::with_capacity(m);
+        let mut r = f64::INFINITY;
+        for &(_, rk) in &by_mem {
+            r = r.min(rk);
+            prefix_min.push(r);
+        }
+        let earliest_ready = |need: f64| {
+            // number of GPUs with memory >= need (>= 1 by Problem's construction check)
+            let fit = by_mem.partition_point(|&(mem, _)| mem >= need);
+            prefix_min[fit.max(1) - 1]
+        };
+        let mut est = vec![0.0f64; self.n_tasks()];
+        let mut critical_path = 0.0f64;
+        for &v in g.topo_order() {
+            let mut s = earliest_ready(self.mem_need(v));
+            for nb in g.preds(v) {
+                let u = nb.task;
+                s = s.max(est[u.index()] + self.min_exec_time(u));
+            }
+            est[v.index()] = s;
+            critical_path = critical_path.max(s + self.min_exec_time(v));
+        }
+
+        // Water-filling over ready times.
+        let (work, speeds): (f64, Vec<(f64, f64)>) = if self.is_unrelated() {
+            (
+                g.task_ids().map(|t| self.min_exec_time(t)).sum(),
+                self.cluster()
+                    .gpu_ids()
+                    .map(|k| (self.ready_time(k), 1.0))
+                    .collect(),
+            )
+        } else {
+            (
+                g.tasks().map(|(_, t)| t.work).sum(),
+                self.cluster()
+                    .gpu_ids()
+                    .map(|k| (self.ready_time(k), self.effective_speed(k)))
+                    .collect(),
+            )
+        };
+        let area = water_fill(work, speeds);
+        LowerBound {
+            critical_path,
+            area,
+            value: critical_path.max(area),
+        }
+    }
+}
+
+/// The smallest `T` with `Σ_k s_k · max(0, T − r_k) >= work`, for `(r_k, s_k)` pairs
+/// (`s_k > 0`); the smallest ready time when `work == 0`.
+fn water_fill(work: f64, mut gpus: Vec<(f64, f64)>) -> f64 {
+    gpus.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut speed, mut weighted_ready) = (0.0, 0.0);
+    for j in 0..gpus.len() {
+        let (r, s) = gpus[j];
+        speed += s;
+        weighted_ready += s * r;
+        let t = (work + weighted_ready) / speed;
+        match gpus.get(j + 1) {
+            Some(&(next, _)) if t > next => continue,
+            _ => return t.max(r),
+        }
+    }
+    0.0
+}
+
+impl Schedule {
+    /// The metrics of this schedule for `problem` (see [`Metrics`]).
+    pub fn metrics(&self, problem: &Problem) -> Metrics {
+        let makespan = self.makespan();
+        let m = problem.n_gpus() as f64;
+        let speedup = ratio(problem.sequential_time(), makespan);
+        let busy: f64 = self.tasks().iter().map(|t| t.finish - t.start).sum();
+        let lb = problem.lower_bound().value;
+        Metrics {
+            makespan,
+            slr: ratio(makespan, problem.min_critical_path()),
+            speedup,
+            efficiency: speedup / m,
+            utilisation: if makespan > 0.0 { busy / (m * makespan) } else { 0.0 },
+            lower_bound: lb,
+            gap: ratio(makespan, lb),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::water_fill;
+
+    #[test]
+    fn water_fill_hand_cases() {
+        // Σw/Σs with all r = 0
+        assert_eq!(water_fill(12.0, vec![(0.0, 1.0), (0.0, 2.0)]), 4.0);
+        // second GPU ready at 10: the first alone finishes 6 by T = 6 < 10
+        assert_eq!(water_fill(6.0, vec![(0.0, 1.0), (10.0, 1.0)]), 6.0);
+        // 14 units: 10 by the first until 10, then 4 more on two GPUs: T = 12
+        assert_eq!(water_fill(14.0, vec![(10.0, 1.0), (0.0, 1.0)]), 12.0);
+        // no work: the earliest ready time
+        assert_eq!(water_fill(0.0, vec![(3.0, 1.0), (5.0, 1.0)]), 3.0);
+    }
+}

@@ -1,0 +1,471 @@
+//! [`Problem`]: a workload bound to a cluster, with the cost model every scheduler queries.
+
+use crate::cluster::Cluster;
+use crate::error::{ClusterError, Result};
+use crate::ids::{ClassId, GpuId};
+use ndarray::Array2;
+use std::collections::HashMap;
+use std::sync::Arc;
+use worl_dag::{TaskGraph, TaskId, Workload};
+
+/// How execution times are obtained.
+#[derive(Clone, Debug)]
+enum ExecModel {
+    /// Related machines: `exec(v, k) = w_v / (s_k (1 − u_k))`.
+    Related {
+        /// `w_v`, reference GPU-seconds, per task.
+        work: Vec<f64>,
+    },
+    /// Unrelated machines: `exec(v, k) = T[v, k] / (1 − u_k)`, shape `[n_tasks, n_gpus]`
+    /// (already divided).
+    Unrelated { time: Array2<f64> },
+}
+
+/// A scheduling problem: a [`Workload`] on a [`Cluster`], with the cost model.
+///
+/// Costs (DESIGN.md, "The model"; docs/model.md):
+/// * execution, **related machines** ([`Problem::new`]): `exec(v, k) = w_v / (s_k (1 − u_k))`
+///   seconds, `w_v` the task's work in reference GPU-seconds, `s_k` the GPU's relative
+///   speed, `u_k` its background utilisation;
+/// * execution, **unrelated machines** ([`Problem::with_exec_times`]): an explicit matrix
+///   `T[v, k]` of run times on idle GPUs, `exec(v, k) = T[v, k] / (1 − u_k)` (the form of
+///   Topcuoglu et al. 2002's examples);
+/// * communication: `comm(bytes, k, l) = 0` if `k = l`, else `L(k, l) + bytes / B(k, l)`
+///   with the latency and bandwidth of the link between the GPUs' machines.
+///
+/// Construction rejects what cannot be scheduled: a task whose memory need fits no GPU
+/// ([`ClusterError::TaskFitsNoGpu`]), a matrix of the wrong shape
+/// ([`ClusterError::ShapeMismatch`]) or with a negative or non-finite entry
+/// ([`ClusterError::InvalidValue`]). (Empty clusters and zero, negative or non-finite
+/// speeds, bandwidths and latencies cannot exist: [`Cluster`] rejects them when built.)
+///
+/// Memory: related-machine costs need `O(n + m)` (work per task, effective speed per GPU;
+/// no per-task table), plus `O(n + M²)` for per-task mean/min costs and the machine-pair
+/// network matrices (`M` machines); unrelated costs hold the given `[n, m]` matrix.
+/// 10,000 tasks × 500 GPUs on 63 machines take well under 1 MB.
+///
+/// All queries are `O(1)`; the hot ones are `#[inline]`.
+///
+/// GPU classes group GPUs that are interchangeable for the cost model: same effective speed
+/// and memory for related machines (each GPU is its own class for unrelated machines).
+/// Ready times differ within a class.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    workload: Arc<Workload>,
+    cluster: Arc<Cluster>,
+    exec: ExecModel,
+    /// Effective speed `s_k (1 − u_k)` per GPU.
+    speed: Vec<f64>,
+    /// Memory need per task, GiB (0 when unknown).
+    mem_need: Vec<f64>,
+    /// Memory per GPU, GiB.
+    gpu_mem: Vec<f64>,
+    /// Ready time per GPU, s.
+    ready: Vec<f64>,
+    /// Machine index per GPU.
+    machine_of: Vec<u32>,
+    /// `1 / B(a, b)` per machine pair, s/byte.
+    inv_bandwidth: Array2<f64>,
+    /// `L(a, b)` per machine pair, s.
+    latency: Array2<f64>,
+    class_of: Vec<ClassId>,
+    class_gpus: Vec<Vec<GpuId>>,
+    mean_exec: Vec<f64>,
+    min_exec: Vec<f64>,
+    mean_latency: f64,
+    mean_inv_bandwidth: f64,
+}
+
+impl Problem {
+    /// A problem on **related machines**: `exec(v, k) = w_v / (s_k (1 − u_k))`.
+    ///
+    /// Errors: [`ClusterError::TaskFitsNoGpu`] naming the first task (in id order) whose
+    /// memory need exceeds every GPU's memory.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use worl_cluster::{presets, GpuId, GpuModel, Problem};
+    /// use worl_dag::WorkloadBuilder;
+    /// let mut b = WorkloadBuilder::new("w");
+    /// let j = b.add_job("j")?;
+    /// let t = b.add_task(j, "t", 6.0, Some(20.0))?;
+    /// let w = Arc::new(b.build()?);
+    /// let c = Arc::new(presets::homogeneous(2, &GpuModel::v100_32gb())?);
+    /// let p = Problem::new(w, c)?;
+    /// assert_eq!(p.exec_time(t, GpuId::new(1)), 6.0);
+    /// assert!(p.fits(t, GpuId::new(0)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(workload: Arc<Workload>, cluster: Arc<Cluster>) -> Result<Self> {
+        let work = workload.graph().tasks().map(|(_, t)| t.work).collect();
+        Self::build(workload, cluster, ExecModel::Related { work })
+    }
+
+    /// A problem on **unrelated machines**: `times[[v, k]]` is the run time (s) of task `v`
+    /// on idle GPU `k`; `exec(v, k) = times[[v, k]] / (1 − u_k)`. GPU speeds are not used for
+    /// execution (they still define nothing else); memory, ready times and the network are
+    /// the cluster's.
+    ///
+    /// Errors: [`ClusterError::ShapeMismatch`] unless the shape is `[n_tasks, n_gpus]`;
+    /// [`ClusterError::InvalidValue`] naming `exec[task, gpu]` for a negative or non-finite
+    /// entry; [`ClusterError::TaskFitsNoGpu`].
+    pub fn with_exec_times(
+        workload: Arc<Workload>,
+        cluster: Arc<Cluster>,
+        times: Array2<f64>,
+    ) -> Result<Self> {
+        let expected = (workload.graph().n_tasks(), cluster.n_gpus());
+        if times.dim() != expected {
+            return Err(ClusterError::ShapeMismatch {
+                what: "execution-time matrix [n_tasks, n_gpus]",
+                expected,
+                actual: times.dim(),
+            });
+        }
+        let mut time = times;
+        for ((v, k), x) in time.indexed_iter_mut() {
+            if !(x.is_finite() && *x >= 0.0) {
+                return Err(ClusterError::InvalidValue {
+                    item: format!(
+                        "exec[{} `{}`, {}]",
+                        TaskId::new(v),
+                        workload.task_label(TaskId::new(v)),
+                        GpuId::new(k)
+                    ),
+                    field: "execution time",
+                    value: *x,
+                    expected: "a finite number >= 0 (s)",
+                });
+            }
+            *x /= 1.0 - cluster.gpus()[k].background;
+        }
+        Self::build(workload, cluster, ExecModel::Unrelated { time })
+    }
+
+    fn build(workload: Arc<Workload>, cluster: Arc<Cluster>, exec: ExecModel) -> Result<Self> {
+        let g = workload.graph();
+        let n = g.n_tasks();
+        let m = cluster.n_gpus();
+        let speed: Vec<f64> = cluster.gpus().iter().map(|g| g.effective_speed()).collect();
+        let gpu_mem: Vec<f64> = cluster.gpus().iter().map(|g| g.mem_gib).collect();
+        let ready = cluster.gpus().iter().map(|g| g.ready_time).collect();
+        let machine_of: Vec<u32> = cluster
+            .gpus()
+            .iter()
+            .map(|g| g.machine.index() as u32)
+            .collect();
+        let mem_need: Vec<f64> = g.tasks().map(|(_, t)| t.mem_gib.unwrap_or(0.0)).collect();
+        let max_mem = gpu_mem.iter().copied().fold(0.0f64, f64::max);
+        if let Some(v) = (0..n).find(|&v| mem_need[v] > max_mem) {
+            return Err(ClusterError::TaskFitsNoGpu {
+                task: workload.task_label(TaskId::new(v)),
+                need_gib: mem_need[v],
+                max_gib: max_mem,
+            });
+        }
+
+        // GPU classes.
+        let mut class_of = Vec::with_capacity(m);
+        let mut class_gpus: Vec<Vec<GpuId>> = Vec::new();
+        match exec {
+            ExecModel::Related { .. } => {
+                let mut index: HashMap<(u64, u64), usize> = HashMap::new();
+                for k in 0..m {
+                    let key = (speed[k].to_bits(), gpu_mem[k].to_bits());
+                    let c = *index.entry(key).or_insert_with(|| {
+                        class_gpus.push(Vec::new());
+                        class_gpus.len() - 1
+                    });
+                    class_gpus[c].push(GpuId::new(k));
+                    class_of.push(ClassId::new(c));
+                }
+            }
+            ExecModel::Unrelated { .. } => {
+                for k in 0..m {
+                    class_gpus.push(vec![GpuId::new(k)]);
+                    class_of.push(ClassId::new(k));
+                }
+            }
+        }
+
+        // Network matrices between machines.
+        let net = cluster.network();
+        let nm = cluster.n_machines();
+        let inv_bandwidth = Array2::from_shape_fn((nm, nm), |(a, b)| 1.0 / net.bandwidth(a, b));
+        let latency = Array2::from_shape_fn((nm, nm), |(a, b)| net.latency(a, b));
+        let mut per_machine = vec![0usize; nm];
+        for &a in &machine_of {
+            per_machine[a as usize] += 1;
+        }
+        let (mut sum_lat, mut sum_inv, mut pairs) = (0.0, 0.0, 0.0);
+        for a in 0..nm {
+            for b in 0..nm {
+                let w = if a == b {
+                    per_machine[a] as f64 * (per_machine[a] as f64 - 1.0)
+                } else {
+                    per_machine[a] as f64 * per_machine[b] as f64
+                };
+                if w > 0.0 {
+                    sum_lat += w * latency[[a, b]];
+                    sum_inv += w * inv_bandwidth[[a, b]];
+                    pairs += w;
+                }
+            }
+        }
+        let (mean_latency, mean_inv_bandwidth) = if pairs > 0.0 {
+            (sum_lat / pairs, sum_inv / pairs)
+        } else {
+            (0.0, 0.0)
+        };
+
+        let mut p = Self {
+            workload,
+            cluster,
+            exec,
+            speed,
+            mem_need,
+            gpu_mem,
+            ready,
+            machine_of,
+            inv_bandwidth,
+            latency,
+            class_of,
+            class_gpus,
+            mean_exec: Vec::new(),
+            min_exec: Vec::new(),
+            mean_latency,
+            mean_inv_bandwidth,
+        };
+        // Mean and min execution time over the GPUs that fit each task (one per class).
+        let mut mean_exec = Vec::with_capacity(n);
+        let mut min_exec = Vec::with_capacity(n);
+        for v in 0..n {
+            let t = TaskId::new(v);
+            let (mut sum, mut count, mut min) = (0.0, 0usize, f64::INFINITY);
+            for (c, gpus) in p.class_gpus.iter().enumerate() {
+                let k = gpus[0];
+                if p.fits(t, k) {
+                    let e = p.exec_time(t, k);
+                    sum += e * gpus.len() as f64;
+                    count += gpus.len();
+                    min = min.min(e);
+                    debug_assert_eq!(p.class_of[k.index()].index(), c);
+                }
+            }
+            mean_exec.push(sum / count as f64);
+            min_exec.push(min);
+        }
+        p.mean_exec = mean_exec;
+        p.min_exec = min_exec;
+        Ok(p)
+    }
+
+    /// Number of tasks `n`.
+    #[inline]
+    pub fn n_tasks(&self) -> usize {
+        self.mem_need.len()
+    }
+
+    /// Number of GPUs `m`.
+    #[inline]
+    pub fn n_gpus(&self) -> usize {
+        self.speed.len()
+    }
+
+    /// The workload.
+    #[inline]
+    pub fn workload(&self) -> &Workload {
+        &self.workload
+    }
+
+    /// The shared workload (to build another problem on it).
+    pub fn workload_arc(&self) -> &Arc<Workload> {
+        &self.workload
+    }
+
+    /// The cluster.
+    #[inline]
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// The shared cluster.
+    pub fn cluster_arc(&self) -> &Arc<Cluster> {
+        &self.cluster
+    }
+
+    /// The task graph of the workload.
+    #[inline]
+    pub fn graph(&self) -> &TaskGraph {
+        self.workload.graph()
+    }
+
+    /// Whether execution times come from an explicit matrix (unrelated machines).
+    pub fn is_unrelated(&self) -> bool {
+        matches!(self.exec, ExecModel::Unrelated { .. })
+    }
+
+    /// The task rendered as `job/task` for messages.
+    pub fn task_label(&self, task: TaskId) -> String {
+        self.workload.task_label(task)
+    }
+
+    /// Execution time `exec(v, k)` of `task` on `gpu`, s.
+    ///
+    /// # Panics
+    /// If `task` or `gpu` is out of range.
+    #[inline]
+    pub fn exec_time(&self, task: TaskId, gpu: GpuId) -> f64 {
+        match &self.exec {
+            ExecModel::Related { work } => work[task.index()] / self.speed[gpu.index()],
+            ExecModel::Unrelated { time } => time[[task.index(), gpu.index()]],
+        }
+    }
+
+    /// Communication time of `bytes` from `from` to `to`, s: 0 if `from == to`, else
+    /// `L + bytes / B` of the link between their machines.
+    ///
+    /// # Panics
+    /// If a GPU is out of range.
+    #[inline]
+    pub fn comm_time(&self, bytes: f64, from: GpuId, to: GpuId) -> f64 {
+        if from == to {
+            return 0.0;
+        }
+        let a = self.machine_of[from.index()] as usize;
+        let b = self.machine_of[to.index()] as usize;
+        self.latency[[a, b]] + bytes * self.inv_bandwidth[[a, b]]
+    }
+
+    /// Whether `task`'s memory need fits `gpu`'s memory (`mem_v <= mem(k)`; tasks without a
+    /// memory need fit every GPU).
+    ///
+    /// # Panics
+    /// If `task` or `gpu` is out of range.
+    #[inline]
+    pub fn fits(&self, task: TaskId, gpu: GpuId) -> bool {
+        self.mem_need[task.index()] <= self.gpu_mem[gpu.index()]
+    }
+
+    /// Ready time `r_k` of `gpu`, s.
+    ///
+    /// # Panics
+    /// If `gpu` is out of range.
+    #[inline]
+    pub fn ready_time(&self, gpu: GpuId) -> f64 {
+        self.ready[gpu.index()]
+    }
+
+    /// Ready times of all GPUs, s, indexed by [`GpuId::index`].
+    pub fn ready_times(&self) -> &[f64] {
+        &self.ready
+    }
+
+    /// Effective speed `s_k (1 − u_k)` of `gpu`.
+    #[inline]
+    pub fn effective_speed(&self, gpu: GpuId) -> f64 {
+        self.speed[gpu.index()]
+    }
+
+    /// Memory need of `task`, GiB (0 when the task has none).
+    #[inline]
+    pub fn mem_need(&self, task: TaskId) -> f64 {
+        self.mem_need[task.index()]
+    }
+
+    /// Memory of `gpu`, GiB.
+    #[inline]
+    pub fn gpu_mem(&self, gpu: GpuId) -> f64 {
+        self.gpu_mem[gpu.index()]
+    }
+
+    /// Mean execution time of `task` over the GPUs it fits, s: HEFT's `w̄_i` (Topcuoglu et al.
+    /// 2002, §4.1) restricted to memory-feasible GPUs.
+    #[inline]
+    pub fn mean_exec_time(&self, task: TaskId) -> f64 {
+        self.mean_exec[task.index()]
+    }
+
+    /// Minimum execution time of `task` over the GPUs it fits, s (SLR's `min_k w(v, k)`).
+    #[inline]
+    pub fn min_exec_time(&self, task: TaskId) -> f64 {
+        self.min_exec[task.index()]
+    }
+
+    /// Mean communication time of `bytes` over all ordered pairs of distinct GPUs, s:
+    /// `mean(L) + bytes · mean(1 / B)` — HEFT's mean communication cost `c̄_ij` (Topcuoglu et
+    /// al. 2002, §4.1) taken as the exact average of `comm` (0 on a single GPU).
+    #[inline]
+    pub fn mean_comm_time(&self, bytes: f64) -> f64 {
+        self.mean_latency + bytes * self.mean_inv_bandwidth
+    }
+
+    /// Number of GPU classes.
+    #[inline]
+    pub fn n_classes(&self) -> usize {
+        self.class_gpus.len()
+    }
+
+    /// The class of `gpu`.
+    #[inline]
+    pub fn class_of(&self, gpu: GpuId) -> ClassId {
+        self.class_of[gpu.index()]
+    }
+
+    /// The GPUs of class `class`, in id order (never empty).
+    #[inline]
+    pub fn class_gpus(&self, class: ClassId) -> &[GpuId] {
+        &self.class_gpus[class.index()]
+    }
+
+    /// All class ids `0..n_classes`.
+    pub fn class_ids(&self) -> impl ExactSizeIterator<Item = ClassId> + use<> {
+        (0..self.n_classes()).map(ClassId::new)
+    }
+
+    /// Effective speed of the GPUs of `class` (of its GPU for unrelated machines).
+    #[inline]
+    pub fn class_speed(&self, class: ClassId) -> f64 {
+        self.speed[self.class_gpus[class.index()][0].index()]
+    }
+
+    /// Memory of the GPUs of `class`, GiB.
+    #[inline]
+    pub fn class_mem(&self, class: ClassId) -> f64 {
+        self.gpu_mem[self.class_gpus[class.index()][0].index()]
+    }
+
+    /// Execution time of `task` on any GPU of `class`, s.
+    #[inline]
+    pub fn class_exec_time(&self, task: TaskId, class: ClassId) -> f64 {
+        self.exec_time(task, self.class_gpus[class.index()][0])
+    }
+
+    /// Checks that `gpu` exists. Errors: [`ClusterError::UnknownId`].
+    #[inline]
+    pub fn check_gpu(&self, gpu: GpuId) -> Result<()> {
+        if gpu.index() < self.n_gpus() {
+            Ok(())
+        } else {
+            Err(ClusterError::UnknownId {
+                kind: "GPU",
+                index: gpu.index(),
+                len: self.n_gpus(),
+            })
+        }
+    }
+
+    /// Checks that `task` exists. Errors: [`ClusterError::UnknownId`].
+    #[inline]
+    pub fn check_task(&self, task: TaskId) -> Result<()> {
+        if task.index() < self.n_tasks() {
+            Ok(())
+        } else {
+            Err(ClusterError::UnknownId {
+                kind: "task",
+                index: task.index(),
+                len: self.n_tasks(),
+            })
+        }
+    }
+}
