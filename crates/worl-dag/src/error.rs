@@ -112,6 +112,37 @@ pub enum DagError {
         /// What is wrong, naming the offending item.
         message: String,
     },
+    /// A task references another task that does not exist (a parent, child or edge end).
+    #[error("{file}: `{referenced_by}` refers to unknown task `{task}`")]
+    UnknownTask {
+        /// The file (or `<memory>`).
+        file: String,
+        /// The missing task as written in the input.
+        task: String,
+        /// The task or element holding the reference.
+        referenced_by: String,
+    },
+    /// A dependency is declared on one end only (e.g. a WfCommons task lists a child that
+    /// does not list it as a parent).
+    #[error("{file}: `{parent}` -> `{child}` is declared by `{declared_by}` only; the other task does not list it")]
+    InconsistentDependency {
+        /// The file (or `<memory>`).
+        file: String,
+        /// Parent task.
+        parent: String,
+        /// Child task.
+        child: String,
+        /// The task whose list holds the dependency.
+        declared_by: String,
+    },
+    /// The shared data directory is absent while `CI=true` (tests must not skip in CI).
+    #[error("shared data directory `{path}` is absent and CI=true: {reason}")]
+    DataMissing {
+        /// The directory looked for.
+        path: PathBuf,
+        /// How it was located (from `WORL_DATA_DIR` or the default).
+        reason: String,
+    },
 }
 
 /// Result alias of this crate.

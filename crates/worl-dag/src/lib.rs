@@ -40,7 +40,11 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod ccr;
+pub mod datasets;
 pub mod error;
+pub mod formats;
+pub mod generators;
 pub mod graph;
 pub mod ids;
 pub mod stats;
@@ -48,6 +52,8 @@ pub mod task;
 pub mod workload;
 
 pub use analysis::CriticalPath;
+pub use ccr::REFERENCE_BANDWIDTH;
+pub use formats::{LoadReport, load_path};
 pub use error::{DagError, Result};
 pub use graph::TaskGraph;
 pub use ids::{JobId, TaskId};

@@ -75,6 +75,21 @@ impl Workload {
             .find(|&t| self.graph.task(t).name == task)
     }
 
+    /// A builder holding this workload's jobs, tasks and edges with the same ids, to edit
+    /// (e.g. re-draw edge bytes with [`WorkloadBuilder::set_edge_bytes`]) and build again.
+    pub fn to_builder(&self) -> WorkloadBuilder {
+        let mut b = WorkloadBuilder::new(self.name.clone());
+        for j in &self.jobs {
+            b.add_job(&j.name).expect("job names of a workload are unique");
+        }
+        for (_, t) in self.graph.tasks() {
+            b.add_task(t.job, &t.name, t.work, t.mem_gib)
+                .expect("tasks of a workload are valid");
+        }
+        b.edges.extend(self.graph.edges());
+        b
+    }
+
     /// The same workload under another name.
     pub fn renamed(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
@@ -110,6 +125,19 @@ impl Workload {
             }
         }
         b.build()
+    }
+}
+
+/// Two workloads are equal when they have the same name, the same jobs, the same tasks under
+/// the same ids and the same edges with the same bytes (exact `f64` comparison).
+impl PartialEq for Workload {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.jobs == other.jobs
+            && self.graph.n_tasks() == other.graph.n_tasks()
+            && self.graph.n_edges() == other.graph.n_edges()
+            && self.graph.tasks().zip(other.graph.tasks()).all(|(a, b)| a == b)
+            && self.graph.edges().eq(other.graph.edges())
     }
 }
 
@@ -172,30 +200,8 @@ impl WorkloadBuilder {
         mem_gib: Option<f64>,
     ) -> Result<TaskId> {
         let name = name.into();
-        let job_name = match self.jobs.get(job.index()) {
-            Some(j) => &j.name,
-            None => {
-                return Err(DagError::UnknownId {
-                    kind: "job",
-                    index: job.index(),
-                    len: self.jobs.len(),
-                });
-            }
-        };
-        if !(work.is_finite() && work >= 0.0) {
-            return Err(DagError::InvalidWork {
-                task: format!("{job_name}/{name}"),
-                value: work,
-            });
-        }
-        if let Some(m) = mem_gib
-            && !(m.is_finite() && m > 0.0)
-        {
-            return Err(DagError::InvalidMemory {
-                task: format!("{job_name}/{name}"),
-                value: m,
-            });
-        }
+        self.check_task(job, &name, work, mem_gib)?;
+        let job_name = &self.jobs[job.index()].name;
         let id = TaskId::new(self.tasks.len());
         match self.task_index.entry((job, name)) {
             Entry::Occupied(e) => Err(DagError::DuplicateTask {
@@ -214,6 +220,55 @@ impl WorkloadBuilder {
                 Ok(id)
             }
         }
+    }
+
+    /// Checks that `job` exists and that `work` and `mem_gib` are valid for task `name`.
+    fn check_task(&self, job: JobId, name: &str, work: f64, mem_gib: Option<f64>) -> Result<()> {
+        let Some(j) = self.jobs.get(job.index()) else {
+            return Err(DagError::UnknownId {
+                kind: "job",
+                index: job.index(),
+                len: self.jobs.len(),
+            });
+        };
+        if !(work.is_finite() && work >= 0.0) {
+            return Err(DagError::InvalidWork {
+                task: format!("{}/{name}", j.name),
+                value: work,
+            });
+        }
+        if let Some(m) = mem_gib
+            && !(m.is_finite() && m > 0.0)
+        {
+            return Err(DagError::InvalidMemory {
+                task: format!("{}/{name}", j.name),
+                value: m,
+            });
+        }
+        Ok(())
+    }
+
+    /// [`add_task`](Self::add_task) for a caller that has already made sure no task of `job`
+    /// has this name (e.g. a loader that removed repeated names): values are checked, but the
+    /// task is not entered in the name index, so [`task_id`](Self::task_id) does not find it
+    /// and repeated names are not detected. Saves a string copy and a hash per task.
+    pub(crate) fn add_task_unique(
+        &mut self,
+        job: JobId,
+        name: &str,
+        work: f64,
+        mem_gib: Option<f64>,
+    ) -> Result<TaskId> {
+        self.check_task(job, name, work, mem_gib)?;
+        let id = TaskId::new(self.tasks.len());
+        self.tasks.push(Task {
+            name: name.to_owned(),
+            job,
+            work,
+            mem_gib,
+        });
+        self.jobs[job.index()].tasks.push(id);
+        Ok(id)
     }
 
     /// The id of task `name` in `job`, if added.
@@ -279,6 +334,16 @@ impl WorkloadBuilder {
     /// The edges added so far.
     pub fn edges(&self) -> &[Edge] {
         &self.edges
+    }
+
+    /// The tasks added so far, indexed by [`TaskId::index`].
+    pub fn tasks(&self) -> &[Task] {
+        &self.tasks
+    }
+
+    /// The jobs added so far, indexed by [`JobId::index`].
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
     }
 
     fn label(&self, id: TaskId) -> String {

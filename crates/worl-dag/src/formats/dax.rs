@@ -1,0 +1,249 @@
+//! Loader of Pegasus DAX XML workflows (DAX 2.x/3.x `<adag>` documents, e.g. the
+//! synthetic Montage, CyberShake, Epigenomics, Inspiral and SIPHT workflows of Bharathi et
+//! al. 2008 shipped with WorkflowSim).
+//!
+//! Read: `<job id= name= runtime=>` with `<uses file= (or name=) link="input|output|inout"
+//! size=>` children, and dependencies `<child ref=><parent ref=/></child>`. One workflow is
+//! one job named after the file stem; a task is named by its `id` (the transformation
+//! `name`, e.g. `mProjectPP`, is not unique). `work = runtime · work_scale` reference
+//! GPU-seconds. An edge's bytes are the total size of the files the parent outputs and the
+//! child inputs (sizes from the parent's `<uses>`). Count attributes (`jobCount`,
+//! `childCount`) are only checked and reported when wrong ([`Reason::CountMismatch`]; e.g.
+//! `HEFT_paper.xml` says `jobCount="25"` for 10 jobs). A `<child>` or `<parent>` naming no job
+//! is [`DagError::UnknownTask`]; a missing runtime or size is repaired to 0 and reported.
+
+use crate::error::{DagError, Result};
+use crate::formats::report::{LoadReport, Reason};
+use crate::formats::{line_of, open, read_text, source_name};
+use crate::ids::TaskId;
+use crate::workload::{Workload, WorkloadBuilder};
+use quick_xml::events::{BytesStart, Event};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::path::Path;
+
+/// Format name in [`LoadReport::format`].
+pub const FORMAT: &str = "pegasus-dax";
+
+/// Options of the DAX loader.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DaxOptions {
+    /// Reference GPU-seconds per DAX runtime second. Default 1.0.
+    pub work_scale: f64,
+}
+
+impl Default for DaxOptions {
+    fn default() -> Self {
+        Self { work_scale: 1.0 }
+    }
+}
+
+/// One `<job>` as read.
+struct DaxJob {
+    id: String,
+    runtime: Option<f64>,
+    /// Output files with their sizes.
+    outputs: Vec<(String, f64)>,
+    inputs: HashSet<String>,
+}
+
+/// Loads `path` (see the module docs).
+///
+/// Errors: [`DagError::Io`] naming the file; the errors of [`read`].
+pub fn load(path: impl AsRef<Path>, opts: &DaxOptions) -> Result<(Workload, LoadReport)> {
+    let path = path.as_ref();
+    read(open(path)?, &path.display().to_string(), opts)
+}
+
+/// Loads a DAX document from any reader; `source` names it in errors and reports, and its
+/// file stem names the workload and its job.
+///
+/// Errors: [`DagError::InvalidParameter`] for a bad `work_scale`; [`DagError::Parse`] with
+/// the line for malformed XML, a `<job>` without `id`, a `<child>`/`<parent>` without `ref`,
+/// or a number that does not parse; [`DagError::UnknownTask`]; the builder's errors
+/// (duplicate job id, negative runtime, self-loop, cycle, no job).
+pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workload, LoadReport)> {
+    if !(opts.work_scale.is_finite() && opts.work_scale > 0.0) {
+        return Err(DagError::InvalidParameter {
+            name: "work_scale",
+            reason: format!("{} is not finite and > 0", opts.work_scale),
+        });
+    }
+    let text = read_text(reader, source)?;
+    let mut report = LoadReport::new(source, FORMAT);
+    let mut xml = quick_xml::Reader::from_str(&text);
+    let err = |pos: u64, message: String| DagError::Parse {
+        file: source.to_owned(),
+        line: line_of(&text, pos as usize),
+        message,
+    };
+    let mut jobs: Vec<DaxJob> = Vec::new();
+    let mut deps: Vec<(String, String, u64)> = Vec::new(); // (parent, child, position)
+    let mut counts: Vec<(&'static str, String)> = Vec::new();
+    let mut in_job = false;
+    let mut child: Option<String> = None;
+    let mut n_child = 0usize;
+    loop {
+        let pos = xml.buffer_position();
+        let ev = xml
+            .read_event()
+            .map_err(|e| err(xml.error_position(), format!("malformed XML: {e}")))?;
+        let (e, empty) = match &ev {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(e) => {
+                match e.local_name().as_ref() {
+                    b"job" => in_job = false,
+                    b"child" => child = None,
+                    _ => {}
+                }
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let attr = |name: &[u8]| -> Result<Option<String>> { attribute(&xml, e, name, pos, &err) };
+        match e.local_name().as_ref() {
+            b"adag" => {
+                for key in ["jobCount", "childCount"] {
+                    if let Some(v) = attr(key.as_bytes())? {
+                        counts.push((key, v));
+                    }
+                }
+            }
+            b"job" => {
+                let id = attr(b"id")?.ok_or_else(|| err(pos, "<job> without id".into()))?;
+                let runtime = match attr(b"runtime")? {
+                    Some(r) => Some(parse_num(&r, "runtime", &id).map_err(|m| err(pos, m))?),
+                    None => None,
+                };
+                jobs.push(DaxJob {
+                    id,
+                    runtime,
+                    outputs: Vec::new(),
+                    inputs: HashSet::new(),
+                });
+                in_job = !empty;
+            }
+            b"uses" if in_job => {
+                let Some(job) = jobs.last_mut() else { continue };
+                let file = match attr(b"file")? {
+                    Some(f) => f,
+                    None => attr(b"name")?
+                        .ok_or_else(|| err(pos, format!("<uses> of job {} without file", job.id)))?,
+                };
+                let link = attr(b"link")?.unwrap_or_default().to_ascii_lowercase();
+                let size = match attr(b"size")? {
+                    Some(s) => parse_num(&s, "size", &file).map_err(|m| err(pos, m))?,
+                    None => {
+                        report.add(Reason::MissingFileSize, format!("{}: {file}", job.id));
+                        0.0
+                    }
+                };
+                if link == "input" || link == "inout" {
+                    job.inputs.insert(file.clone());
+                }
+                if (link == "output" || link == "inout") && !job.outputs.iter().any(|o| o.0 == file)
+                {
+                    job.outputs.push((file, size));
+                }
+            }
+            b"child" => {
+                let r = attr(b"ref")?.ok_or_else(|| err(pos, "<child> without ref".into()))?;
+                n_child += 1;
+                child = if empty { None } else { Some(r) };
+            }
+            b"parent" => {
+                let r = attr(b"ref")?.ok_or_else(|| err(pos, "<parent> without ref".into()))?;
+                let c = child
+                    .clone()
+                    .ok_or_else(|| err(pos, format!("<parent ref=\"{r}\"> outside <child>")))?;
+                deps.push((r, c, pos));
+            }
+            _ => {}
+        }
+    }
+    report.records = jobs.len();
+    for (key, v) in counts {
+        let found = if key == "jobCount" { jobs.len() } else { n_child };
+        if v.trim().parse::<usize>().ok() != Some(found) {
+            report.add(
+                Reason::CountMismatch,
+                format!("{key}=\"{v}\" but {found} <{}> elements", &key[..key.len() - 5]),
+            );
+        }
+    }
+
+    let name = source_name(source);
+    let mut b = WorkloadBuilder::new(name.clone());
+    let j = b.add_job(name)?;
+    let mut index: HashMap<&str, TaskId> = HashMap::with_capacity(jobs.len());
+    for job in &jobs {
+        let work = match job.runtime {
+            Some(r) => r * opts.work_scale,
+            None => {
+                report.add(Reason::MissingRuntime, job.id.clone());
+                0.0
+            }
+        };
+        index.insert(job.id.as_str(), b.add_task(j, job.id.as_str(), work, None)?);
+    }
+    let mut seen = HashSet::new();
+    for (p, c, _) in &deps {
+        let find = |r: &str, by: &str| {
+            index.get(r).copied().ok_or_else(|| DagError::UnknownTask {
+                file: source.to_owned(),
+                task: r.to_owned(),
+                referenced_by: by.to_owned(),
+            })
+        };
+        let u = find(p, &format!("<child ref=\"{c}\">"))?;
+        let v = find(c, "<child>")?;
+        if !seen.insert((u, v)) {
+            report.add(Reason::DuplicateDependency, format!("{p} -> {c}"));
+            continue;
+        }
+        let (pj, cj) = (&jobs[u.index()], &jobs[v.index()]);
+        let mut shared = false;
+        let mut bytes = 0.0;
+        for (f, s) in &pj.outputs {
+            if cj.inputs.contains(f) {
+                shared = true;
+                bytes += s;
+            }
+        }
+        if !shared {
+            report.add(Reason::EdgeWithoutData, format!("{p} -> {c}"));
+        }
+        b.add_edge(u, v, bytes)?;
+    }
+    Ok((b.build()?, report))
+}
+
+/// The unescaped value of attribute `name` (local name) of `e`.
+fn attribute(
+    xml: &quick_xml::Reader<&[u8]>,
+    e: &BytesStart<'_>,
+    name: &[u8],
+    pos: u64,
+    err: &impl Fn(u64, String) -> DagError,
+) -> Result<Option<String>> {
+    for a in e.attributes() {
+        let a = a.map_err(|x| err(pos, format!("malformed attribute: {x}")))?;
+        if a.key.local_name().as_ref() == name {
+            let v = a
+                .decode_and_unescape_value(xml.decoder())
+                .map_err(|x| err(pos, format!("malformed attribute value: {x}")))?;
+            return Ok(Some(v.into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+fn parse_num(text: &str, what: &str, item: &str) -> std::result::Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("{item}: {what} `{text}` is not a finite number")),
+    }
+}

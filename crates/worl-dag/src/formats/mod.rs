@@ -1,0 +1,154 @@
+//! Reading workloads from trace and benchmark formats, and writing them.
+//!
+//! | module | format | direction |
+//! |---|---|---|
+//! | [`alibaba`] | Alibaba cluster-trace-v2018 `batch_task.csv` | read |
+//! | [`wfcommons`] | WfCommons WfFormat JSON (1.5 and the older `workflow.tasks` layout) | read |
+//! | [`dax`] | Pegasus DAX XML | read |
+//! | [`stg`] | Standard Task Graph (Kasahara), with or without communication costs | read |
+//! | [`native`] | worl's own versioned JSON | read and write (lossless) |
+//! | [`dot`] | Graphviz DOT | write |
+//!
+//! Every reader returns the [`Workload`] and a [`LoadReport`] listing what it skipped,
+//! repaired or noticed, per [`Reason`], with the offending items; bad input is a typed
+//! [`DagError`] naming the file and line or item, never a panic. Each reader has a
+//! `load(path, ..)` and a `read(reader, source, ..)` for in-memory input. [`load_path`] picks
+//! the reader from the file. `docs/formats.md` describes each format and its defaults.
+
+pub mod alibaba;
+pub mod dax;
+pub mod dot;
+pub mod native;
+pub mod report;
+pub mod stg;
+pub mod wfcommons;
+
+pub use report::{Action, LoadReport, Reason, ReportEntry};
+
+use crate::error::{DagError, Result};
+use crate::workload::Workload;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+/// The input formats [`load_path`] recognises.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Alibaba v2018 `batch_task.csv` (`.csv`).
+    Alibaba,
+    /// WfCommons WfFormat (`.json` that is not worl's own).
+    WfFormat,
+    /// Pegasus DAX (`.xml`, `.dax`).
+    Dax,
+    /// Standard Task Graph (`.stg`).
+    Stg,
+    /// worl's native JSON (`.json` with `"format": "worl-workload"`).
+    Native,
+}
+
+/// Opens a file for reading, naming it in the error.
+pub(crate) fn open(path: &Path) -> Result<BufReader<File>> {
+    File::open(path)
+        .map(BufReader::new)
+        .map_err(|source| DagError::Io {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+/// Reads all of `reader` as UTF-8 text; `source` names it in errors.
+pub(crate) fn read_text(mut reader: impl Read, source: &str) -> Result<String> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| DagError::Io {
+            path: source.into(),
+            source: e,
+        })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        DagError::Parse {
+            file: source.to_owned(),
+            line,
+            message: "invalid UTF-8".into(),
+        }
+    })
+}
+
+/// The workload (and single-workflow job) name for an input: the file stem of `source`.
+pub(crate) fn source_name(source: &str) -> String {
+    Path::new(source)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or(source)
+        .to_owned()
+}
+
+/// 1-based line of byte offset `pos` in `text`.
+pub(crate) fn line_of(text: &str, pos: usize) -> usize {
+    text.as_bytes()[..pos.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The format of `path`, from its extension (and, for `.json`, whether it declares
+/// `"format": "worl-workload"`).
+///
+/// Errors: [`DagError::Parse`] for an unknown extension; [`DagError::Io`] if a `.json` file
+/// cannot be read.
+pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
+    let path = path.as_ref();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("csv") => Ok(Format::Alibaba),
+        Some("xml" | "dax") => Ok(Format::Dax),
+        Some("stg") => Ok(Format::Stg),
+        Some("json") => {
+            let mut head = [0u8; 4096];
+            let n = open(path)?.read(&mut head).map_err(|source| DagError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            let head = String::from_utf8_lossy(&head[..n]);
+            Ok(if head.contains(native::FORMAT) {
+                Format::Native
+            } else {
+                Format::WfFormat
+            })
+        }
+        _ => Err(DagError::Parse {
+            file: path.display().to_string(),
+            line: 0,
+            message: "unknown format: expected .csv (Alibaba v2018), .json (WfFormat or \
+                      worl-workload), .xml/.dax (Pegasus DAX) or .stg"
+                .into(),
+        }),
+    }
+}
+
+/// Loads `path` with the reader [`detect_format`] picks and that reader's default options.
+///
+/// ```no_run
+/// let (w, report) = worl_dag::formats::load_path("Montage_25.xml")?;
+/// println!("{}\n{report}", w.stats(worl_dag::ccr::REFERENCE_BANDWIDTH)?);
+/// # Ok::<(), worl_dag::DagError>(())
+/// ```
+///
+/// Errors: those of [`detect_format`] and of the chosen reader.
+pub fn load_path(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
+    let path = path.as_ref();
+    match detect_format(path)? {
+        Format::Alibaba => alibaba::load(path, &alibaba::AlibabaOptions::default()),
+        Format::WfFormat => wfcommons::load(path, &wfcommons::WfOptions::default()),
+        Format::Dax => dax::load(path, &dax::DaxOptions::default()),
+        Format::Stg => stg::load(path, &stg::StgOptions::default()),
+        Format::Native => native::load(path),
+    }
+}

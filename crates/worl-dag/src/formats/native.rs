@@ -1,0 +1,296 @@
+//! worl's native workload format: versioned JSON, read and written losslessly.
+//!
+//! ```json
+//! {
+//!   "format": "worl-workload",
+//!   "version": 1,
+//!   "name": "demo",
+//!   "jobs": [
+//!     { "name": "j1",
+//!       "tasks": [ { "id": 0, "name": "M1", "work": 4.0 },
+//!                  { "id": 1, "name": "R2_1", "work": 2.0, "mem_gib": 8.0 } ],
+//!       "edges": [ { "from": "M1", "to": "R2_1", "bytes": 1000000.0 } ] }
+//!   ],
+//!   "links": []
+//! }
+//! ```
+//!
+//! `work` is in reference GPU-seconds, `mem_gib` (optional) in GiB, `bytes` in bytes. Edges
+//! inside a job name their ends by task name; edges between jobs go in the optional
+//! top-level `links` (`from_job`, `from`, `to_job`, `to`, `bytes`). A task's `id` is its
+//! [`TaskId`] index: [`write`] always writes it, so that reading gives back the very same
+//! workload (same ids, bit-identical numbers); hand-written files may leave every `id` out,
+//! ids then follow the file order. Unknown fields are errors.
+
+use crate::error::{DagError, Result};
+use crate::formats::report::LoadReport;
+use crate::formats::{open, read_text};
+use crate::ids::{JobId, TaskId};
+use crate::workload::{Workload, WorkloadBuilder};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Value of the `format` field.
+pub const FORMAT: &str = "worl-workload";
+/// The version this crate writes and reads.
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Doc {
+    format: String,
+    version: u32,
+    name: String,
+    jobs: Vec<DocJob>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    links: Vec<DocLink>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocJob {
+    name: String,
+    tasks: Vec<DocTask>,
+    #[serde(default)]
+    edges: Vec<DocEdge>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocTask {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<usize>,
+    name: String,
+    work: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mem_gib: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocEdge {
+    from: String,
+    to: String,
+    bytes: f64,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocLink {
+    from_job: String,
+    from: String,
+    to_job: String,
+    to: String,
+    bytes: f64,
+}
+
+fn to_doc(w: &Workload) -> Doc {
+    let g = w.graph();
+    let mut jobs: Vec<DocJob> = w
+        .jobs()
+        .iter()
+        .map(|j| DocJob {
+            name: j.name.clone(),
+            tasks: j
+                .tasks
+                .iter()
+                .map(|&t| {
+                    let task = g.task(t);
+                    DocTask {
+                        id: Some(t.index()),
+                        name: task.name.clone(),
+                        work: task.work,
+                        mem_gib: task.mem_gib,
+                    }
+                })
+                .collect(),
+            edges: Vec::new(),
+        })
+        .collect();
+    let mut links = Vec::new();
+    for e in g.edges() {
+        let (a, c) = (g.task(e.from), g.task(e.to));
+        if a.job == c.job {
+            jobs[a.job.index()].edges.push(DocEdge {
+                from: a.name.clone(),
+                to: c.name.clone(),
+                bytes: e.bytes,
+            });
+        } else {
+            links.push(DocLink {
+                from_job: w.job(a.job).name.clone(),
+                from: a.name.clone(),
+                to_job: w.job(c.job).name.clone(),
+                to: c.name.clone(),
+                bytes: e.bytes,
+            });
+        }
+    }
+    Doc {
+        format: FORMAT.into(),
+        version: VERSION,
+        name: w.name().to_owned(),
+        jobs,
+        links,
+    }
+}
+
+/// The workload as pretty-printed native JSON.
+///
+/// ```
+/// use worl_dag::{formats::native, generators::shapes};
+/// let w = shapes::chain(3, 1.5, 1e6)?;
+/// let text = native::to_string(&w)?;
+/// let (back, _) = native::read(text.as_bytes(), "chain.json")?;
+/// assert_eq!(back, w);
+/// # Ok::<(), worl_dag::DagError>(())
+/// ```
+///
+/// Errors: [`DagError::Parse`] if serialisation fails (it does not for a valid workload).
+pub fn to_string(w: &Workload) -> Result<String> {
+    serde_json::to_string_pretty(&to_doc(w)).map_err(|e| DagError::Parse {
+        file: w.name().to_owned(),
+        line: 0,
+        message: e.to_string(),
+    })
+}
+
+/// Writes the workload as native JSON to `writer`.
+///
+/// Errors: [`DagError::Io`] (path `<writer>`) if writing fails.
+pub fn write(w: &Workload, mut writer: impl Write) -> Result<()> {
+    let text = to_string(w)?;
+    writer
+        .write_all(text.as_bytes())
+        .map_err(|source| DagError::Io {
+            path: "<writer>".into(),
+            source,
+        })
+}
+
+/// Writes the workload as native JSON to the file `path` (created or truncated).
+///
+/// Errors: [`DagError::Io`] naming the file.
+pub fn save(w: &Workload, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    std::fs::write(path, to_string(w)?).map_err(|source| DagError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Loads a native JSON file.
+///
+/// Errors: [`DagError::Io`] naming the file; the errors of [`read`].
+pub fn load(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
+    let path = path.as_ref();
+    read(open(path)?, &path.display().to_string())
+}
+
+/// Reads native JSON from any reader; `source` names it in errors. The report is always
+/// clean: the format has no defects to repair, anything wrong is an error.
+///
+/// Errors: [`DagError::Parse`] (with the line) for malformed JSON, an unknown field, another
+/// `format` or `version`, or ids that are given for some tasks only or are not a permutation
+/// of `0..n`; [`DagError::UnknownTask`] for an edge end that names no task; the builder's
+/// errors (duplicate names, bad values, duplicate edges, cycles, no task).
+pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
+    let text = read_text(reader, source)?;
+    let doc: Doc = serde_json::from_str(&text).map_err(|e| DagError::Parse {
+        file: source.to_owned(),
+        line: e.line(),
+        message: e.to_string(),
+    })?;
+    let parse_err = |message: String| DagError::Parse {
+        file: source.to_owned(),
+        line: 0,
+        message,
+    };
+    if doc.format != FORMAT || doc.version != VERSION {
+        return Err(parse_err(format!(
+            "format `{}` version {} is not `{FORMAT}` version {VERSION}",
+            doc.format, doc.version
+        )));
+    }
+    let mut report = LoadReport::new(source, "worl-json");
+    let n: usize = doc.jobs.iter().map(|j| j.tasks.len()).sum();
+    report.records = n;
+    // Task order: by id when ids are given (all or none).
+    let with_id = doc.jobs.iter().flat_map(|j| &j.tasks).filter(|t| t.id.is_some()).count();
+    let mut order: Vec<Option<(usize, usize)>> = vec![None; n]; // id -> (job, task in job)
+    if with_id == 0 {
+        let mut k = 0;
+        for (j, job) in doc.jobs.iter().enumerate() {
+            for t in 0..job.tasks.len() {
+                order[k] = Some((j, t));
+                k += 1;
+            }
+        }
+    } else if with_id == n {
+        for (j, job) in doc.jobs.iter().enumerate() {
+            for (t, task) in job.tasks.iter().enumerate() {
+                let id = task.id.unwrap_or(usize::MAX);
+                match order.get_mut(id) {
+                    Some(slot @ None) => *slot = Some((j, t)),
+                    _ => {
+                        return Err(parse_err(format!(
+                            "task `{}/{}`: id {id} is repeated or not below {n}",
+                            job.name, task.name
+                        )));
+                    }
+                }
+            }
+        }
+    } else {
+        return Err(parse_err(format!(
+            "{with_id} of {n} tasks have an id: give every task an id or none"
+        )));
+    }
+    let mut b = WorkloadBuilder::new(doc.name.clone());
+    for job in &doc.jobs {
+        b.add_job(job.name.as_str())?;
+    }
+    let mut index: HashMap<(usize, &str), TaskId> = HashMap::with_capacity(n);
+    for &(j, t) in order.iter().flatten() {
+        let task = &doc.jobs[j].tasks[t];
+        let id = b.add_task(JobId::new(j), task.name.as_str(), task.work, task.mem_gib)?;
+        index.insert((j, task.name.as_str()), id);
+    }
+    let job_index: HashMap<&str, usize> = doc
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(j, job)| (job.name.as_str(), j))
+        .collect();
+    let find = |j: usize, name: &str, by: String| {
+        index.get(&(j, name)).copied().ok_or_else(|| DagError::UnknownTask {
+            file: source.to_owned(),
+            task: format!("{}/{name}", doc.jobs[j].name),
+            referenced_by: by,
+        })
+    };
+    let find_job = |name: &str, by: String| {
+        job_index.get(name).copied().ok_or_else(|| DagError::UnknownTask {
+            file: source.to_owned(),
+            task: format!("{name}/*"),
+            referenced_by: by,
+        })
+    };
+    for (j, job) in doc.jobs.iter().enumerate() {
+        for e in &job.edges {
+            let by = format!("edge {} -> {} of job {}", e.from, e.to, job.name);
+            let u = find(j, &e.from, by.clone())?;
+            let v = find(j, &e.to, by)?;
+            b.add_edge(u, v, e.bytes)?;
+        }
+    }
+    for l in &doc.links {
+        let by = format!("link {}/{} -> {}/{}", l.from_job, l.from, l.to_job, l.to);
+        let u = find(find_job(&l.from_job, by.clone())?, &l.from, by.clone())?;
+        let v = find(find_job(&l.to_job, by.clone())?, &l.to, by)?;
+        b.add_edge(u, v, l.bytes)?;
+    }
+    Ok((b.build()?, report))
+}

@@ -1,0 +1,335 @@
+//! Loader of WfCommons WfFormat JSON instances (wfcommons/WfFormat).
+//!
+//! Two layouts are read:
+//! * **1.5 and later**: `workflow.specification.tasks[]` = {`id`, `name`, `parents`,
+//!   `children`, `inputFiles`, `outputFiles`}, `workflow.specification.files[]` = {`id`,
+//!   `sizeInBytes`}, and `workflow.execution.tasks[]` = {`id`, `runtimeInSeconds`, ...}
+//!   matched by `id`;
+//! * **1.4 and earlier**: `workflow.tasks[]` (`workflow.jobs[]` before 1.3) = {`name`, `id`?,
+//!   `runtime` or `runtimeInSeconds`, `parents`, `children`?, `files[]` = {`name`, `link`
+//!   (`input`/`output`), `size` or `sizeInBytes`}}; references are task names (or ids).
+//!
+//! One workflow is one job named after the file stem; a task is named by its `id` (1.5) or
+//! `name` (older). `work = runtime · work_scale` reference GPU-seconds (the runtimes were
+//! measured on CPU machines; the default scale 1.0 takes a measured second as a reference
+//! GPU-second). An edge's bytes are the total size of the files the parent writes and the
+//! child reads (WfFormat docs). Dependencies may be declared in `parents`, `children` or
+//! both; when both are given they must agree, else [`DagError::InconsistentDependency`].
+//! A reference to a missing task is [`DagError::UnknownTask`]; a missing runtime or file size
+//! is repaired to 0 and reported ([`Reason::MissingRuntime`], [`Reason::MissingFileSize`]).
+
+use crate::error::{DagError, Result};
+use crate::formats::report::{LoadReport, Reason};
+use crate::formats::{open, read_text, source_name};
+use crate::ids::TaskId;
+use crate::workload::{Workload, WorkloadBuilder};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::path::Path;
+
+/// Format name in [`LoadReport::format`].
+pub const FORMAT: &str = "wfformat";
+
+/// Options of the WfCommons loader.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WfOptions {
+    /// Reference GPU-seconds per measured second. Default 1.0.
+    pub work_scale: f64,
+}
+
+impl Default for WfOptions {
+    fn default() -> Self {
+        Self { work_scale: 1.0 }
+    }
+}
+
+#[derive(Deserialize)]
+struct Doc {
+    workflow: Wf,
+}
+
+#[derive(Deserialize)]
+struct Wf {
+    specification: Option<Spec>,
+    execution: Option<Exec>,
+    tasks: Option<Vec<OldTask>>,
+    jobs: Option<Vec<OldTask>>,
+}
+
+#[derive(Deserialize)]
+struct Spec {
+    tasks: Vec<SpecTask>,
+    #[serde(default)]
+    files: Vec<SpecFile>,
+}
+
+#[derive(Deserialize)]
+struct SpecTask {
+    id: String,
+    parents: Option<Vec<String>>,
+    children: Option<Vec<String>>,
+    #[serde(default, rename = "inputFiles")]
+    input_files: Vec<String>,
+    #[serde(default, rename = "outputFiles")]
+    output_files: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct SpecFile {
+    id: String,
+    #[serde(rename = "sizeInBytes")]
+    size: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Exec {
+    #[serde(default)]
+    tasks: Vec<ExecTask>,
+}
+
+#[derive(Deserialize)]
+struct ExecTask {
+    id: String,
+    #[serde(rename = "runtimeInSeconds")]
+    runtime: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct OldTask {
+    name: String,
+    id: Option<String>,
+    #[serde(alias = "runtimeInSeconds")]
+    runtime: Option<f64>,
+    parents: Option<Vec<String>>,
+    children: Option<Vec<String>>,
+    #[serde(default)]
+    files: Vec<OldFile>,
+}
+
+#[derive(Deserialize)]
+struct OldFile {
+    name: Option<String>,
+    id: Option<String>,
+    link: Option<String>,
+    #[serde(alias = "sizeInBytes")]
+    size: Option<f64>,
+}
+
+/// A task in either layout.
+struct WTask {
+    name: String,
+    alias: Option<String>,
+    runtime: Option<f64>,
+    parents: Option<Vec<String>>,
+    children: Option<Vec<String>>,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+}
+
+/// Loads `path` (see the module docs).
+///
+/// Errors: [`DagError::Io`] naming the file; the errors of [`read`].
+pub fn load(path: impl AsRef<Path>, opts: &WfOptions) -> Result<(Workload, LoadReport)> {
+    let path = path.as_ref();
+    read(open(path)?, &path.display().to_string(), opts)
+}
+
+/// Loads a WfFormat document from any reader; `source` names it in errors and reports, and
+/// its file stem names the workload and its job.
+///
+/// Errors: [`DagError::InvalidParameter`] for a bad `work_scale`; [`DagError::Parse`] with
+/// the line for malformed JSON or a document with neither layout;
+/// [`DagError::UnknownTask`] for a parent, child or execution entry naming no task;
+/// [`DagError::InconsistentDependency`]; the builder's errors (duplicate task, negative
+/// runtime, self-loop, cycle, no task).
+pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Workload, LoadReport)> {
+    if !(opts.work_scale.is_finite() && opts.work_scale > 0.0) {
+        return Err(DagError::InvalidParameter {
+            name: "work_scale",
+            reason: format!("{} is not finite and > 0", opts.work_scale),
+        });
+    }
+    let text = read_text(reader, source)?;
+    let doc: Doc = serde_json::from_str(&text).map_err(|e| DagError::Parse {
+        file: source.to_owned(),
+        line: e.line(),
+        message: e.to_string(),
+    })?;
+    let mut report = LoadReport::new(source, FORMAT);
+    let (tasks, sizes) = normalise(doc.workflow, source)?;
+    report.records = tasks.len();
+
+    let mut b = WorkloadBuilder::new(source_name(source));
+    let job = b.add_job(source_name(source))?;
+    let mut index: HashMap<&str, TaskId> = HashMap::with_capacity(tasks.len());
+    for t in &tasks {
+        let work = match t.runtime {
+            Some(r) => r * opts.work_scale,
+            None => {
+                report.add(Reason::MissingRuntime, t.name.clone());
+                0.0
+            }
+        };
+        let id = b.add_task(job, t.name.as_str(), work, None)?;
+        index.insert(t.name.as_str(), id);
+    }
+    for (i, t) in tasks.iter().enumerate() {
+        if let Some(a) = &t.alias {
+            index.entry(a.as_str()).or_insert(TaskId::new(i));
+        }
+    }
+    let resolve = |name: &str, by: &str| -> Result<TaskId> {
+        index.get(name).copied().ok_or_else(|| DagError::UnknownTask {
+            file: source.to_owned(),
+            task: name.to_owned(),
+            referenced_by: by.to_owned(),
+        })
+    };
+    // Edges from each side, in task order; duplicates within a list are reported.
+    let mut from_parents: Vec<(TaskId, TaskId)> = Vec::new();
+    let mut from_children: Vec<(TaskId, TaskId)> = Vec::new();
+    let (mut seen_p, mut seen_c) = (HashSet::new(), HashSet::new());
+    for (i, t) in tasks.iter().enumerate() {
+        let me = TaskId::new(i);
+        for p in t.parents.iter().flatten() {
+            let e = (resolve(p, &t.name)?, me);
+            if seen_p.insert(e) {
+                from_parents.push(e);
+            } else {
+                report.add(Reason::DuplicateDependency, format!("{p} -> {}", t.name));
+            }
+        }
+        for c in t.children.iter().flatten() {
+            let e = (me, resolve(c, &t.name)?);
+            if seen_c.insert(e) {
+                from_children.push(e);
+            } else if t.parents.is_none() {
+                report.add(Reason::DuplicateDependency, format!("{} -> {c}", t.name));
+            }
+        }
+    }
+    let has_parents = tasks.iter().any(|t| t.parents.is_some());
+    let has_children = tasks.iter().any(|t| t.children.is_some());
+    let name = |id: TaskId| tasks[id.index()].name.clone();
+    if has_parents && has_children {
+        let inconsistent = |(u, v): (TaskId, TaskId), declared_by: TaskId| {
+            DagError::InconsistentDependency {
+                file: source.to_owned(),
+                parent: name(u),
+                child: name(v),
+                declared_by: name(declared_by),
+            }
+        };
+        if let Some(&e) = from_parents.iter().find(|e| !seen_c.contains(*e)) {
+            return Err(inconsistent(e, e.1));
+        }
+        if let Some(&e) = from_children.iter().find(|e| !seen_p.contains(*e)) {
+            return Err(inconsistent(e, e.0));
+        }
+    }
+    let edges = if has_parents {
+        from_parents
+    } else {
+        from_children
+    };
+    // Bytes: files written by the parent and read by the child.
+    let mut missing_size = HashSet::new();
+    for (u, v) in edges {
+        let (pu, cv) = (&tasks[u.index()], &tasks[v.index()]);
+        let mut bytes = 0.0;
+        let mut shared = false;
+        let mut counted = HashSet::new();
+        for f in &pu.outputs {
+            if cv.inputs.contains(f) && counted.insert(f.as_str()) {
+                shared = true;
+                match sizes.get(f.as_str()).copied().flatten() {
+                    Some(s) => bytes += s,
+                    None => {
+                        if missing_size.insert(f.as_str()) {
+                            report.add(Reason::MissingFileSize, f.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if !shared {
+            report.add(Reason::EdgeWithoutData, format!("{} -> {}", pu.name, cv.name));
+        }
+        b.add_edge(u, v, bytes)?;
+    }
+    Ok((b.build()?, report))
+}
+
+/// Brings either layout to one list of tasks and a file-size table.
+type Normalised = (Vec<WTask>, HashMap<String, Option<f64>>);
+
+fn normalise(wf: Wf, source: &str) -> Result<Normalised> {
+    if let Some(spec) = wf.specification {
+        let mut runtime: HashMap<String, Option<f64>> = HashMap::new();
+        let ids: HashSet<&str> = spec.tasks.iter().map(|t| t.id.as_str()).collect();
+        for e in wf.execution.map(|e| e.tasks).unwrap_or_default() {
+            if !ids.contains(e.id.as_str()) {
+                return Err(DagError::UnknownTask {
+                    file: source.to_owned(),
+                    task: e.id,
+                    referenced_by: "workflow.execution.tasks".into(),
+                });
+            }
+            runtime.insert(e.id, e.runtime);
+        }
+        let sizes = spec.files.into_iter().map(|f| (f.id, f.size)).collect();
+        let tasks = spec
+            .tasks
+            .into_iter()
+            .map(|t| WTask {
+                runtime: runtime.get(&t.id).copied().flatten(),
+                name: t.id,
+                alias: None,
+                parents: t.parents,
+                children: t.children,
+                inputs: t.input_files,
+                outputs: t.output_files,
+            })
+            .collect();
+        return Ok((tasks, sizes));
+    }
+    let Some(old) = wf.tasks.or(wf.jobs) else {
+        return Err(DagError::Parse {
+            file: source.to_owned(),
+            line: 0,
+            message: "neither workflow.specification (WfFormat >= 1.5) nor workflow.tasks / \
+                      workflow.jobs (<= 1.4) found"
+                .into(),
+        });
+    };
+    let mut sizes: HashMap<String, Option<f64>> = HashMap::new();
+    let tasks = old
+        .into_iter()
+        .map(|t| {
+            let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
+            for f in t.files {
+                let Some(fid) = f.name.or(f.id) else { continue };
+                let slot = sizes.entry(fid.clone()).or_insert(None);
+                if slot.is_none() {
+                    *slot = f.size;
+                }
+                if f.link.as_deref().is_some_and(|l| l.eq_ignore_ascii_case("input")) {
+                    inputs.push(fid);
+                } else {
+                    outputs.push(fid);
+                }
+            }
+            WTask {
+                name: t.name,
+                alias: t.id,
+                runtime: t.runtime,
+                parents: t.parents,
+                children: t.children,
+                inputs,
+                outputs,
+            }
+        })
+        .collect();
+    Ok((tasks, sizes))
+}
