@@ -42,8 +42,9 @@ fn load(c: &mut Criterion) {
             let bytes = std::fs::read(&path).expect("readable data file");
             c.bench_function("alibaba_v2018_load_50k_rows", |b| {
                 b.iter(|| {
-                    let (w, _) = alibaba::read(black_box(&bytes[..]), "batch_task_head50k.csv", &opts)
-                        .expect("the trace loads");
+                    let (w, _) =
+                        alibaba::read(black_box(&bytes[..]), "batch_task_head50k.csv", &opts)
+                            .expect("the trace loads");
                     w
                 })
             });

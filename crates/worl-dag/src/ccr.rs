@@ -56,9 +56,7 @@ pub fn assign_ccr_bytes(
     let mean_work = builder.tasks().iter().map(|t| t.work).sum::<f64>() / n_tasks as f64;
     let total = ccr * bandwidth * n_edges as f64 * mean_work;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let weights: Vec<f64> = (0..n_edges)
-        .map(|_| rng.random_range(0.5..1.5))
-        .collect();
+    let weights: Vec<f64> = (0..n_edges).map(|_| rng.random_range(0.5..1.5)).collect();
     let sum: f64 = weights.iter().sum();
     let mut i = 0;
     builder.set_edge_bytes(|_| {

@@ -124,7 +124,9 @@ pub enum DagError {
     },
     /// A dependency is declared on one end only (e.g. a WfCommons task lists a child that
     /// does not list it as a parent).
-    #[error("{file}: `{parent}` -> `{child}` is declared by `{declared_by}` only; the other task does not list it")]
+    #[error(
+        "{file}: `{parent}` -> `{child}` is declared by `{declared_by}` only; the other task does not list it"
+    )]
     InconsistentDependency {
         /// The file (or `<memory>`).
         file: String,

@@ -53,8 +53,8 @@ pub mod workload;
 
 pub use analysis::CriticalPath;
 pub use ccr::REFERENCE_BANDWIDTH;
-pub use formats::{LoadReport, load_path};
 pub use error::{DagError, Result};
+pub use formats::{LoadReport, load_path};
 pub use graph::TaskGraph;
 pub use ids::{JobId, TaskId};
 pub use stats::WorkloadStats;

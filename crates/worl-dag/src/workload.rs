@@ -80,7 +80,8 @@ impl Workload {
     pub fn to_builder(&self) -> WorkloadBuilder {
         let mut b = WorkloadBuilder::new(self.name.clone());
         for j in &self.jobs {
-            b.add_job(&j.name).expect("job names of a workload are unique");
+            b.add_job(&j.name)
+                .expect("job names of a workload are unique");
         }
         for (_, t) in self.graph.tasks() {
             b.add_task(t.job, &t.name, t.work, t.mem_gib)
@@ -136,7 +137,11 @@ impl PartialEq for Workload {
             && self.jobs == other.jobs
             && self.graph.n_tasks() == other.graph.n_tasks()
             && self.graph.n_edges() == other.graph.n_edges()
-            && self.graph.tasks().zip(other.graph.tasks()).all(|(a, b)| a == b)
+            && self
+                .graph
+                .tasks()
+                .zip(other.graph.tasks())
+                .all(|(a, b)| a == b)
             && self.graph.edges().eq(other.graph.edges())
     }
 }

@@ -193,7 +193,10 @@ impl AlibabaOptions {
     fn validate(&self) -> Result<()> {
         let bad = |name, reason: String| Err(DagError::InvalidParameter { name, reason });
         if !(self.work_scale.is_finite() && self.work_scale > 0.0) {
-            return bad("work_scale", format!("{} is not finite and > 0", self.work_scale));
+            return bad(
+                "work_scale",
+                format!("{} is not finite and > 0", self.work_scale),
+            );
         }
         if !(self.min_duration.is_finite() && self.min_duration >= 0.0) {
             return bad(
@@ -302,7 +305,10 @@ pub fn read(
             let row = &table.rows[r];
             let name = table.name(row);
             let first = if small {
-                !scratch.rows.iter().any(|&k| table.name(&table.rows[k]) == name)
+                !scratch
+                    .rows
+                    .iter()
+                    .any(|&k| table.name(&table.rows[k]) == name)
             } else {
                 scratch.names.insert(name)
             };
@@ -617,7 +623,11 @@ fn check_job<'t>(
         if en < st {
             return Err((
                 Reason::NegativeDuration,
-                format!("{} (line {}) ends at {en} before start {st}", table.name(row), row.line),
+                format!(
+                    "{} (line {}) ends at {en} before start {st}",
+                    table.name(row),
+                    row.line
+                ),
             ));
         }
     }
@@ -674,7 +684,10 @@ fn check_job<'t>(
                     .repairs
                     .push((Reason::PseudoTaskDependency, format!("{}: `{token}`", at()))),
                 Dep::Id(k) if k == name.id => {
-                    return Err((Reason::Cycle, format!("{} depends on itself", table.name(row))));
+                    return Err((
+                        Reason::Cycle,
+                        format!("{} depends on itself", table.name(row)),
+                    ));
                 }
                 Dep::Id(k) => match if small {
                     s.id_list.iter().find(|e| e.0 == k).map(|e| &e.1)

@@ -130,8 +130,9 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                 let Some(job) = jobs.last_mut() else { continue };
                 let file = match attr(b"file")? {
                     Some(f) => f,
-                    None => attr(b"name")?
-                        .ok_or_else(|| err(pos, format!("<uses> of job {} without file", job.id)))?,
+                    None => attr(b"name")?.ok_or_else(|| {
+                        err(pos, format!("<uses> of job {} without file", job.id))
+                    })?,
                 };
                 let link = attr(b"link")?.unwrap_or_default().to_ascii_lowercase();
                 let size = match attr(b"size")? {
@@ -166,11 +167,18 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
     }
     report.records = jobs.len();
     for (key, v) in counts {
-        let found = if key == "jobCount" { jobs.len() } else { n_child };
+        let found = if key == "jobCount" {
+            jobs.len()
+        } else {
+            n_child
+        };
         if v.trim().parse::<usize>().ok() != Some(found) {
             report.add(
                 Reason::CountMismatch,
-                format!("{key}=\"{v}\" but {found} <{}> elements", &key[..key.len() - 5]),
+                format!(
+                    "{key}=\"{v}\" but {found} <{}> elements",
+                    &key[..key.len() - 5]
+                ),
             );
         }
     }

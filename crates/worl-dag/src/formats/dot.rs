@@ -38,7 +38,11 @@ pub fn to_dot(w: &Workload) -> String {
     let _ = writeln!(out, "digraph {} {{", quote(w.name()));
     let _ = writeln!(out, "  rankdir=TB;\n  node [shape=box, fontsize=10];");
     for (j, job) in w.jobs().iter().enumerate() {
-        let _ = writeln!(out, "  subgraph cluster_{j} {{\n    label={};", quote(&job.name));
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_{j} {{\n    label={};",
+            quote(&job.name)
+        );
         for &t in &job.tasks {
             let task = g.task(t);
             let label = format!("{}\n{:.3} s", task.name, task.work);

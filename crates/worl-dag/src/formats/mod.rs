@@ -59,12 +59,10 @@ pub(crate) fn open(path: &Path) -> Result<BufReader<File>> {
 /// Reads all of `reader` as UTF-8 text; `source` names it in errors.
 pub(crate) fn read_text(mut reader: impl Read, source: &str) -> Result<String> {
     let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| DagError::Io {
-            path: source.into(),
-            source: e,
-        })?;
+    reader.read_to_end(&mut bytes).map_err(|e| DagError::Io {
+        path: source.into(),
+        source: e,
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;

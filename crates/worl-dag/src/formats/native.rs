@@ -218,7 +218,12 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
     let n: usize = doc.jobs.iter().map(|j| j.tasks.len()).sum();
     report.records = n;
     // Task order: by id when ids are given (all or none).
-    let with_id = doc.jobs.iter().flat_map(|j| &j.tasks).filter(|t| t.id.is_some()).count();
+    let with_id = doc
+        .jobs
+        .iter()
+        .flat_map(|j| &j.tasks)
+        .filter(|t| t.id.is_some())
+        .count();
     let mut order: Vec<Option<(usize, usize)>> = vec![None; n]; // id -> (job, task in job)
     if with_id == 0 {
         let mut k = 0;
@@ -265,18 +270,24 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
         .map(|(j, job)| (job.name.as_str(), j))
         .collect();
     let find = |j: usize, name: &str, by: String| {
-        index.get(&(j, name)).copied().ok_or_else(|| DagError::UnknownTask {
-            file: source.to_owned(),
-            task: format!("{}/{name}", doc.jobs[j].name),
-            referenced_by: by,
-        })
+        index
+            .get(&(j, name))
+            .copied()
+            .ok_or_else(|| DagError::UnknownTask {
+                file: source.to_owned(),
+                task: format!("{}/{name}", doc.jobs[j].name),
+                referenced_by: by,
+            })
     };
     let find_job = |name: &str, by: String| {
-        job_index.get(name).copied().ok_or_else(|| DagError::UnknownTask {
-            file: source.to_owned(),
-            task: format!("{name}/*"),
-            referenced_by: by,
-        })
+        job_index
+            .get(name)
+            .copied()
+            .ok_or_else(|| DagError::UnknownTask {
+                file: source.to_owned(),
+                task: format!("{name}/*"),
+                referenced_by: by,
+            })
     };
     for (j, job) in doc.jobs.iter().enumerate() {
         for e in &job.edges {

@@ -238,7 +238,12 @@ impl fmt::Display for LoadReport {
                 e.reason,
                 e.reason.description()
             )?;
-            let shown: Vec<&str> = e.items.iter().take(SHOWN_ITEMS).map(String::as_str).collect();
+            let shown: Vec<&str> = e
+                .items
+                .iter()
+                .take(SHOWN_ITEMS)
+                .map(String::as_str)
+                .collect();
             write!(f, "\n      e.g. {}", shown.join("; "))?;
             if e.items.len() > SHOWN_ITEMS {
                 write!(f, "; ...")?;

@@ -124,7 +124,10 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
             _ => Err(err(no, format!("{what} `{s}` is not a finite number"))),
         };
         if tokens.len() < 3 {
-            return Err(err(no, format!("task line `{t}` needs `id cost n_pred ...`")));
+            return Err(err(
+                no,
+                format!("task line `{t}` needs `id cost n_pred ...`"),
+            ));
         }
         let id = int(tokens[0], "task id")?;
         let cost = num(tokens[1], "processing time")?;

@@ -180,11 +180,14 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
         }
     }
     let resolve = |name: &str, by: &str| -> Result<TaskId> {
-        index.get(name).copied().ok_or_else(|| DagError::UnknownTask {
-            file: source.to_owned(),
-            task: name.to_owned(),
-            referenced_by: by.to_owned(),
-        })
+        index
+            .get(name)
+            .copied()
+            .ok_or_else(|| DagError::UnknownTask {
+                file: source.to_owned(),
+                task: name.to_owned(),
+                referenced_by: by.to_owned(),
+            })
     };
     // Edges from each side, in task order; duplicates within a list are reported.
     let mut from_parents: Vec<(TaskId, TaskId)> = Vec::new();
@@ -213,14 +216,13 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
     let has_children = tasks.iter().any(|t| t.children.is_some());
     let name = |id: TaskId| tasks[id.index()].name.clone();
     if has_parents && has_children {
-        let inconsistent = |(u, v): (TaskId, TaskId), declared_by: TaskId| {
-            DagError::InconsistentDependency {
+        let inconsistent =
+            |(u, v): (TaskId, TaskId), declared_by: TaskId| DagError::InconsistentDependency {
                 file: source.to_owned(),
                 parent: name(u),
                 child: name(v),
                 declared_by: name(declared_by),
-            }
-        };
+            };
         if let Some(&e) = from_parents.iter().find(|e| !seen_c.contains(*e)) {
             return Err(inconsistent(e, e.1));
         }
@@ -254,7 +256,10 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
             }
         }
         if !shared {
-            report.add(Reason::EdgeWithoutData, format!("{} -> {}", pu.name, cv.name));
+            report.add(
+                Reason::EdgeWithoutData,
+                format!("{} -> {}", pu.name, cv.name),
+            );
         }
         b.add_edge(u, v, bytes)?;
     }
@@ -314,7 +319,10 @@ fn normalise(wf: Wf, source: &str) -> Result<Normalised> {
                 if slot.is_none() {
                     *slot = f.size;
                 }
-                if f.link.as_deref().is_some_and(|l| l.eq_ignore_ascii_case("input")) {
+                if f.link
+                    .as_deref()
+                    .is_some_and(|l| l.eq_ignore_ascii_case("input"))
+                {
                     inputs.push(fid);
                 } else {
                     outputs.push(fid);

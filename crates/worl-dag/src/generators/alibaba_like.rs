@@ -267,15 +267,14 @@ pub fn alibaba_like(p: &AlibabaLikeParams, seed: u64) -> Result<Workload> {
         .copied()
         .filter(|&(n, _)| n >= p.min_tasks && n <= p.max_tasks)
         .collect();
-    let size_pick = WeightedIndex::new(sizes.iter().map(|s| s.1)).map_err(|_| {
-        DagError::InvalidParameter {
+    let size_pick =
+        WeightedIndex::new(sizes.iter().map(|s| s.1)).map_err(|_| DagError::InvalidParameter {
             name: "min_tasks",
             reason: format!(
                 "no trace job has {}..={} tasks (sizes 1..=127 occur)",
                 p.min_tasks, p.max_tasks
             ),
-        }
-    })?;
+        })?;
     let indeg_pick = WeightedIndex::new(IN_DEGREE_COUNTS).expect("positive counts");
     let duration =
         LogNormal::new(DURATION_LN_MU, DURATION_LN_SIGMA).expect("valid lognormal parameters");
@@ -288,8 +287,8 @@ pub fn alibaba_like(p: &AlibabaLikeParams, seed: u64) -> Result<Workload> {
         let n = sizes[size_pick.sample(&mut rng)].0;
         let shape = bucket(n);
         let dag_jobs: u32 = shape.depth_counts.iter().sum();
-        let independent =
-            n > 1 && rng.random_range(0..dag_jobs + shape.independent_jobs) < shape.independent_jobs;
+        let independent = n > 1
+            && rng.random_range(0..dag_jobs + shape.independent_jobs) < shape.independent_jobs;
         let j = b.add_job(format!("j_{job_no}"))?;
         let base = b.n_tasks();
         let work = |rng: &mut ChaCha8Rng| {

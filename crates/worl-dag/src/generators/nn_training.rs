@@ -146,8 +146,9 @@ impl Model {
                 let hin = size;
                 let hout = size / stride;
                 let cout = 4.0 * mid;
-                let mut flops =
-                    conv(1.0, cin, mid, hin) + conv(3.0, mid, mid, hout) + conv(1.0, mid, cout, hout);
+                let mut flops = conv(1.0, cin, mid, hin)
+                    + conv(3.0, mid, mid, hout)
+                    + conv(1.0, mid, cout, hout);
                 let mut params = cin * mid + 9.0 * mid * mid + mid * cout;
                 if blk == 0 {
                     flops += conv(1.0, cin, cout, hout);
@@ -269,7 +270,10 @@ impl NnTrainingParams {
                 if !(v.is_finite() && v >= 0.0) {
                     return Err(DagError::InvalidParameter {
                         name: "model",
-                        reason: format!("layer `{}` has a value {v} that is not finite and >= 0", l.name),
+                        reason: format!(
+                            "layer `{}` has a value {v} that is not finite and >= 0",
+                            l.name
+                        ),
                     });
                 }
             }
@@ -327,7 +331,10 @@ pub fn partition_layers(flops: &[f64], stages: usize) -> Vec<usize> {
 pub fn nn_training(p: &NnTrainingParams) -> Result<Workload> {
     p.validate()?;
     let layers = &p.model.layers;
-    let ends = partition_layers(&layers.iter().map(|l| l.flops).collect::<Vec<_>>(), p.stages);
+    let ends = partition_layers(
+        &layers.iter().map(|l| l.flops).collect::<Vec<_>>(),
+        p.stages,
+    );
     let (s_n, m_n, r_n) = (p.stages, p.micro_batches, p.replicas);
     let b = p.micro_batch_size as f64;
     let e = p.bytes_per_element;
