@@ -1,0 +1,70 @@
+//! The crate's error type.
+
+use worl_cluster::ClusterError;
+use worl_woa::WoaError;
+
+/// Everything that can go wrong building or running a scheduler.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScheduleError {
+    /// The cost model rejected a problem, plan or schedule.
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    /// The WOA engine rejected its configuration.
+    #[error(transparent)]
+    Woa(#[from] WoaError),
+    /// No scheduler of this name is registered.
+    #[error("unknown scheduler `{name}` (known: {})", .known.join(", "))]
+    UnknownScheduler {
+        /// The requested name.
+        name: String,
+        /// The registered names.
+        known: Vec<String>,
+    },
+    /// An option a scheduler does not know.
+    #[error("scheduler `{scheduler}` has no option `{key}` (known: {})", .known.join(", "))]
+    UnknownOption {
+        /// The scheduler.
+        scheduler: String,
+        /// The unknown key.
+        key: String,
+        /// The keys it accepts.
+        known: Vec<String>,
+    },
+    /// An option value that does not parse or is out of range.
+    #[error("scheduler `{scheduler}`: option `{key}` = `{value}` is invalid: {reason}")]
+    InvalidOption {
+        /// The scheduler.
+        scheduler: String,
+        /// The option key.
+        key: String,
+        /// The rejected value.
+        value: String,
+        /// Why.
+        reason: String,
+    },
+    /// A scheduler specification string (`name:key=value,...`) is malformed.
+    #[error("malformed scheduler spec `{spec}`: {reason}")]
+    InvalidSpec {
+        /// The spec.
+        spec: String,
+        /// Why.
+        reason: String,
+    },
+    /// A scheduler produced a schedule that violates the model's constraints: a bug in that
+    /// scheduler, reported instead of returned.
+    #[error(
+        "scheduler `{scheduler}` produced an invalid schedule: {violations} violation(s), first: {first}"
+    )]
+    InvalidSchedule {
+        /// The scheduler.
+        scheduler: String,
+        /// Number of violations.
+        violations: usize,
+        /// The first violation, rendered.
+        first: String,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = ScheduleError> = std::result::Result<T, E>;

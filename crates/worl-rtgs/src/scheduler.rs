@@ -1,0 +1,187 @@
+//! The [`Scheduler`] trait every algorithm implements, and the [`RunContext`] it runs in.
+
+use crate::error::Result;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+use worl_cluster::{Problem, Schedule};
+
+/// A scheduling algorithm: turns a [`Problem`] (workload + cluster) into a [`Schedule`].
+///
+/// Implemented by WORL-RTGS, RTGS and every baseline; downstream crates implement it for
+/// their own algorithms and register them in a [`Registry`](crate::Registry). `schedule`
+/// takes `&mut self` so that learning schedulers (WORL-RTGS's agent) can keep what they
+/// learned across problems.
+///
+/// Contract: the returned schedule places every task of the problem and satisfies the model's
+/// constraints ([`Schedule::validate`](worl_cluster::Schedule)); the same seed
+/// ([`RunContext::seed`]) gives the same schedule, unless a wall-time budget cut the run short.
+///
+/// Implementing it for your own algorithm (here: every task, in topological order, on the GPU
+/// where it finishes earliest, without insertion):
+///
+/// ```
+/// use std::sync::Arc;
+/// use worl_cluster::{presets, GpuModel, PartialSchedule, Policy, Problem, Schedule};
+/// use worl_dag::generators::shapes;
+/// use worl_rtgs::{RunContext, Scheduler};
+///
+/// struct EarliestFinish;
+///
+/// impl Scheduler for EarliestFinish {
+///     fn name(&self) -> &str {
+///         "earliest-finish"
+///     }
+///     fn schedule(&mut self, p: &Problem, _ctx: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+///         let mut partial = PartialSchedule::new(p);
+///         for &task in p.graph().topo_order() {
+///             let mut best = None;
+///             for gpu in p.cluster().gpu_ids() {
+///                 let eft = partial.eft(task, gpu, Policy::Append)?;
+///                 if best.is_none_or(|(_, b)| eft < b) {
+///                     best = Some((gpu, eft));
+///                 }
+///             }
+///             partial.place(task, best.expect("a cluster has a GPU").0, Policy::Append)?;
+///         }
+///         Ok(partial.to_schedule()?)
+///     }
+/// }
+///
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let workload = Arc::new(shapes::fork_join(4, 10.0, 1.0e6)?);
+///     let cluster = Arc::new(presets::homogeneous(2, &GpuModel::v100_16gb())?);
+///     let problem = Problem::new(workload, cluster)?;
+///     let schedule = EarliestFinish.schedule(&problem, &mut RunContext::new(7))?;
+///     assert!(schedule.validate(&problem).is_empty());
+///     assert!(schedule.makespan() >= problem.lower_bound().value);
+///     Ok(())
+/// }
+/// /// ```
+pub trait Scheduler: Send {
+    /// Short name used in tables and by the registry, e.g. `"HEFT"`.
+    fn name(&self) -> &str;
+
+    /// Schedules `problem`.
+    ///
+    /// Errors: whatever the algorithm cannot handle, as a typed [`ScheduleError`](crate::ScheduleError).
+    fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule>;
+
+    /// Whether the result depends on [`RunContext::seed`] (default `false`).
+    fn is_stochastic(&self) -> bool {
+        false
+    }
+}
+
+/// Limits on a scheduler's run. `None` means no limit from this side (the algorithm's own
+/// configuration still applies).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Most plan evaluations (makespan computations) a search may spend.
+    pub max_evaluations: Option<u64>,
+    /// Most wall time a search may spend. A run cut short by time is not reproducible.
+    pub max_time: Option<Duration>,
+}
+
+/// A progress event a scheduler reports while it runs, e.g. once per WOA iteration.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Steps done (iterations, placed tasks, ...).
+    pub step: u64,
+    /// Steps planned; equal to `step` at the end.
+    pub total_steps: u64,
+    /// Plan evaluations spent so far.
+    pub evaluations: u64,
+    /// Best makespan found so far, in seconds.
+    pub best_makespan: f64,
+}
+
+/// What a scheduler run gets besides the problem: its seed, its budget and a progress
+/// observer (for progress bars and convergence curves).
+pub struct RunContext<'a> {
+    seed: u64,
+    budget: Budget,
+    started: Instant,
+    observer: Option<&'a mut dyn FnMut(&Progress) -> ControlFlow<()>>,
+}
+
+impl std::fmt::Debug for RunContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("seed", &self.seed)
+            .field("budget", &self.budget)
+            .field("observer", &self.observer.is_some())
+            .finish()
+    }
+}
+
+impl<'a> RunContext<'a> {
+    /// A context with `seed`, no budget and no observer.
+    pub fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            budget: Budget::default(),
+            started: Instant::now(),
+            observer: None,
+        }
+    }
+
+    /// Sets the budget.
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Sets an observer called with every [`Progress`] event; returning
+    /// `ControlFlow::Break(())` asks the scheduler to stop early and return its best so far.
+    pub fn with_observer(
+        mut self,
+        observer: &'a mut dyn FnMut(&Progress) -> ControlFlow<()>,
+    ) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// The seed of every random choice of this run.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// A fresh random generator seeded with [`seed`](Self::seed) (ChaCha8, portable).
+    pub fn rng(&self) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(self.seed)
+    }
+
+    /// The budget.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// Wall time since the context was made.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Whether the wall-time budget is spent.
+    pub fn out_of_time(&self) -> bool {
+        self.budget
+            .max_time
+            .is_some_and(|t| self.started.elapsed() >= t)
+    }
+
+    /// Reports progress to the observer. Returns `Break` when the observer asks to stop or the
+    /// wall-time budget is spent; the scheduler should then return its best schedule so far.
+    pub fn report(&mut self, progress: Progress) -> ControlFlow<()> {
+        let observer = match self.observer.as_mut() {
+            Some(o) => o(&progress),
+            None => ControlFlow::Continue(()),
+        };
+        if observer.is_break() || self.out_of_time() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
