@@ -19,7 +19,7 @@ pub mod schedulers;
 
 pub use error::{Result, ScheduleError};
 pub use registry::{Options, Registry};
-pub use scheduler::{Budget, Progress, RunContext, Scheduler};
+pub use scheduler::{Budget, Observer, Progress, RunContext, Scheduler};
 
 pub use worl_cluster;
 pub use worl_dag;

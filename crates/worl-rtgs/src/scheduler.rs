@@ -98,13 +98,16 @@ pub struct Progress {
     pub best_makespan: f64,
 }
 
+/// A progress observer: called with each [`Progress`] event; `Break` asks the run to stop.
+pub type Observer<'a> = &'a mut dyn FnMut(&Progress) -> ControlFlow<()>;
+
 /// What a scheduler run gets besides the problem: its seed, its budget and a progress
 /// observer (for progress bars and convergence curves).
 pub struct RunContext<'a> {
     seed: u64,
     budget: Budget,
     started: Instant,
-    observer: Option<&'a mut dyn FnMut(&Progress) -> ControlFlow<()>>,
+    observer: Option<Observer<'a>>,
 }
 
 impl std::fmt::Debug for RunContext<'_> {
