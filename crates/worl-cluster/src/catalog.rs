@@ -118,7 +118,12 @@ impl GpuModel {
 
     /// The same model with datasheet figures attached (TFLOP/s, TFLOP/s, GB/s); the relative
     /// speed is unchanged.
-    pub fn with_datasheet(mut self, fp32_tflops: f64, fp16_tflops: f64, bandwidth_gbs: f64) -> Self {
+    pub fn with_datasheet(
+        mut self,
+        fp32_tflops: f64,
+        fp16_tflops: f64,
+        bandwidth_gbs: f64,
+    ) -> Self {
         self.peak_fp32_tflops = Some(fp32_tflops);
         self.peak_fp16_tflops = Some(fp16_tflops);
         self.mem_bandwidth_gbs = Some(bandwidth_gbs);
@@ -366,10 +371,21 @@ mod tests {
         // sqrt(7.916 * 3.722222) = 5.42818
         assert!((GpuModel::h100().relative_speed - 5.428_2).abs() < 1e-3);
         // ordering by generation
-        let s: Vec<f64> = ["M60", "K80", "P100", "T4", "A10", "V100", "A100", "A100-80GB", "H100", "H200"]
-            .iter()
-            .map(|n| GpuModel::by_name(n).unwrap().relative_speed)
-            .collect();
+        let s: Vec<f64> = [
+            "M60",
+            "K80",
+            "P100",
+            "T4",
+            "A10",
+            "V100",
+            "A100",
+            "A100-80GB",
+            "H100",
+            "H200",
+        ]
+        .iter()
+        .map(|n| GpuModel::by_name(n).unwrap().relative_speed)
+        .collect();
         assert!(s.windows(2).all(|w| w[0] < w[1]), "{s:?}");
     }
 

@@ -139,11 +139,10 @@ impl TryFrom<ClusterData> for Cluster {
             let mi = match models.iter().position(|m| m.name == g.model) {
                 Some(i) => i,
                 None => {
-                    let m = GpuModel::by_name(&g.model).ok_or_else(|| {
-                        ClusterError::UnknownModel {
+                    let m =
+                        GpuModel::by_name(&g.model).ok_or_else(|| ClusterError::UnknownModel {
                             name: g.model.clone(),
-                        }
-                    })?;
+                        })?;
                     // A trace code (e.g. V100M32) resolves to a catalog model of another name.
                     match models.iter().position(|o| o.name == m.name) {
                         Some(i) => i,
@@ -465,9 +464,9 @@ impl Cluster {
     /// invalid cluster.
     pub fn from_toml_str(text: &str) -> Result<Self> {
         toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map_or(0, |s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e.span().map_or(0, |s| {
+                text[..s.start.min(text.len())].lines().count().max(1)
+            });
             ClusterError::Parse {
                 file: "<memory>".to_owned(),
                 line,
@@ -615,7 +614,12 @@ impl ClusterBuilder {
 
     /// Adds `count` idle GPUs of `model` to `machine`; returns the first id (ids are
     /// consecutive). Errors: as [`add_gpu`](Self::add_gpu).
-    pub fn add_gpus(&mut self, machine: MachineId, model: &GpuModel, count: usize) -> Result<GpuId> {
+    pub fn add_gpus(
+        &mut self,
+        machine: MachineId,
+        model: &GpuModel,
+        count: usize,
+    ) -> Result<GpuId> {
         let first = GpuId::new(self.data.gpus.len());
         for _ in 0..count {
             self.add_gpu(machine, model)?;
@@ -691,19 +695,26 @@ mod tests {
         let m0 = b.add_machine("a");
         let m1 = b.add_machine("b");
         b.add_gpus(m0, &GpuModel::v100_32gb(), 2).unwrap();
-        b.add_gpu(m1, &GpuModel::custom("X", 2.5, 24.0).unwrap()).unwrap();
+        b.add_gpu(m1, &GpuModel::custom("X", 2.5, 24.0).unwrap())
+            .unwrap();
         b.build().unwrap()
     }
 
     #[test]
     fn builder_groups_gpus_and_links() {
         let c = two_machines();
-        assert_eq!(c.gpus_of(MachineId::new(0)), &[GpuId::new(0), GpuId::new(1)]);
+        assert_eq!(
+            c.gpus_of(MachineId::new(0)),
+            &[GpuId::new(0), GpuId::new(1)]
+        );
         assert_eq!(c.gpus_of(MachineId::new(1)), &[GpuId::new(2)]);
         assert_eq!(c.model_of(GpuId::new(2)).name, "X");
         assert_eq!(c.link(GpuId::new(0), GpuId::new(0)), None);
         assert_eq!(c.link(GpuId::new(0), GpuId::new(1)), Some(Link::PCIE3_X16));
-        assert_eq!(c.link(GpuId::new(1), GpuId::new(2)), Some(Link::ETHERNET_25G));
+        assert_eq!(
+            c.link(GpuId::new(1), GpuId::new(2)),
+            Some(Link::ETHERNET_25G)
+        );
     }
 
     #[test]
@@ -720,10 +731,19 @@ mod tests {
         let m = b.add_machine("a");
         b.add_gpu(m, &GpuModel::t4()).unwrap();
         b.network(Network::uniform(
-            Link { bandwidth: 0.0, latency: 0.0 },
+            Link {
+                bandwidth: 0.0,
+                latency: 0.0,
+            },
             Link::ETHERNET_10G,
         ));
-        assert!(matches!(b.build(), Err(ClusterError::InvalidValue { field: "bandwidth", .. })));
+        assert!(matches!(
+            b.build(),
+            Err(ClusterError::InvalidValue {
+                field: "bandwidth",
+                ..
+            })
+        ));
         let mut b = ClusterBuilder::new("x");
         b.add_machine("a");
         assert!(b.add_gpu(MachineId::new(3), &GpuModel::t4()).is_err());
@@ -749,7 +769,10 @@ mod tests {
             ..ClusterData::from(c)
         })
         .unwrap();
-        assert_eq!(Cluster::from_toml_str(&c2.to_toml_string().unwrap()).unwrap(), c2);
+        assert_eq!(
+            Cluster::from_toml_str(&c2.to_toml_string().unwrap()).unwrap(),
+            c2
+        );
     }
 
     #[test]
@@ -797,7 +820,11 @@ background = 0.5
             assert!((0.0..=100.0).contains(&g.ready_time));
         }
         a.apply_load(&LoadState::Idle, 0).unwrap();
-        assert!(a.gpus().iter().all(|g| g.background == 0.0 && g.ready_time == 0.0));
+        assert!(
+            a.gpus()
+                .iter()
+                .all(|g| g.background == 0.0 && g.ready_time == 0.0)
+        );
         assert!(
             a.apply_load(
                 &LoadState::Busy {

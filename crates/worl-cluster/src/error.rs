@@ -63,7 +63,9 @@ pub enum ClusterError {
         name: String,
     },
     /// A task whose memory need exceeds the memory of every GPU.
-    #[error("task `{task}` needs {need_gib} GiB of GPU memory but the largest GPU has {max_gib} GiB")]
+    #[error(
+        "task `{task}` needs {need_gib} GiB of GPU memory but the largest GPU has {max_gib} GiB"
+    )]
     TaskFitsNoGpu {
         /// The task, as `job/task`.
         task: String,

@@ -17,7 +17,9 @@ pub enum Policy {
     Append,
     /// In the earliest idle gap of the GPU, after `max(DRT(v, k), r_k)`, long enough for
     /// `exec(v, k)`; after the last task if none is (HEFT's insertion-based policy, Topcuoglu
-    /// et al. 2002, §4.1). `O(|V| · tasks per GPU + |E|)`.
+    /// et al. 2002, §4.1). `O(|V| · tasks per GPU + |E|)`. A task never finishes later than
+    /// under `Append` with the same plan; a zero-duration task may go into the zero-length
+    /// gap between two back-to-back tasks.
     Insertion,
 }
 

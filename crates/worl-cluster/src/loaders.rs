@@ -144,7 +144,7 @@ impl MachineTable {
             }
         };
         let name = match sample.n_gpus {
-            None => format!("{}", self.source),
+            None => self.source.clone(),
             Some(m) => format!("{}[{m} GPUs, seed {}]", self.source, sample.seed),
         };
         let mut b = ClusterBuilder::new(name);
@@ -228,7 +228,10 @@ pub fn parse_pai_machine_spec(reader: impl Read, file: &str) -> Result<MachineTa
             return Err(parse_err(
                 file,
                 line,
-                format!("{} columns, expected 5 (machine,gpu_type,cap_cpu,cap_mem,cap_gpu)", rec.len()),
+                format!(
+                    "{} columns, expected 5 (machine,gpu_type,cap_cpu,cap_mem,cap_gpu)",
+                    rec.len()
+                ),
             ));
         }
         let name = rec[0].trim().to_owned();
@@ -248,7 +251,9 @@ pub fn parse_pai_machine_spec(reader: impl Read, file: &str) -> Result<MachineTa
             return Err(parse_err(
                 file,
                 line,
-                format!("machine `{name}`: unknown gpu_type `{gpu_type}` (expected V100, V100M32, P100, T4, MISC or CPU)"),
+                format!(
+                    "machine `{name}`: unknown gpu_type `{gpu_type}` (expected V100, V100M32, P100, T4, MISC or CPU)"
+                ),
             ));
         };
         if n_gpus == 0 {
@@ -287,18 +292,10 @@ pub fn parse_pai_machine_spec(reader: impl Read, file: &str) -> Result<MachineTa
 ///
 /// Disclosed codes map to the catalog: `T4`, `P100`, `V100M16` (V100-16GB), `V100M32`
 /// (V100-32GB), `A10`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct OpenbModels {
     /// Extra or overriding code → model entries, consulted before the defaults.
     pub overrides: BTreeMap<String, GpuModel>,
-}
-
-impl Default for OpenbModels {
-    fn default() -> Self {
-        Self {
-            overrides: BTreeMap::new(),
-        }
-    }
 }
 
 impl OpenbModels {
@@ -465,7 +462,8 @@ pub fn load_machine_usage(path: impl AsRef<Path>) -> Result<Vec<(String, f64)>> 
 mod tests {
     use super::*;
 
-    const PAI: &str = "m0,CPU,96,512,0\nm1,V100,64,512,8\nm2,T4,96,512,2\nm3,P100,64,512,0\nm4,MISC,64,256,8\n";
+    const PAI: &str =
+        "m0,CPU,96,512,0\nm1,V100,64,512,8\nm2,T4,96,512,2\nm3,P100,64,512,0\nm4,MISC,64,256,8\n";
 
     #[test]
     fn pai_rows_map_and_skip() {
@@ -475,7 +473,10 @@ mod tests {
         assert_eq!(t.machines[2].model.name, "K80");
         assert_eq!(t.machines[0].line, 2);
         assert_eq!(
-            t.skipped.iter().map(|s| (s.line, s.item.as_str())).collect::<Vec<_>>(),
+            t.skipped
+                .iter()
+                .map(|s| (s.line, s.item.as_str()))
+                .collect::<Vec<_>>(),
             vec![(1, "m0"), (4, "m3")]
         );
         let err = parse_pai_machine_spec("a,V100,1,2,x\n".as_bytes(), "f.csv").unwrap_err();
@@ -503,27 +504,44 @@ mod tests {
         let all = t.to_cluster(&TableSample::default()).unwrap();
         assert_eq!(all.n_gpus(), 18);
         assert_eq!(all.machines(), &["m1", "m2", "m4"]);
-        assert!(t.to_cluster(&TableSample { n_gpus: Some(19), ..s.clone() }).is_err());
-        assert!(t.to_cluster(&TableSample { n_gpus: Some(0), ..s }).is_err());
+        assert!(
+            t.to_cluster(&TableSample {
+                n_gpus: Some(19),
+                ..s.clone()
+            })
+            .is_err()
+        );
+        assert!(
+            t.to_cluster(&TableSample {
+                n_gpus: Some(0),
+                ..s
+            })
+            .is_err()
+        );
     }
 
     #[test]
     fn openb_rows_map_and_skip() {
         let text = "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,0,\nn1,96000,393216,8,G2\nn2,104000,524288,2,T4\n";
         let t = parse_openb_node_list(text.as_bytes(), "o.csv", &OpenbModels::default()).unwrap();
-        assert_eq!(t.gpu_counts(), BTreeMap::from([("G2".to_owned(), 8), ("T4".to_owned(), 2)]));
+        assert_eq!(
+            t.gpu_counts(),
+            BTreeMap::from([("G2".to_owned(), 8), ("T4".to_owned(), 2)])
+        );
         assert_eq!(t.machines[0].model.name, "G2");
         assert_eq!(t.machines[0].model.relative_speed, 1.0);
         assert_eq!(t.machines[0].cpu_cores, 96.0);
         assert_eq!(t.skipped[0].line, 2);
         let bad = text.replace("G2", "G9");
-        let err = parse_openb_node_list(bad.as_bytes(), "o.csv", &OpenbModels::default()).unwrap_err();
+        let err =
+            parse_openb_node_list(bad.as_bytes(), "o.csv", &OpenbModels::default()).unwrap_err();
         assert!(matches!(err, ClusterError::Parse { line: 3, .. }), "{err}");
         let err = parse_openb_node_list("a,b\n".as_bytes(), "o.csv", &OpenbModels::default())
             .unwrap_err();
         assert!(matches!(err, ClusterError::Parse { line: 1, .. }));
         let mut over = OpenbModels::default();
-        over.overrides.insert("G2".to_owned(), GpuModel::h100().renamed("G2"));
+        over.overrides
+            .insert("G2".to_owned(), GpuModel::h100().renamed("G2"));
         let t = parse_openb_node_list(text.as_bytes(), "o.csv", &over).unwrap();
         assert!(t.machines[0].model.relative_speed > 5.0);
     }

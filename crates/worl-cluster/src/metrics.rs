@@ -198,7 +198,11 @@ impl Schedule {
             slr: ratio(makespan, problem.min_critical_path()),
             speedup,
             efficiency: speedup / m,
-            utilisation: if makespan > 0.0 { busy / (m * makespan) } else { 0.0 },
+            utilisation: if makespan > 0.0 {
+                busy / (m * makespan)
+            } else {
+                0.0
+            },
             lower_bound: lb,
             gap: ratio(makespan, lb),
         }

@@ -11,6 +11,24 @@ use worl_dag::TaskId;
 
 const NONE: u32 = u32::MAX;
 
+/// Placement of one task.
+#[derive(Copy, Clone, Debug)]
+struct Placed {
+    start: f64,
+    finish: f64,
+    /// GPU index, `NONE` if not placed.
+    gpu: u32,
+    /// The next task on its GPU's timeline, `NONE` if last.
+    next: u32,
+}
+
+const UNPLACED: Placed = Placed {
+    start: 0.0,
+    finish: 0.0,
+    gpu: NONE,
+    next: NONE,
+};
+
 /// Where a task would go: its GPU, start and finish, computed by
 /// [`PartialSchedule::slot`] and applied by [`PartialSchedule::commit`].
 ///
@@ -97,12 +115,8 @@ impl Slot {
 #[derive(Clone, Debug)]
 pub struct PartialSchedule<'p> {
     problem: &'p Problem,
-    /// Per task: GPU index, `NONE` if not placed.
-    gpu: Vec<u32>,
-    start: Vec<f64>,
-    finish: Vec<f64>,
-    /// Per task: the next task on its GPU's timeline.
-    next: Vec<u32>,
+    /// Per task: its placement (one cache line holds what a successor reads).
+    task: Vec<Placed>,
     /// Per GPU: first and last task of its timeline.
     head: Vec<u32>,
     tail: Vec<u32>,
@@ -117,10 +131,7 @@ impl<'p> PartialSchedule<'p> {
         let (n, m) = (problem.n_tasks(), problem.n_gpus());
         Self {
             problem,
-            gpu: vec![NONE; n],
-            start: vec![0.0; n],
-            finish: vec![0.0; n],
-            next: vec![NONE; n],
+            task: vec![UNPLACED; n],
             head: vec![NONE; m],
             tail: vec![NONE; m],
             n_placed: 0,
@@ -131,7 +142,7 @@ impl<'p> PartialSchedule<'p> {
 
     /// Removes every placement (keeps the buffers).
     pub fn reset(&mut self) {
-        self.gpu.fill(NONE);
+        self.task.fill(UNPLACED);
         self.head.fill(NONE);
         self.tail.fill(NONE);
         self.n_placed = 0;
@@ -151,7 +162,7 @@ impl<'p> PartialSchedule<'p> {
     /// If `task` is out of range.
     #[inline]
     pub fn is_placed(&self, task: TaskId) -> bool {
-        self.gpu[task.index()] != NONE
+        self.task[task.index()].gpu != NONE
     }
 
     /// Number of tasks placed.
@@ -163,26 +174,26 @@ impl<'p> PartialSchedule<'p> {
     /// Whether every task is placed.
     #[inline]
     pub fn is_complete(&self) -> bool {
-        self.n_placed == self.gpu.len()
+        self.n_placed == self.task.len()
     }
 
     /// The GPU of `task`, if placed.
     #[inline]
     pub fn gpu_of(&self, task: TaskId) -> Option<GpuId> {
-        let k = self.gpu[task.index()];
+        let k = self.task[task.index()].gpu;
         (k != NONE).then(|| GpuId::new(k as usize))
     }
 
     /// Start time of `task`, s, if placed.
     #[inline]
     pub fn start(&self, task: TaskId) -> Option<f64> {
-        self.is_placed(task).then(|| self.start[task.index()])
+        self.is_placed(task).then(|| self.task[task.index()].start)
     }
 
     /// Finish time of `task`, s, if placed.
     #[inline]
     pub fn finish(&self, task: TaskId) -> Option<f64> {
-        self.is_placed(task).then(|| self.finish[task.index()])
+        self.is_placed(task).then(|| self.task[task.index()].finish)
     }
 
     /// Latest finish time of the placed tasks, s (0 when none is placed).
@@ -201,7 +212,7 @@ impl<'p> PartialSchedule<'p> {
         let r = self.problem.ready_time(gpu);
         match self.tail[gpu.index()] {
             NONE => r,
-            t => self.finish[t as usize].max(r),
+            t => self.task[t as usize].finish.max(r),
         }
     }
 
@@ -214,7 +225,7 @@ impl<'p> PartialSchedule<'p> {
         std::iter::from_fn(move || {
             (cur != NONE).then(|| {
                 let t = cur;
-                cur = self.next[t as usize];
+                cur = self.task[t as usize].next;
                 TaskId::new(t as usize)
             })
         })
@@ -237,15 +248,14 @@ impl<'p> PartialSchedule<'p> {
         let p = self.problem;
         let mut drt = 0.0f64;
         for nb in p.graph().preds(task) {
-            let u = nb.task.index();
-            let gu = self.gpu[u];
-            if gu == NONE {
+            let u = self.task[nb.task.index()];
+            if u.gpu == NONE {
                 return Err(ClusterError::NotTopological {
                     task: p.task_label(task),
                     pred: p.task_label(nb.task),
                 });
             }
-            let t = self.finish[u] + p.comm_time(nb.bytes, GpuId::new(gu as usize), gpu);
+            let t = u.finish + p.comm_time(nb.bytes, GpuId::new(u.gpu as usize), gpu);
             if t > drt {
                 drt = t;
             }
@@ -265,7 +275,7 @@ impl<'p> PartialSchedule<'p> {
         let p = self.problem;
         p.check_task(task)?;
         p.check_gpu(gpu)?;
-        if self.gpu[task.index()] != NONE {
+        if self.task[task.index()].gpu != NONE {
             return Err(ClusterError::DuplicateTask {
                 task: p.task_label(task),
                 position: self.n_placed,
@@ -288,9 +298,15 @@ impl<'p> PartialSchedule<'p> {
                 let free = if t == NONE {
                     ready_at
                 } else {
-                    ready_at.max(self.finish[t as usize])
+                    ready_at.max(self.task[t as usize].finish)
                 };
                 (free, t)
+            }
+            // Nothing ends after `ready_at`: no gap to search (the common case).
+            Policy::Insertion
+                if self.tail[k] == NONE || self.task[self.tail[k] as usize].finish <= ready_at =>
+            {
+                (ready_at, self.tail[k])
             }
             Policy::Insertion => {
                 let mut prev = NONE;
@@ -300,13 +316,13 @@ impl<'p> PartialSchedule<'p> {
                     if cur == NONE {
                         break (free, prev);
                     }
-                    let c = cur as usize;
-                    if free + dur <= self.start[c] {
+                    let c = self.task[cur as usize];
+                    if free + dur <= c.start {
                         break (free, prev);
                     }
-                    free = free.max(self.finish[c]);
+                    free = free.max(c.finish);
                     prev = cur;
-                    cur = self.next[c];
+                    cur = c.next;
                 }
             }
         };
@@ -347,18 +363,18 @@ impl<'p> PartialSchedule<'p> {
             });
         }
         let (t, k) = (slot.task.index(), slot.gpu.index());
-        self.gpu[t] = k as u32;
-        self.start[t] = slot.start;
-        self.finish[t] = slot.finish;
-        if slot.after == NONE {
-            self.next[t] = self.head[k];
-            self.head[k] = t as u32;
+        let next = if slot.after == NONE {
+            std::mem::replace(&mut self.head[k], t as u32)
         } else {
-            let a = slot.after as usize;
-            self.next[t] = self.next[a];
-            self.next[a] = t as u32;
-        }
-        if self.next[t] == NONE {
+            std::mem::replace(&mut self.task[slot.after as usize].next, t as u32)
+        };
+        self.task[t] = Placed {
+            start: slot.start,
+            finish: slot.finish,
+            gpu: k as u32,
+            next,
+        };
+        if next == NONE {
             self.tail[k] = t as u32;
         }
         self.n_placed += 1;
@@ -383,18 +399,20 @@ impl<'p> PartialSchedule<'p> {
     /// Errors: [`ClusterError::Incomplete`] if a task is not placed.
     pub fn to_schedule(&self) -> Result<Schedule> {
         if !self.is_complete() {
-            let first = self.gpu.iter().position(|&k| k == NONE).unwrap_or(0);
+            let first = self.task.iter().position(|t| t.gpu == NONE).unwrap_or(0);
             return Err(ClusterError::Incomplete {
-                missing: self.gpu.len() - self.n_placed,
-                n_tasks: self.gpu.len(),
+                missing: self.task.len() - self.n_placed,
+                n_tasks: self.task.len(),
                 first: self.problem.task_label(TaskId::new(first)),
             });
         }
-        let tasks = (0..self.gpu.len())
+        let tasks = self
+            .task
+            .iter()
             .map(|t| ScheduledTask {
-                gpu: GpuId::new(self.gpu[t] as usize),
-                start: self.start[t],
-                finish: self.finish[t],
+                gpu: GpuId::new(t.gpu as usize),
+                start: t.start,
+                finish: t.finish,
             })
             .collect();
         Schedule::new(self.problem.n_gpus(), tasks)

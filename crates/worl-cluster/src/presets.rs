@@ -172,7 +172,11 @@ pub fn paper_pool(m: usize, max_mbit_s: f64, seed: u64) -> Result<Cluster> {
             b.add_gpu(machine, &model)?;
         }
     }
-    b.network(Network::paper_bandwidth(m, max_mbit_s, seed ^ 0x9e37_79b9_7f4a_7c15)?);
+    b.network(Network::paper_bandwidth(
+        m,
+        max_mbit_s,
+        seed ^ 0x9e37_79b9_7f4a_7c15,
+    )?);
     b.build()
 }
 
@@ -190,7 +194,10 @@ mod tests {
         let d = dgx(2, &GpuModel::a100_80gb()).unwrap();
         assert_eq!(d.n_gpus(), 16);
         assert_eq!(d.link(GpuId::new(0), GpuId::new(7)), Some(Link::NVLINK3));
-        assert_eq!(d.link(GpuId::new(0), GpuId::new(8)), Some(Link::INFINIBAND_HDR));
+        assert_eq!(
+            d.link(GpuId::new(0), GpuId::new(8)),
+            Some(Link::INFINIBAND_HDR)
+        );
         assert!(dgx(0, &GpuModel::h100()).is_err());
     }
 
@@ -208,7 +215,10 @@ mod tests {
             let p = n as f64 / total as f64;
             let got = counts[&name] as f64 / 2000.0;
             // 5 standard deviations of a binomial proportion at n = 2000
-            assert!((got - p).abs() < 5.0 * (p * (1.0 - p) / 2000.0).sqrt(), "{code}: {got} vs {p}");
+            assert!(
+                (got - p).abs() < 5.0 * (p * (1.0 - p) / 2000.0).sqrt(),
+                "{code}: {got} vs {p}"
+            );
         }
         for m in 0..a.n_machines() {
             let gpus = a.gpus_of(MachineId::new(m));

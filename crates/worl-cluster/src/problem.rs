@@ -8,6 +8,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use worl_dag::{TaskGraph, TaskId, Workload};
 
+/// Latency (s) and inverse bandwidth (s/byte) of one machine pair.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+struct LinkCost {
+    latency: f64,
+    inv_bandwidth: f64,
+}
+
 /// How execution times are obtained.
 #[derive(Clone, Debug)]
 enum ExecModel {
@@ -64,10 +71,9 @@ pub struct Problem {
     ready: Vec<f64>,
     /// Machine index per GPU.
     machine_of: Vec<u32>,
-    /// `1 / B(a, b)` per machine pair, s/byte.
-    inv_bandwidth: Array2<f64>,
-    /// `L(a, b)` per machine pair, s.
-    latency: Array2<f64>,
+    /// `L(a, b)` and `1 / B(a, b)` per machine pair, shape `[M, M]` (one cache line per
+    /// lookup).
+    links: Array2<LinkCost>,
     class_of: Vec<ClassId>,
     class_gpus: Vec<Vec<GpuId>>,
     mean_exec: Vec<f64>,
@@ -191,8 +197,10 @@ impl Problem {
         // Network matrices between machines.
         let net = cluster.network();
         let nm = cluster.n_machines();
-        let inv_bandwidth = Array2::from_shape_fn((nm, nm), |(a, b)| 1.0 / net.bandwidth(a, b));
-        let latency = Array2::from_shape_fn((nm, nm), |(a, b)| net.latency(a, b));
+        let links = Array2::from_shape_fn((nm, nm), |(a, b)| LinkCost {
+            latency: net.latency(a, b),
+            inv_bandwidth: 1.0 / net.bandwidth(a, b),
+        });
         let mut per_machine = vec![0usize; nm];
         for &a in &machine_of {
             per_machine[a as usize] += 1;
@@ -206,8 +214,8 @@ impl Problem {
                     per_machine[a] as f64 * per_machine[b] as f64
                 };
                 if w > 0.0 {
-                    sum_lat += w * latency[[a, b]];
-                    sum_inv += w * inv_bandwidth[[a, b]];
+                    sum_lat += w * links[[a, b]].latency;
+                    sum_inv += w * links[[a, b]].inv_bandwidth;
                     pairs += w;
                 }
             }
@@ -227,8 +235,7 @@ impl Problem {
             gpu_mem,
             ready,
             machine_of,
-            inv_bandwidth,
-            latency,
+            links,
             class_of,
             class_gpus,
             mean_exec: Vec::new(),
@@ -334,7 +341,8 @@ impl Problem {
         }
         let a = self.machine_of[from.index()] as usize;
         let b = self.machine_of[to.index()] as usize;
-        self.latency[[a, b]] + bytes * self.inv_bandwidth[[a, b]]
+        let l = self.links[[a, b]];
+        l.latency + bytes * l.inv_bandwidth
     }
 
     /// Whether `task`'s memory need fits `gpu`'s memory (`mem_v <= mem(k)`; tasks without a

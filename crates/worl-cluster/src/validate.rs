@@ -32,7 +32,9 @@ pub enum Violation {
         gpu: GpuId,
     },
     /// `S_v < F_u + comm(d_uv, π(u), π(v))` for an edge `u → v`.
-    #[error("{to} starts at {start} but its data from {from} is ready at {data_ready} ({amount} too early)")]
+    #[error(
+        "{to} starts at {start} but its data from {from} is ready at {data_ready} ({amount} too early)"
+    )]
     Precedence {
         /// Parent `u`.
         from: TaskId,

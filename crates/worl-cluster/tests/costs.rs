@@ -7,8 +7,8 @@ use common::{single_gpu_machines, t, workload};
 use ndarray::Array2;
 use std::sync::Arc;
 use worl_cluster::{
-    ClassId, ClusterBuilder, ClusterError, Evaluator, GpuId, GpuModel, Link, Network, Plan,
-    Policy, Problem,
+    ClassId, ClusterBuilder, ClusterError, Evaluator, GpuId, GpuModel, Link, Network, Plan, Policy,
+    Problem,
 };
 
 fn g(i: usize) -> GpuId {
@@ -33,13 +33,19 @@ fn chain_across_two_gpus_pays_latency_plus_bytes_over_bandwidth() {
         let split = ev
             .schedule(&Plan::new(vec![g(0), g(1)], vec![t(0), t(1)]), policy)
             .unwrap();
-        assert_eq!((split.task(t(1)).start, split.task(t(1)).finish), (6.5, 12.5));
+        assert_eq!(
+            (split.task(t(1)).start, split.task(t(1)).finish),
+            (6.5, 12.5)
+        );
         assert_eq!(split.makespan(), 12.5);
         assert!(split.validate(&p).is_empty());
         let together = ev
             .schedule(&Plan::new(vec![g(1), g(1)], vec![t(0), t(1)]), policy)
             .unwrap();
-        assert_eq!((together.task(t(1)).start, together.task(t(1)).finish), (4.0, 10.0));
+        assert_eq!(
+            (together.task(t(1)).start, together.task(t(1)).finish),
+            (4.0, 10.0)
+        );
     }
 }
 
@@ -53,7 +59,10 @@ fn intra_machine_link_is_used_between_gpus_of_one_machine() {
     let p = Problem::new(w, Arc::new(b.build().unwrap())).unwrap();
     let mut ev = Evaluator::new(&p);
     let ms = ev
-        .makespan(&Plan::new(vec![g(0), g(1)], vec![t(0), t(1)]), Policy::Append)
+        .makespan(
+            &Plan::new(vec![g(0), g(1)], vec![t(0), t(1)]),
+            Policy::Append,
+        )
         .unwrap();
     assert!((ms - (4.0 + 0.1 + 0.5 + 6.0)).abs() < 1e-12);
     // mean over the two ordered pairs (both intra): 0.1 + bytes / 4e9
@@ -64,11 +73,22 @@ fn intra_machine_link_is_used_between_gpus_of_one_machine() {
 fn fork_join_hand_schedule() {
     // src(2) -> left(3), right(5) -> sink(1); 1 GB per edge; 1 GB/s, no latency.
     let w = workload(
-        &[("src", 2.0, None), ("left", 3.0, None), ("right", 5.0, None), ("sink", 1.0, None)],
+        &[
+            ("src", 2.0, None),
+            ("left", 3.0, None),
+            ("right", 5.0, None),
+            ("sink", 1.0, None),
+        ],
         &[(0, 1, 1.0e9), (0, 2, 1.0e9), (1, 3, 1.0e9), (2, 3, 1.0e9)],
     );
-    let p = Problem::new(w, Arc::new(single_gpu_machines(&[1.0, 1.0], Link::new(1.0e9, 0.0).unwrap())))
-        .unwrap();
+    let p = Problem::new(
+        w,
+        Arc::new(single_gpu_machines(
+            &[1.0, 1.0],
+            Link::new(1.0e9, 0.0).unwrap(),
+        )),
+    )
+    .unwrap();
     let plan = Plan::new(vec![g(0), g(0), g(1), g(0)], vec![t(0), t(1), t(2), t(3)]);
     let s = Evaluator::new(&p).schedule(&plan, Policy::Append).unwrap();
     let got: Vec<(f64, f64)> = s.tasks().iter().map(|e| (e.start, e.finish)).collect();
@@ -96,8 +116,14 @@ fn insertion_fills_an_idle_gap_that_append_cannot() {
         &[("x", 1.0, None), ("y", 2.0, None), ("z", 3.0, None)],
         &[(0, 1, 5.0e9)],
     );
-    let p = Problem::new(w, Arc::new(single_gpu_machines(&[1.0, 1.0], Link::new(1.0e9, 0.0).unwrap())))
-        .unwrap();
+    let p = Problem::new(
+        w,
+        Arc::new(single_gpu_machines(
+            &[1.0, 1.0],
+            Link::new(1.0e9, 0.0).unwrap(),
+        )),
+    )
+    .unwrap();
     let plan = Plan::new(vec![g(1), g(0), g(0)], vec![t(0), t(1), t(2)]);
     let mut ev = Evaluator::new(&p);
     let app = ev.schedule(&plan, Policy::Append).unwrap();
@@ -112,9 +138,17 @@ fn insertion_fills_an_idle_gap_that_append_cannot() {
         &[("x", 1.0, None), ("y", 2.0, None), ("z", 7.0, None)],
         &[(0, 1, 5.0e9)],
     );
-    let p = Problem::new(w, Arc::new(single_gpu_machines(&[1.0, 1.0], Link::new(1.0e9, 0.0).unwrap())))
+    let p = Problem::new(
+        w,
+        Arc::new(single_gpu_machines(
+            &[1.0, 1.0],
+            Link::new(1.0e9, 0.0).unwrap(),
+        )),
+    )
+    .unwrap();
+    let ins = Evaluator::new(&p)
+        .schedule(&plan, Policy::Insertion)
         .unwrap();
-    let ins = Evaluator::new(&p).schedule(&plan, Policy::Insertion).unwrap();
     assert_eq!(ins.task(t(2)).start, 8.0);
 }
 
@@ -131,7 +165,10 @@ fn busy_gpu_ready_times_are_respected() {
             .schedule(&Plan::new(vec![g(0), g(0)], vec![t(0), t(1)]), policy)
             .unwrap();
         // no insertion before the ready time
-        assert_eq!((s.task(t(0)).start, s.task(t(1)).start, s.makespan()), (5.0, 7.0, 8.0));
+        assert_eq!(
+            (s.task(t(0)).start, s.task(t(1)).start, s.makespan()),
+            (5.0, 7.0, 8.0)
+        );
         assert!(s.validate(&p).is_empty());
     }
     // the lower bound knows: both tasks on the free GPU take 3 s; area: 3 units, g1 from 0
@@ -164,9 +201,12 @@ fn memory_restricts_gpus_and_mean_costs() {
     let w = workload(&[("a", 8.0, Some(10.0)), ("b", 8.0, None)], &[]);
     let mut b = ClusterBuilder::new("mem");
     let m = b.add_machine("box");
-    b.add_gpu(m, &GpuModel::custom("s1", 1.0, 32.0).unwrap()).unwrap();
-    b.add_gpu(m, &GpuModel::custom("s2", 2.0, 32.0).unwrap()).unwrap();
-    b.add_gpu(m, &GpuModel::custom("s4", 4.0, 8.0).unwrap()).unwrap();
+    b.add_gpu(m, &GpuModel::custom("s1", 1.0, 32.0).unwrap())
+        .unwrap();
+    b.add_gpu(m, &GpuModel::custom("s2", 2.0, 32.0).unwrap())
+        .unwrap();
+    b.add_gpu(m, &GpuModel::custom("s4", 4.0, 8.0).unwrap())
+        .unwrap();
     let p = Problem::new(w, Arc::new(b.build().unwrap())).unwrap();
     assert!(p.fits(t(0), g(1)) && !p.fits(t(0), g(2)) && p.fits(t(1), g(2)));
     assert_eq!(p.mean_exec_time(t(0)), (8.0 + 4.0) / 2.0);
@@ -176,7 +216,10 @@ fn memory_restricts_gpus_and_mean_costs() {
     assert_eq!(p.class_mem(p.class_of(g(2))), 8.0);
     assert_eq!(p.class_speed(ClassId::new(1)), 2.0);
     let err = Evaluator::new(&p)
-        .makespan(&Plan::new(vec![g(2), g(0)], vec![t(0), t(1)]), Policy::Append)
+        .makespan(
+            &Plan::new(vec![g(2), g(0)], vec![t(0), t(1)]),
+            Policy::Append,
+        )
         .unwrap_err();
     assert!(
         matches!(&err, ClusterError::MemoryInfeasible { task, gpu, .. } if task == "j/a" && *gpu == g(2)),
@@ -193,7 +236,10 @@ fn mean_comm_time_averages_ordered_pairs_of_distinct_gpus() {
     let mb = b.add_machine("B");
     b.add_gpus(ma, &GpuModel::t4(), 2).unwrap();
     b.add_gpu(mb, &GpuModel::t4()).unwrap();
-    b.network(Network::uniform(Link::new(10.0, 1.0).unwrap(), Link::new(5.0, 2.0).unwrap()));
+    b.network(Network::uniform(
+        Link::new(10.0, 1.0).unwrap(),
+        Link::new(5.0, 2.0).unwrap(),
+    ));
     let p = Problem::new(w, Arc::new(b.build().unwrap())).unwrap();
     // pairs: 2 intra (1 + 6/10), 4 inter (2 + 6/5): (2·1.6 + 4·3.2) / 6
     assert!((p.mean_comm_time(6.0) - (2.0 * 1.6 + 4.0 * 3.2) / 6.0).abs() < 1e-12);
@@ -207,7 +253,10 @@ fn mean_comm_time_averages_ordered_pairs_of_distinct_gpus() {
 
 #[test]
 fn construction_rejects_what_cannot_be_scheduled() {
-    let w = workload(&[("big", 1.0, Some(100.0)), ("b", 1.0, None)], &[(0, 1, 1.0)]);
+    let w = workload(
+        &[("big", 1.0, Some(100.0)), ("b", 1.0, None)],
+        &[(0, 1, 1.0)],
+    );
     let c = Arc::new(single_gpu_machines(&[1.0, 1.0], SLOW));
     let err = Problem::new(w.clone(), c.clone()).unwrap_err();
     assert!(
@@ -216,11 +265,20 @@ fn construction_rejects_what_cannot_be_scheduled() {
     );
     let w = workload(&[("a", 1.0, None), ("b", 1.0, None)], &[(0, 1, 1.0)]);
     let err = Problem::with_exec_times(w.clone(), c.clone(), Array2::ones((2, 3))).unwrap_err();
-    assert!(matches!(err, ClusterError::ShapeMismatch { expected: (2, 2), actual: (2, 3), .. }));
+    assert!(matches!(
+        err,
+        ClusterError::ShapeMismatch {
+            expected: (2, 2),
+            actual: (2, 3),
+            ..
+        }
+    ));
     for bad in [f64::NAN, -1.0, f64::INFINITY] {
         let mut m = Array2::ones((2, 2));
         m[[1, 0]] = bad;
-        let err = Problem::with_exec_times(w.clone(), c.clone(), m).unwrap_err().to_string();
+        let err = Problem::with_exec_times(w.clone(), c.clone(), m)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("j/b") && err.contains("g0"), "{err}");
     }
     // zero entries are allowed (dummy tasks)
@@ -234,8 +292,14 @@ fn construction_rejects_what_cannot_be_scheduled() {
     let m = b.add_machine("x");
     let gid = b.add_gpu(m, &GpuModel::t4()).unwrap();
     b.set_speed(gid, f64::INFINITY).unwrap();
-    assert!(matches!(b.build(), Err(ClusterError::InvalidValue { field: "speed", .. })));
-    assert!(matches!(ClusterBuilder::new("none").build(), Err(ClusterError::EmptyCluster { .. })));
+    assert!(matches!(
+        b.build(),
+        Err(ClusterError::InvalidValue { field: "speed", .. })
+    ));
+    assert!(matches!(
+        ClusterBuilder::new("none").build(),
+        Err(ClusterError::EmptyCluster { .. })
+    ));
 }
 
 #[test]
@@ -263,29 +327,79 @@ fn bad_plans_are_typed_errors() {
     let p = Problem::new(w, Arc::new(single_gpu_machines(&[1.0, 1.0], SLOW))).unwrap();
     let mut ev = Evaluator::new(&p);
     let order = vec![t(0), t(1), t(2)];
-    let e = ev.makespan(&Plan::new(vec![g(0); 2], order.clone()), Policy::Append).unwrap_err();
-    assert!(matches!(e, ClusterError::PlanLength { field: "gpu", expected: 3, actual: 2 }));
-    let e = ev.makespan(&Plan::new(vec![g(0); 3], vec![t(0), t(1)]), Policy::Append).unwrap_err();
+    let e = ev
+        .makespan(&Plan::new(vec![g(0); 2], order.clone()), Policy::Append)
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        ClusterError::PlanLength {
+            field: "gpu",
+            expected: 3,
+            actual: 2
+        }
+    ));
+    let e = ev
+        .makespan(&Plan::new(vec![g(0); 3], vec![t(0), t(1)]), Policy::Append)
+        .unwrap_err();
     assert!(matches!(e, ClusterError::PlanLength { field: "order", .. }));
     let e = ev
-        .makespan(&Plan::new(vec![g(0), g(7), g(0)], order.clone()), Policy::Insertion)
+        .makespan(
+            &Plan::new(vec![g(0), g(7), g(0)], order.clone()),
+            Policy::Insertion,
+        )
         .unwrap_err();
-    assert!(matches!(e, ClusterError::UnknownId { kind: "GPU", index: 7, len: 2 }), "{e}");
+    assert!(
+        matches!(
+            e,
+            ClusterError::UnknownId {
+                kind: "GPU",
+                index: 7,
+                len: 2
+            }
+        ),
+        "{e}"
+    );
     let e = ev
-        .makespan(&Plan::new(vec![g(0); 3], vec![t(0), t(1), t(1)]), Policy::Append)
+        .makespan(
+            &Plan::new(vec![g(0); 3], vec![t(0), t(1), t(1)]),
+            Policy::Append,
+        )
         .unwrap_err();
-    assert!(matches!(&e, ClusterError::DuplicateTask { task, position: 2 } if task == "j/b"), "{e}");
+    assert!(
+        matches!(&e, ClusterError::DuplicateTask { task, position: 2 } if task == "j/b"),
+        "{e}"
+    );
     let e = ev
-        .makespan(&Plan::new(vec![g(0); 3], vec![t(0), t(2), t(1)]), Policy::Append)
+        .makespan(
+            &Plan::new(vec![g(0); 3], vec![t(0), t(2), t(1)]),
+            Policy::Append,
+        )
         .unwrap_err();
     assert!(
         matches!(&e, ClusterError::NotTopological { task, pred } if task == "j/c" && pred == "j/b"),
         "{e}"
     );
     let e = ev
-        .makespan(&Plan::new(vec![g(0); 3], vec![t(0), t(1), t(9)]), Policy::Append)
+        .makespan(
+            &Plan::new(vec![g(0); 3], vec![t(0), t(1), t(9)]),
+            Policy::Append,
+        )
         .unwrap_err();
-    assert!(matches!(e, ClusterError::UnknownId { kind: "task", index: 9, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            ClusterError::UnknownId {
+                kind: "task",
+                index: 9,
+                ..
+            }
+        ),
+        "{e}"
+    );
     // the evaluator recovers after errors
-    assert_eq!(ev.makespan(&Plan::new(vec![g(0); 3], order), Policy::Append).unwrap(), 3.0);
+    assert_eq!(
+        ev.makespan(&Plan::new(vec![g(0); 3], order), Policy::Append)
+            .unwrap(),
+        3.0
+    );
 }

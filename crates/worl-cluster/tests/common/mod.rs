@@ -12,22 +12,29 @@ use worl_dag::{TaskId, Workload, WorkloadBuilder};
 pub fn data_dir(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("WORL_DATA_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
     if dir.is_dir() {
         Some(dir)
     } else if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{test}: data directory {} is absent and CI=true", dir.display());
+        panic!(
+            "{test}: data directory {} is absent and CI=true",
+            dir.display()
+        );
     } else {
-        eprintln!("{test}: SKIPPED, data directory {} is absent (set WORL_DATA_DIR)", dir.display());
+        eprintln!(
+            "{test}: SKIPPED, data directory {} is absent (set WORL_DATA_DIR)",
+            dir.display()
+        );
         None
     }
 }
 
 /// A workload of one job from `(name, work, mem)` tasks and `(from, to, bytes)` edges
 /// (indices into the task list).
-pub fn workload(tasks: &[(&str, f64, Option<f64>)], edges: &[(usize, usize, f64)]) -> Arc<Workload> {
+pub fn workload(
+    tasks: &[(&str, f64, Option<f64>)],
+    edges: &[(usize, usize, f64)],
+) -> Arc<Workload> {
     let mut b = WorkloadBuilder::new("test");
     let j = b.add_job("j").unwrap();
     let ids: Vec<TaskId> = tasks
