@@ -2,7 +2,9 @@
 //!
 //! DAG-structured training workloads as a [`Workload`]: a forest of jobs held as one
 //! validated [`TaskGraph`] (on petgraph) whose tasks carry work in reference GPU-seconds
-//! (run time on a V100-class GPU of speed 1.0) and whose edges carry data bytes.
+//! (run time on a V100-class GPU of speed 1.0) and whose edges carry data bytes. Loaders read
+//! the public traces (Alibaba cluster-trace-v2018, WfCommons, Pegasus DAX, STG) and report
+//! everything they skip or repair; generators make seeded synthetic workloads.
 //!
 //! | module | holds |
 //! |---|---|
@@ -12,6 +14,10 @@
 //! | [`analysis`] | levels, top/bottom levels (rank_d / rank_u), [`CriticalPath`] |
 //! | [`workload`] | [`Workload`], [`WorkloadBuilder`], merging jobs |
 //! | [`stats`] | [`WorkloadStats`], CCR |
+//! | [`formats`] | loaders ([`formats::alibaba`], [`formats::wfcommons`], [`formats::dax`], [`formats::stg`], [`formats::native`]), [`LoadReport`], DOT export ([`formats::dot`]) |
+//! | [`generators`] | [`generators::shapes`], [`generators::layered`] (DAGGEN-style), [`generators::alibaba_like`], [`generators::nn_training`] (pipeline + data parallel) |
+//! | [`ccr`] | edge bytes for a target CCR, [`REFERENCE_BANDWIDTH`] |
+//! | [`datasets`] | locating the shared real traces ([`datasets::shared_data_dir`]) |
 //! | [`error`] | [`DagError`] |
 //!
 //! ```
@@ -35,6 +41,26 @@
 //! assert_eq!(cp.tasks, vec![src, right, sink]);
 //! let stats = w.stats(1.0e9)?; // CCR at 1 GB/s
 //! assert_eq!(stats.depth, 3);
+//! # Ok::<(), worl_dag::DagError>(())
+//! ```
+//!
+//! Loading a trace and generating a workload:
+//!
+//! ```
+//! use worl_dag::formats::{stg, Reason};
+//! use worl_dag::generators::layered::{layered, LayeredParams};
+//!
+//! // An STG graph (Kasahara format): 2 real tasks between the dummy entry 0 and exit 3.
+//! let text = "2\n0 0 0\n1 5 1 0\n2 7 1 1\n3 0 1 2\n";
+//! let (w, report) = stg::read(text.as_bytes(), "tiny.stg", &stg::StgOptions::default())?;
+//! assert_eq!((w.graph().n_tasks(), w.graph().n_edges()), (2, 1));
+//! assert_eq!(report.count(Reason::DummyTask), 2);
+//!
+//! // A seeded DAGGEN-style DAG of 200 tasks with CCR 0.5 at 10 Gbit/s.
+//! let p = LayeredParams::new(200).fat(0.6).density(0.3).ccr(0.5, worl_dag::REFERENCE_BANDWIDTH);
+//! let g = layered(&p, 7)?;
+//! assert_eq!(g.graph().n_tasks(), 200);
+//! assert!((g.stats(worl_dag::REFERENCE_BANDWIDTH)?.ccr - 0.5).abs() < 1e-9);
 //! # Ok::<(), worl_dag::DagError>(())
 //! ```
 #![deny(missing_docs)]

@@ -21,17 +21,41 @@
 //! [`REFERENCE_BANDWIDTH`]; see [`crate::ccr`]); `ccr(0.0)` gives edges without data.
 //!
 //! **Defects** (each reported in the [`LoadReport`] with the offending items, see
-//! [`Reason`]): a job is dropped whole when a task's time is 0/empty
-//! ([`Reason::MissingTime`]) or negative ([`Reason::NegativeDuration`]), when two tasks share
-//! an id ([`Reason::DuplicateTaskId`]) or when its dependencies form a cycle
-//! ([`Reason::Cycle`], e.g. names truncated at 50 characters; the true dependencies are
-//! unknown, so the job is not guessed at). Repaired and kept: zero durations
-//! ([`Reason::ZeroDuration`]), dependencies on `Stg<k>` pseudo-tasks
-//! ([`Reason::PseudoTaskDependency`]) or on ids absent from the job
-//! ([`Reason::MissingDependency`]), repeated dependencies, empty trailing tokens
-//! ([`Reason::TruncatedName`]); a repeated task name keeps its first row
-//! ([`Reason::DuplicateTask`]). Rows with the wrong number of fields, a non-numeric number or
-//! an empty task or job name are [`DagError::Parse`] errors naming the line.
+//! [`Reason`]):
+//! * names cut at the trace's 50-character limit ([`NAME_LIMIT`]): the last token is
+//!   unreliable (`..._18_1` for `..._18_19`; `M5_..._100_1` of job `j_1053726` is what
+//!   makes a cycle with `R1_5`), so it is ignored ([`Reason::TruncatedName`]);
+//! * dependency tokens that are no task id (`Stg<k>` pseudo-tasks: `J10_7_9_Stg4`) or ids
+//!   absent from the job are ignored ([`Reason::PseudoTaskDependency`],
+//!   [`Reason::MissingDependency`]); a repeated dependency is kept once;
+//! * a job whose dependencies still form a cycle is dropped whole ([`Reason::Cycle`]): the
+//!   true dependencies are unknown, and a broken cycle would be a guess;
+//! * a task with `start_time` or `end_time` 0 or empty (outside the trace window; Waiting or
+//!   Running rows) or ending before it starts drops its job ([`Reason::MissingTime`],
+//!   [`Reason::NegativeDuration`]): its run time is unknown; `end_time == start_time` uses
+//!   `min_duration` ([`Reason::ZeroDuration`]);
+//! * a repeated task name in a job keeps its first row ([`Reason::DuplicateTask`]); two
+//!   tasks with one id drop the job ([`Reason::DuplicateTaskId`]);
+//! * empty `plan_cpu`/`plan_mem` are noted ([`Reason::EmptyPlanFields`]).
+//!
+//! Per-task repairs are reported for the jobs kept; a dropped job is reported once, under the
+//! reason that dropped it. Rows with the wrong number of fields, a non-numeric number or an
+//! empty task or job name are [`DagError::Parse`] errors naming the line.
+//!
+//! ```
+//! use worl_dag::formats::alibaba::{read, AlibabaOptions};
+//! use worl_dag::formats::Reason;
+//! let rows = "M1,1,j_7,1,Terminated,100,160,100,0.3\n\
+//!             R2_1,1,j_7,1,Terminated,160,170,100,0.3\n\
+//!             J3_1_Stg4,1,j_7,1,Terminated,160,160,100,0.3\n\
+//!             task_abc,,j_8,6,Waiting,0,0,,\n";
+//! let (w, report) = read(rows.as_bytes(), "head.csv", &AlibabaOptions::default())?;
+//! assert_eq!((w.graph().n_tasks(), w.graph().n_edges(), w.n_jobs()), (3, 2, 1));
+//! assert_eq!(report.count(Reason::PseudoTaskDependency), 1); // `Stg4`
+//! assert_eq!(report.count(Reason::ZeroDuration), 1); // J3 lasted 0 s -> 1 s
+//! assert_eq!(report.items(Reason::MissingTime), ["j_8 (1 rows): task_abc (line 4) start_time 0 end_time 0"]);
+//! # Ok::<(), worl_dag::DagError>(())
+//! ```
 
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
 use crate::error::{DagError, Result};

@@ -24,7 +24,8 @@ fn quote(s: &str) -> String {
 }
 
 /// The workload as a DOT digraph. Node `t<i>` is [`TaskId`](crate::TaskId) `i`, labelled
-/// `name\nwork s`; an edge is labelled with its bytes (`%.3g` style) when non-zero.
+/// `name\nwork s`; an edge is labelled with its bytes (3 significant digits, e.g. `2.05e3 B`)
+/// when non-zero.
 ///
 /// ```
 /// use worl_dag::{formats::dot, generators::shapes};

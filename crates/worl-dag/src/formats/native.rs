@@ -18,7 +18,7 @@
 //! `work` is in reference GPU-seconds, `mem_gib` (optional) in GiB, `bytes` in bytes. Edges
 //! inside a job name their ends by task name; edges between jobs go in the optional
 //! top-level `links` (`from_job`, `from`, `to_job`, `to`, `bytes`). A task's `id` is its
-//! [`TaskId`] index: [`write`] always writes it, so that reading gives back the very same
+//! [`TaskId`] index: [`write()`] always writes it, so that reading gives back the very same
 //! workload (same ids, bit-identical numbers); hand-written files may leave every `id` out,
 //! ids then follow the file order. Unknown fields are errors.
 
@@ -214,7 +214,7 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
             doc.format, doc.version
         )));
     }
-    let mut report = LoadReport::new(source, "worl-json");
+    let mut report = LoadReport::new(source, FORMAT);
     let n: usize = doc.jobs.iter().map(|j| j.tasks.len()).sum();
     report.records = n;
     // Task order: by id when ids are given (all or none).

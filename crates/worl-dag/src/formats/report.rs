@@ -43,20 +43,20 @@ pub enum Reason {
     NegativeDuration,
     /// Job dropped: two tasks share the numeric id that dependencies refer to.
     DuplicateTaskId,
-    /// Job dropped: its dependencies form a cycle (e.g. names truncated at 50 characters);
-    /// the item lists one cycle.
+    /// Job dropped: its dependencies form a cycle (a task depending on itself included); the
+    /// item lists one cycle.
     Cycle,
-    /// Repaired: `end_time == start_time`, work raised to the `min_work` option.
+    /// Repaired: `end_time == start_time`; the `min_duration` option (1 s) is used.
     ZeroDuration,
-    /// Repaired: a dependency token that is no task id (e.g. `Stg4` in `J10_7_9_Stg4`) is
-    /// ignored.
+    /// Repaired: a dependency token that is no task id (e.g. `Stg4` in `J10_7_9_Stg4`, or an
+    /// empty token) is ignored.
     PseudoTaskDependency,
     /// Repaired: a dependency on a task id absent from the job is ignored.
     MissingDependency,
     /// Repaired: a dependency given twice is kept once.
     DuplicateDependency,
-    /// Repaired: an empty dependency token (a name cut at the trace's 50-character limit,
-    /// ending in `_`) is ignored.
+    /// Repaired: the name was cut at the trace's 50-character limit, so its last dependency
+    /// token (e.g. `1` of a cut `..._100_1xx`, or an empty one after a final `_`) is ignored.
     TruncatedName,
     /// Noted: `plan_cpu` or `plan_mem` is empty (memory need unknown).
     EmptyPlanFields,
@@ -114,11 +114,11 @@ impl Reason {
             NegativeDuration => "job dropped: a task ends before it starts",
             DuplicateTaskId => "job dropped: two tasks share one numeric task id",
             Cycle => "job dropped: its dependencies form a cycle",
-            ZeroDuration => "zero duration; work set to min_work",
-            PseudoTaskDependency => "dependency token is not a task id (e.g. Stg4); ignored",
+            ZeroDuration => "zero duration; min_duration used",
+            PseudoTaskDependency => "dependency token is no task id (e.g. Stg4); ignored",
             MissingDependency => "dependency on a task id absent from the job; ignored",
             DuplicateDependency => "dependency given twice; kept once",
-            TruncatedName => "empty dependency token (name truncated); ignored",
+            TruncatedName => "name cut at 50 characters; its last token ignored",
             EmptyPlanFields => "plan_cpu/plan_mem empty; memory need unknown",
             EmptyInstanceNum => "instance_num empty; 1 used",
             DummyTask => "dummy entry/exit task of the STG format removed",
@@ -152,7 +152,7 @@ pub struct ReportEntry {
 pub struct LoadReport {
     /// The file read, or the name given for in-memory input.
     pub source: String,
-    /// The format name (`alibaba-v2018`, `wfformat`, `pegasus-dax`, `stg`, `worl-json`).
+    /// The format name (`alibaba-v2018`, `wfformat`, `pegasus-dax`, `stg`, `worl-workload`).
     pub format: &'static str,
     /// Data records read: CSV rows, STG task lines, WfCommons or DAX tasks, native tasks.
     pub records: usize,
