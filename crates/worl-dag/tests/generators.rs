@@ -275,8 +275,10 @@ fn model_zoo_matches_published_sizes() {
     assert_eq!(r.layers.len(), 18);
     let bert = Model::bert_base();
     assert_eq!(bert.params(), 108_888_576.0); // ~110 M published (pooler, LN not counted)
+    assert_eq!(bert.flops(), 120_640_241_664.0);
     let gpt = Model::gpt2_medium();
     assert_eq!(gpt.params(), 354_821_120.0); // 355 M published
+    assert_eq!(gpt.flops(), 826_951_073_792.0);
     assert_eq!(partition_layers(&[1.0, 1.0, 1.0, 1.0], 2), [2, 4]);
     assert_eq!(partition_layers(&[10.0, 1.0, 1.0, 1.0, 1.0], 3), [1, 2, 5]);
     assert_eq!(partition_layers(&[0.0; 5], 5), [1, 2, 3, 4, 5]);
