@@ -6,26 +6,16 @@ use std::sync::Arc;
 use worl_cluster::{Cluster, ClusterBuilder, GpuModel, Link, Network};
 use worl_dag::{TaskId, Workload, WorkloadBuilder};
 
-/// The shared data directory: `WORL_DATA_DIR`, else `../shared/data` from the repository
-/// root. `None` (with a printed skip notice) if it is absent; panics if absent under
-/// `CI=true`. (Private helper until `worl_dag::datasets` offers one.)
+/// The shared data directory via [`worl_dag::datasets::shared_data_dir`]: `None` (with a
+/// printed skip notice naming `test`) if absent; panics if absent under `CI=true`.
 pub fn data_dir(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("WORL_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{test}: data directory {} is absent and CI=true",
-            dir.display()
-        );
-    } else {
-        eprintln!(
-            "{test}: SKIPPED, data directory {} is absent (set WORL_DATA_DIR)",
-            dir.display()
-        );
-        None
+    match worl_dag::datasets::shared_data_dir() {
+        Ok(Some(dir)) => Some(dir),
+        Ok(None) => {
+            eprintln!("{test}: SKIPPED (no shared data directory)");
+            None
+        }
+        Err(e) => panic!("{test}: {e}"),
     }
 }
 
