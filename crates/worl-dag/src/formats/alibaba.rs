@@ -415,18 +415,24 @@ impl Table {
         &self.names[row.name.0 as usize..row.name.1 as usize]
     }
 
-    fn parse(reader: impl Read, source: &str) -> Result<Self> {
+    fn parse(mut reader: impl Read, source: &str) -> Result<Self> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(|e| DagError::Io {
+            path: source.into(),
+            source: e,
+        })?;
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(reader);
+            .from_reader(&bytes[..]);
         let mut rec = csv::StringRecord::new();
-        let mut rows = Vec::new();
-        let mut row_job = Vec::new();
+        // Trace rows are about 45 bytes, 5 of them the task name.
+        let mut rows = Vec::with_capacity(bytes.len() / 40);
+        let mut row_job = Vec::with_capacity(bytes.len() / 40);
         let mut job_names: Vec<String> = Vec::new();
         let mut job_index: HashMap<String, usize> = HashMap::new();
         let mut statuses: Vec<String> = Vec::new();
-        let mut names = String::new();
+        let mut names = String::with_capacity(bytes.len() / 6);
         let mut last_job = usize::MAX;
         loop {
             let more = rdr.read_record(&mut rec).map_err(|e| DagError::Parse {
