@@ -465,7 +465,7 @@ impl Cluster {
     pub fn from_toml_str(text: &str) -> Result<Self> {
         toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| {
-                text[..s.start.min(text.len())].lines().count().max(1)
+                text[..s.start.min(text.len())].matches('\n').count() + 1
             });
             ClusterError::Parse {
                 file: "<memory>".to_owned(),
@@ -797,6 +797,9 @@ background = 0.5
         assert_eq!(c.gpu(GpuId::new(0)).model, "V100-32GB");
         assert_eq!(c.gpu(GpuId::new(0)).mem_gib, 32.0);
         assert!((c.gpu(GpuId::new(1)).effective_speed() - 0.5 * 2.076_66).abs() < 1e-4);
+        let bad = text.replace("background = 0.5", "background = \"x\"");
+        let err = Cluster::from_toml_str(&bad).unwrap_err();
+        assert!(matches!(err, ClusterError::Parse { line: 14, .. }), "{err}");
         let bad = text.replace("machine = 0\nbackground", "machine = 4\nbackground");
         assert!(Cluster::from_toml_str(&bad).is_err());
         let bad = text.replace("\"A100\"", "\"Z9\"");
