@@ -83,6 +83,22 @@ fn alibaba_head_50k_counts() {
 }
 
 #[test]
+fn alibaba_machine_meta_is_no_batch_task_table() {
+    // The other file of alibaba-v2018/ is the cluster's machine table (7 columns), read by
+    // worl-cluster; the batch_task loader refuses it with a typed error on line 1.
+    let Some(path) = data("alibaba-v2018/machine_meta.csv") else {
+        return;
+    };
+    match alibaba::load(&path, &AlibabaOptions::default()) {
+        Err(worl_dag::DagError::Parse { line, message, .. }) => {
+            assert_eq!(line, 1);
+            assert!(message.starts_with("7 fields, expected 9"), "{message}");
+        }
+        other => panic!("{:?}", other.map(|(w, _)| w.graph().n_tasks())),
+    }
+}
+
+#[test]
 fn wfcommons_instances_counts() {
     // (file, tasks, edges, total runtime s, total edge bytes)
     let cases: [(&str, usize, usize, f64, f64); 12] = [
