@@ -15,6 +15,57 @@ struct LinkCost {
     inv_bandwidth: f64,
 }
 
+/// Link costs between machines, in the most compact form the network allows: most clusters
+/// (every preset but the paper's random links, every trace loader) have one inter-machine
+/// link, and a lookup in a per-machine vector stays in L1 where a `[M, M]` matrix does not.
+#[derive(Clone, Debug)]
+enum LinkCosts {
+    /// `intra[a]` inside machine `a`, `inter` between any two machines.
+    UniformInter {
+        intra: Vec<LinkCost>,
+        inter: LinkCost,
+    },
+    /// A link per ordered machine pair, shape `[M, M]`.
+    Matrix(Array2<LinkCost>),
+}
+
+impl LinkCosts {
+    fn new(net: &crate::Network, nm: usize) -> Self {
+        let cost = |a: usize, b: usize| LinkCost {
+            latency: net.latency(a, b),
+            inv_bandwidth: 1.0 / net.bandwidth(a, b),
+        };
+        let intra: Vec<LinkCost> = (0..nm).map(|a| cost(a, a)).collect();
+        if nm < 2 {
+            return Self::UniformInter {
+                intra,
+                inter: LinkCost::default(),
+            };
+        }
+        let inter = cost(0, 1);
+        let uniform = (0..nm).all(|a| (0..nm).all(|b| a == b || cost(a, b) == inter));
+        if uniform {
+            Self::UniformInter { intra, inter }
+        } else {
+            Self::Matrix(Array2::from_shape_fn((nm, nm), |(a, b)| cost(a, b)))
+        }
+    }
+
+    #[inline]
+    fn get(&self, a: usize, b: usize) -> LinkCost {
+        match self {
+            Self::UniformInter { intra, inter } => {
+                if a == b {
+                    intra[a]
+                } else {
+                    *inter
+                }
+            }
+            Self::Matrix(m) => m[[a, b]],
+        }
+    }
+}
+
 /// How execution times are obtained.
 #[derive(Clone, Debug)]
 enum ExecModel {
@@ -49,7 +100,9 @@ enum ExecModel {
 /// Memory: related-machine costs need `O(n + m)` (work per task, effective speed per GPU:
 /// no per-task × per-GPU table), plus `O(n + M²)` for per-task mean/min costs and the
 /// machine-pair network matrix (`M` machines); unrelated costs hold the given `[n, m]`
-/// matrix. 10,000 tasks on 500 GPUs in 100 machines take about 0.5 MB.
+/// matrix. 10,000 tasks on 500 GPUs in 100 machines take about 0.5 MB. The network is held
+/// as a per-machine vector of intra-machine links plus one inter-machine link when the
+/// network has a single inter-machine link, as a `[M, M]` ndarray matrix otherwise.
 ///
 /// All queries are `O(1)`; the hot ones are `#[inline]`.
 ///
@@ -71,9 +124,8 @@ pub struct Problem {
     ready: Vec<f64>,
     /// Machine index per GPU.
     machine_of: Vec<u32>,
-    /// `L(a, b)` and `1 / B(a, b)` per machine pair, shape `[M, M]` (one cache line per
-    /// lookup).
-    links: Array2<LinkCost>,
+    /// `L(a, b)` and `1 / B(a, b)` per machine pair.
+    links: LinkCosts,
     class_of: Vec<ClassId>,
     class_gpus: Vec<Vec<GpuId>>,
     mean_exec: Vec<f64>,
@@ -197,10 +249,7 @@ impl Problem {
         // Network matrices between machines.
         let net = cluster.network();
         let nm = cluster.n_machines();
-        let links = Array2::from_shape_fn((nm, nm), |(a, b)| LinkCost {
-            latency: net.latency(a, b),
-            inv_bandwidth: 1.0 / net.bandwidth(a, b),
-        });
+        let links = LinkCosts::new(net, nm);
         let mut per_machine = vec![0usize; nm];
         for &a in &machine_of {
             per_machine[a as usize] += 1;
@@ -214,8 +263,9 @@ impl Problem {
                     per_machine[a] as f64 * per_machine[b] as f64
                 };
                 if w > 0.0 {
-                    sum_lat += w * links[[a, b]].latency;
-                    sum_inv += w * links[[a, b]].inv_bandwidth;
+                    let l = links.get(a, b);
+                    sum_lat += w * l.latency;
+                    sum_inv += w * l.inv_bandwidth;
                     pairs += w;
                 }
             }
@@ -341,7 +391,7 @@ impl Problem {
         }
         let a = self.machine_of[from.index()] as usize;
         let b = self.machine_of[to.index()] as usize;
-        let l = self.links[[a, b]];
+        let l = self.links.get(a, b);
         l.latency + bytes * l.inv_bandwidth
     }
 

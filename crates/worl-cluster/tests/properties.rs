@@ -183,6 +183,18 @@ proptest! {
     }
 
     #[test]
+    fn comm_time_is_latency_plus_bytes_over_bandwidth_of_the_link(c in case(8), bytes in 0.0f64..1e4) {
+        let p = c.problem();
+        for k in p.cluster().gpu_ids() {
+            for l in p.cluster().gpu_ids() {
+                let expected = p.cluster().link(k, l).map_or(0.0, |link| link.latency + bytes / link.bandwidth);
+                let got = p.comm_time(bytes, k, l);
+                prop_assert!((got - expected).abs() <= 1e-12 * expected.max(1.0), "{k}->{l}: {got} vs {expected}");
+            }
+        }
+    }
+
+    #[test]
     fn makespan_is_at_least_the_lower_bound(c in case(8)) {
         let p = c.problem();
         let plan = c.plan(&p);
