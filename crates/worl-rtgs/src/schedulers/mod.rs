@@ -1,6 +1,111 @@
-//! Every scheduler of this crate, one module each.
+//! Every scheduler of this crate, one module each, and the list-scheduling primitives they
+//! share ([`list`]).
+//!
+//! | scheduler | module | registry name | source |
+//! |---|---|---|---|
+//! | [`Heft`] | [`heft`] | `heft` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.1 |
+//! | [`Cpop`] | [`cpop`] | `cpop` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.2 |
+//! | [`Peft`] | [`peft`] | `peft` | Arabnejad, Barbosa, IEEE TPDS 2014, §3 |
+//! | [`MinMin`] | [`min_min`] | `min-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2.4 |
+//! | [`MaxMin`] | [`max_min`] | `max-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2.5 |
+//! | [`LeastConnection`] | [`least_connection`] | `least-connection` | load balancing (MDTS paper's baseline) |
+//! | [`RoundRobin`] | [`round_robin`] | `round-robin` | cyclic assignment |
+//! | [`RandomAssignment`] | [`random`] | `random` | seeded uniform assignment |
+//!
+//! Every scheduler builds its schedule through
+//! [`PartialSchedule`](worl_cluster::PartialSchedule), never places a task on a GPU it does
+//! not fit, and breaks ties by a documented total order (smaller task id, smaller GPU id), so
+//! that results never depend on hash or iteration order.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use worl_cluster::{presets, Problem};
+//! use worl_dag::generators::layered::{layered, LayeredParams};
+//! use worl_rtgs::{Registry, RunContext};
+//!
+//! let w = Arc::new(layered(&LayeredParams::new(100), 1)?);
+//! let p = Problem::new(w, Arc::new(presets::pai_mix(16, 1)?))?;
+//! let registry = Registry::with_builtins();
+//! for name in ["heft", "cpop", "peft", "min-min", "max-min", "least-connection", "round-robin", "random"] {
+//!     let s = registry.build(name, Default::default())?.schedule(&p, &mut RunContext::new(1))?;
+//!     assert!(s.validate(&p).is_empty(), "{name}");
+//!     assert!(s.makespan() >= p.lower_bound().value, "{name}");
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use crate::registry::Registry;
+pub mod cpop;
+pub mod heft;
+pub mod least_connection;
+pub mod list;
+pub mod max_min;
+pub mod min_min;
+pub mod peft;
+pub mod random;
+pub mod round_robin;
+
+mod batch;
+
+pub use cpop::{Cpop, CriticalPathAssignment};
+pub use heft::Heft;
+pub use least_connection::LeastConnection;
+pub use max_min::MaxMin;
+pub use min_min::MinMin;
+pub use peft::{OptimisticCostTable, Peft};
+pub use random::RandomAssignment;
+pub use round_robin::RoundRobin;
+
+use crate::registry::{Options, Registry};
+use crate::scheduler::Scheduler;
+
+fn boxed<S: Scheduler + 'static>(s: crate::Result<S>) -> crate::Result<Box<dyn Scheduler>> {
+    Ok(Box::new(s?))
+}
 
 /// Registers every scheduler of this module in `registry`.
-pub(crate) fn register_builtins(_registry: &mut Registry) {}
+pub(crate) fn register_builtins(registry: &mut Registry) {
+    registry.register(
+        Heft::NAME,
+        "HEFT (Topcuoglu et al. 2002): rank_u order, min-EFT GPU, insertion; options: policy",
+        |o: Options| boxed(Heft::from_options(o)),
+    );
+    registry.register(
+        Cpop::NAME,
+        "CPOP (Topcuoglu et al. 2002): rank_u+rank_d order, critical path on one GPU; options: policy, tolerance",
+        |o: Options| boxed(Cpop::from_options(o)),
+    );
+    registry.register(
+        Peft::NAME,
+        "PEFT (Arabnejad & Barbosa 2014): optimistic cost table, min EFT+OCT; options: policy",
+        |o: Options| boxed(Peft::from_options(o)),
+    );
+    registry.register(
+        MinMin::NAME,
+        "Min-Min (Ibarra & Kim 1977): ready task of minimum MCT first; options: policy",
+        |o: Options| boxed(MinMin::from_options(o)),
+    );
+    registry.register(
+        MaxMin::NAME,
+        "Max-Min (Ibarra & Kim 1977): ready task of maximum MCT first; options: policy",
+        |o: Options| boxed(MaxMin::from_options(o)),
+    );
+    registry.register(
+        LeastConnection::NAME,
+        "least-connection: each task to the GPU with the fewest tasks; options: policy",
+        |o: Options| boxed(LeastConnection::from_options(o)),
+    );
+    registry.register(
+        RoundRobin::NAME,
+        "round-robin: tasks in topological order to GPUs cyclically; options: policy",
+        |o: Options| boxed(RoundRobin::from_options(o)),
+    );
+    registry.register(
+        RandomAssignment::NAME,
+        "random: seeded uniform GPU per task (stochastic); options: policy",
+        |o: Options| boxed(RandomAssignment::from_options(o)),
+    );
+    rtgs::register(registry);
+    woa::register(registry);
+    pso::register(registry);
+    ga::register(registry);
+}

@@ -1,0 +1,85 @@
+//! Round-robin assignment.
+//!
+//! The oldest load-distribution rule (cyclic assignment, as in round-robin scheduling of
+//! time-sharing systems); a standard lower-quality baseline of GPU-cluster and
+//! DAG-scheduling studies. No single originating paper: we cite none.
+
+use crate::error::Result;
+use crate::registry::Options;
+use crate::scheduler::{RunContext, Scheduler};
+use crate::schedulers::list::{finish, fits_no_gpu, take_policy};
+use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
+
+/// Round-robin: tasks in the graph's topological order
+/// ([`TaskGraph::topo_order`](worl_dag::TaskGraph::topo_order)) go to GPUs `0, 1, 2, …`
+/// cyclically; a GPU the task does not fit is skipped (the cursor then moves past the GPU
+/// chosen). Each task takes its earliest slot on its GPU under the [`Policy`] (default:
+/// append). Ignores costs entirely.
+///
+/// `O(n + |E|)` when tasks fit every GPU, up to `O(n · m)` with memory exclusions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundRobin {
+    policy: Policy,
+}
+
+impl Default for RoundRobin {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RoundRobin {
+    /// Registry name.
+    pub const NAME: &'static str = "round-robin";
+
+    /// Round-robin with the append policy.
+    pub fn new() -> Self {
+        Self {
+            policy: Policy::Append,
+        }
+    }
+
+    /// Sets the placement policy.
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The placement policy.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// From registry options: `policy` = `append` (default) or `insertion`.
+    ///
+    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
+    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
+    pub fn from_options(mut options: Options) -> Result<Self> {
+        let policy = take_policy(&mut options, Policy::Append)?;
+        options.finish()?;
+        Ok(Self::new().with_policy(policy))
+    }
+}
+
+impl Scheduler for RoundRobin {
+    fn name(&self) -> &str {
+        "round-robin"
+    }
+
+    fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
+        let m = problem.n_gpus();
+        let mut partial = PartialSchedule::new(problem);
+        let mut cursor = 0usize;
+        for &task in problem.graph().topo_order() {
+            let Some(k) = (0..m)
+                .map(|i| (cursor + i) % m)
+                .find(|&k| problem.fits(task, GpuId::new(k)))
+            else {
+                return Err(fits_no_gpu(problem, task));
+            };
+            partial.place(task, GpuId::new(k), self.policy)?;
+            cursor = (k + 1) % m;
+        }
+        finish(&partial, ctx)
+    }
+}
