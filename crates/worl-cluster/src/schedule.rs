@@ -149,9 +149,12 @@ impl Schedule {
             .sum()
     }
 
-    /// The plan of this schedule: each task's GPU, tasks ordered by start time (ties broken
-    /// by the graph's topological order, so a feasible schedule gives a topological order).
-    /// Evaluating it with insertion reproduces a schedule built by insertion in that order.
+    /// The plan of this schedule: each task's GPU, tasks ordered by start time (ties by
+    /// finish time, then by the graph's topological order, so a feasible schedule gives a
+    /// topological order). A schedule made by the [`Evaluator`](crate::Evaluator) with the
+    /// insertion policy decodes from this plan to itself; with the append policy too when
+    /// every task takes time (append places zero-duration tasks after the GPU's last placed
+    /// task, so their order among equal start times matters).
     ///
     /// # Panics
     /// If the schedule has fewer tasks than `problem`.
@@ -163,9 +166,10 @@ impl Schedule {
         }
         let mut order: Vec<TaskId> = g.task_ids().collect();
         order.sort_by(|&a, &b| {
-            self.tasks[a.index()]
-                .start
-                .total_cmp(&self.tasks[b.index()].start)
+            let (x, y) = (&self.tasks[a.index()], &self.tasks[b.index()]);
+            x.start
+                .total_cmp(&y.start)
+                .then(x.finish.total_cmp(&y.finish))
                 .then(topo_pos[a.index()].cmp(&topo_pos[b.index()]))
         });
         Plan {

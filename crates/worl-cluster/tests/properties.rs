@@ -210,6 +210,21 @@ proptest! {
         }
     }
 
+    /// A schedule's own plan (tasks by start time) decodes to the same schedule, so list
+    /// schedulers can hand back a plan (append: when every task takes time).
+    #[test]
+    fn a_schedule_decodes_from_its_own_plan(c in case(8)) {
+        let p = c.problem();
+        let plan = c.plan(&p);
+        let mut ev = Evaluator::new(&p);
+        let s = ev.schedule(&plan, Policy::Insertion).unwrap();
+        prop_assert_eq!(ev.schedule(&s.to_plan(&p), Policy::Insertion).unwrap(), s);
+        let s = ev.schedule(&plan, Policy::Append).unwrap();
+        if s.tasks().iter().all(|t| t.finish > t.start) {
+            prop_assert_eq!(ev.schedule(&s.to_plan(&p), Policy::Append).unwrap(), s);
+        }
+    }
+
     #[test]
     fn insertion_never_finishes_a_task_later_than_append(c in case(8)) {
         let p = c.problem();
