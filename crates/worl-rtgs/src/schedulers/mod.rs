@@ -104,8 +104,4 @@ pub(crate) fn register_builtins(registry: &mut Registry) {
         "random: seeded uniform GPU per task (stochastic); options: policy",
         |o: Options| boxed(RandomAssignment::from_options(o)),
     );
-    rtgs::register(registry);
-    woa::register(registry);
-    pso::register(registry);
-    ga::register(registry);
 }
