@@ -119,6 +119,11 @@ struct Entry {
 /// #         -> worl_rtgs::Result<worl_cluster::Schedule> { unimplemented!() }
 /// # }
 /// let mut registry = Registry::with_builtins();
+/// // A builtin, by spec: HEFT with the append policy instead of insertion.
+/// let heft = registry.build_spec("heft:policy=append")?;
+/// assert_eq!(heft.name(), "HEFT");
+/// assert!(registry.build_spec("heft:policy=sideways").is_err());
+/// // Your own.
 /// registry.register("mine", "my scheduler", |mut opts: Options| {
 ///     let _depth: usize = opts.take_or("depth", 3)?;
 ///     opts.finish()?;

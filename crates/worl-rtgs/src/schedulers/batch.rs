@@ -113,14 +113,16 @@ impl Rows {
     ) -> Result<()> {
         let p = partial.problem();
         let base = r as usize * self.size;
-        for k in 0..self.size {
-            self.value[base + k] = if k < self.m && p.fits(task, GpuId::new(k)) {
-                partial.eft(task, GpuId::new(k), policy)?
+        for (k, &placed) in placements.iter().enumerate() {
+            let gpu = GpuId::new(k);
+            self.value[base + k] = if p.fits(task, gpu) {
+                partial.eft(task, gpu, policy)?
             } else {
                 f64::INFINITY
             };
-            self.stamp[base + k] = if k < self.m { placements[k] } else { 0 };
+            self.stamp[base + k] = placed;
         }
+        self.value[base + self.m..base + self.size].fill(f64::INFINITY);
         for node in (1..self.size).rev() {
             let (a, b) = (self.winner(base, 2 * node), self.winner(base, 2 * node + 1));
             self.tree[base + node] = self.better(base, a, b);

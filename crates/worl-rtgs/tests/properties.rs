@@ -1,0 +1,258 @@
+//! Properties over random DAGs and clusters: every baseline's schedule validates, is at least
+//! the lower bound and is reproducible; the incremental engines equal their textbook
+//! definitions (Min-Min / Max-Min recomputing every MCT at every step, HEFT as a sorted list,
+//! PEFT's per-class OCT as the full task × GPU table).
+
+mod common;
+
+use common::all_schedulers;
+use ndarray::Array2;
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+use worl_cluster::{
+    ClusterBuilder, GpuId, GpuModel, LoadState, PartialSchedule, Policy, Problem, Schedule, presets,
+};
+use worl_dag::{TaskId, WorkloadBuilder};
+use worl_rtgs::schedulers::list::upward_ranks;
+use worl_rtgs::schedulers::{Heft, MaxMin, MinMin, OptimisticCostTable, Peft};
+use worl_rtgs::{RunContext, Scheduler};
+
+/// A random DAG of `n` tasks (edge `i -> j`, `i < j`, with probability `density`), work in
+/// `[work_min, 100)`, bytes in `[0, 2e9)`, some tasks needing 14 GiB; and a cluster of `m`
+/// GPUs of kind `kind` (0 homogeneous, 1 PAI mix, 2 busy PAI mix, 3 unrelated, 4 GPUs of
+/// equal speed on different machines with ready times).
+fn random_problem(n: usize, m: usize, density: f64, kind: u8, work_min: f64, seed: u64) -> Problem {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut b = WorkloadBuilder::new("random");
+    let j = b.add_job("j").unwrap();
+    let ids: Vec<TaskId> = (0..n)
+        .map(|i| {
+            let mem = rng.random_bool(0.2).then_some(14.0);
+            b.add_task(j, format!("t{i}"), rng.random_range(work_min..100.0), mem)
+                .unwrap()
+        })
+        .collect();
+    for v in 0..n {
+        for u in 0..v {
+            if rng.random_bool(density) {
+                b.add_edge(ids[u], ids[v], rng.random_range(0.0..2.0e9))
+                    .unwrap();
+            }
+        }
+    }
+    let w = Arc::new(b.build().unwrap());
+    let cluster = match kind {
+        0 => presets::homogeneous(m, &GpuModel::v100_16gb()).unwrap(),
+        4 => {
+            let mut cb = ClusterBuilder::new("same-speed");
+            for i in 0..m {
+                let mach = cb.add_machine(format!("n{i}"));
+                let g = cb.add_gpu(mach, &GpuModel::a10()).unwrap();
+                cb.set_ready_time(g, rng.random_range(0.0..50.0)).unwrap();
+            }
+            cb.build().unwrap()
+        }
+        _ => {
+            let mut c = presets::pai_mix(m, seed).unwrap();
+            if kind >= 2 {
+                c.apply_load(
+                    &LoadState::Busy {
+                        utilisation: (0.0, 0.8),
+                        ready_time: (0.0, 200.0),
+                    },
+                    seed,
+                )
+                .unwrap();
+            }
+            c
+        }
+    };
+    // Every cluster needs a GPU with 16 GiB or more for the 14 GiB tasks.
+    let cluster = if cluster.gpus().iter().any(|g| g.mem_gib >= 14.0) {
+        cluster
+    } else {
+        presets::homogeneous(m, &GpuModel::t4()).unwrap()
+    };
+    let cluster = Arc::new(cluster);
+    if kind == 3 {
+        let exec = Array2::from_shape_fn((n, m), |(v, _)| {
+            w.graph().task(TaskId::new(v)).work * rng.random_range(0.2..5.0)
+        });
+        Problem::with_exec_times(w, cluster, exec).unwrap()
+    } else {
+        Problem::new(w, cluster).unwrap()
+    }
+}
+
+/// Textbook Min-Min / Max-Min: at every step the MCT of every ready task over every GPU
+/// that fits it (ties: smaller GPU id), the task of minimum / maximum MCT (ties: smaller id).
+fn textbook_batch(p: &Problem, policy: Policy, max: bool) -> Schedule {
+    let g = p.graph();
+    let mut s = PartialSchedule::new(p);
+    let mut missing: Vec<usize> = g.task_ids().map(|v| g.preds(v).len()).collect();
+    let mut ready: Vec<TaskId> = g.entry_tasks().collect();
+    while !ready.is_empty() {
+        let mut pick: Option<(usize, GpuId, f64)> = None;
+        for (i, &v) in ready.iter().enumerate() {
+            let mut best: Option<(GpuId, f64)> = None;
+            for k in p.cluster().gpu_ids() {
+                if p.fits(v, k) {
+                    let e = s.eft(v, k, policy).unwrap();
+                    if best.is_none_or(|(_, b)| e < b) {
+                        best = Some((k, e));
+                    }
+                }
+            }
+            let (k, e) = best.unwrap();
+            let better = match pick {
+                None => true,
+                Some((j, _, b)) => (if max { e > b } else { e < b }) || (e == b && v < ready[j]),
+            };
+            if better {
+                pick = Some((i, k, e));
+            }
+        }
+        let (i, k, _) = pick.unwrap();
+        let v = ready.swap_remove(i);
+        s.place(v, k, policy).unwrap();
+        for nb in g.succs(v) {
+            missing[nb.task.index()] -= 1;
+            if missing[nb.task.index()] == 0 {
+                ready.push(nb.task);
+            }
+        }
+    }
+    s.to_schedule().unwrap()
+}
+
+/// Textbook HEFT: all tasks sorted by decreasing rank_u (ties: smaller id), each on its
+/// minimum-EFT GPU (ties: smaller id). Needs positive costs (sorted order topological).
+fn textbook_heft(p: &Problem, policy: Policy) -> Schedule {
+    let rank = upward_ranks(p);
+    let mut order: Vec<TaskId> = p.graph().task_ids().collect();
+    order.sort_by(|a, b| rank[b.index()].total_cmp(&rank[a.index()]).then(a.cmp(b)));
+    let mut s = PartialSchedule::new(p);
+    for v in order {
+        let best = p
+            .cluster()
+            .gpu_ids()
+            .filter(|&k| p.fits(v, k))
+            .map(|k| s.slot(v, k, policy).unwrap())
+            .reduce(|a, b| if b.finish() < a.finish() { b } else { a })
+            .unwrap();
+        s.commit(best).unwrap();
+    }
+    s.to_schedule().unwrap()
+}
+
+/// PEFT's OCT by its definition, over every pair of GPUs (`n × m`).
+fn textbook_oct(p: &Problem) -> Vec<Vec<f64>> {
+    let g = p.graph();
+    let m = p.n_gpus();
+    let mut oct = vec![vec![0.0f64; m]; g.n_tasks()];
+    for &v in g.topo_order().iter().rev() {
+        for pk in 0..m {
+            let mut worst = 0.0f64;
+            for s in g.succs(v) {
+                let mut best = f64::INFINITY;
+                for (q, &o) in oct[s.task.index()].iter().enumerate() {
+                    let qg = GpuId::new(q);
+                    if !p.fits(s.task, qg) {
+                        continue;
+                    }
+                    let comm = if q == pk {
+                        0.0
+                    } else {
+                        p.mean_comm_time(s.bytes)
+                    };
+                    best = best.min(o + p.exec_time(s.task, qg) + comm);
+                }
+                worst = worst.max(best);
+            }
+            oct[v.index()][pk] = worst;
+        }
+    }
+    oct
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn every_baseline_gives_a_valid_reproducible_schedule_above_the_lower_bound(
+        n in 1usize..40, m in 1usize..10, density in 0.0f64..0.4, kind in 0u8..5, seed in 0u64..1000,
+    ) {
+        let p = random_problem(n, m, density, kind, 0.0, seed);
+        let lb = p.lower_bound().value;
+        for mut s in all_schedulers() {
+            let a = s.schedule(&p, &mut RunContext::new(seed)).unwrap();
+            let v = a.validate(&p);
+            prop_assert!(v.is_empty(), "{}: {:?}", s.name(), v.first());
+            prop_assert!(a.makespan() >= lb * (1.0 - 1e-12), "{}: {} < {lb}", s.name(), a.makespan());
+            prop_assert_eq!(&a, &s.schedule(&p, &mut RunContext::new(seed)).unwrap());
+        }
+    }
+
+    #[test]
+    fn on_one_gpu_every_baseline_runs_the_tasks_back_to_back(
+        n in 1usize..30, density in 0.0f64..0.5, seed in 0u64..1000,
+    ) {
+        let p = random_problem(n, 1, density, 0, 0.0, seed);
+        let total: f64 = p.graph().task_ids().map(|v| p.exec_time(v, GpuId::new(0))).sum();
+        for mut s in all_schedulers() {
+            let ms = s.schedule(&p, &mut RunContext::new(seed)).unwrap().makespan();
+            prop_assert!((ms - total).abs() <= 1e-9 * total.max(1.0), "{}: {ms} vs {total}", s.name());
+        }
+    }
+
+    #[test]
+    fn incremental_min_min_and_max_min_equal_the_textbook_recomputation(
+        n in 1usize..35, m in 1usize..9, density in 0.0f64..0.3, kind in 0u8..5, seed in 0u64..1000,
+        insertion in any::<bool>(),
+    ) {
+        let p = random_problem(n, m, density, kind, 0.0, seed);
+        let policy = if insertion { Policy::Insertion } else { Policy::Append };
+        let ctx = &mut RunContext::new(0);
+        prop_assert_eq!(
+            MinMin::new().with_policy(policy).schedule(&p, ctx).unwrap(),
+            textbook_batch(&p, policy, false)
+        );
+        prop_assert_eq!(
+            MaxMin::new().with_policy(policy).schedule(&p, ctx).unwrap(),
+            textbook_batch(&p, policy, true)
+        );
+    }
+
+    #[test]
+    fn heft_equals_the_sorted_list_definition(
+        n in 1usize..40, m in 1usize..9, density in 0.0f64..0.4, kind in 0u8..5, seed in 0u64..1000,
+        insertion in any::<bool>(),
+    ) {
+        let p = random_problem(n, m, density, kind, 0.5, seed);
+        let policy = if insertion { Policy::Insertion } else { Policy::Append };
+        prop_assert_eq!(
+            Heft::new().with_policy(policy).schedule(&p, &mut RunContext::new(0)).unwrap(),
+            textbook_heft(&p, policy)
+        );
+    }
+
+    #[test]
+    fn per_class_optimistic_cost_table_equals_the_task_by_gpu_definition(
+        n in 1usize..30, m in 1usize..9, density in 0.0f64..0.4, kind in 0u8..5, seed in 0u64..1000,
+    ) {
+        let p = random_problem(n, m, density, kind, 0.0, seed);
+        let oct = OptimisticCostTable::new(&p);
+        let full = textbook_oct(&p);
+        for v in p.graph().task_ids() {
+            for k in p.cluster().gpu_ids() {
+                let (a, b) = (oct.get(v, k), full[v.index()][k.index()]);
+                prop_assert!((a - b).abs() <= 1e-9 * b.max(1.0), "OCT({v}, {k}): {a} vs {b}");
+            }
+        }
+        // And PEFT runs on it.
+        let s = Peft::new().schedule(&p, &mut RunContext::new(0)).unwrap();
+        prop_assert!(s.validate(&p).is_empty());
+    }
+}
