@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod error;
+pub mod experiment;
 pub mod registry;
 pub mod scheduler;
 pub mod schedulers;
