@@ -199,7 +199,8 @@ fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// Writes convergence curves (best makespan against `x_label`) to `path` (SVG, 900 × 560);
-/// flat curves are thin horizontal lines across the plot.
+/// flat curves are thin horizontal lines across the plot. The y axis is logarithmic when the
+/// values span a factor of 5 or more.
 ///
 /// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
 pub fn convergence(
@@ -218,46 +219,71 @@ pub fn convergence(
         .flat_map(|c| c.points.iter().map(|p| p.0))
         .fold(1.0f64, f64::max);
     let (y0, y1) = y_range(curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)));
-    let mut chart = ChartBuilder::on(&root)
+    let log = y0 > 0.0 && y1 / y0 >= 5.0;
+    macro_rules! draw {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .light_line_style(TRANSPARENT)
+                .x_desc(x_label)
+                .y_desc(if log {
+                    "best makespan (s, log scale)"
+                } else {
+                    "best makespan (s)"
+                })
+                .draw()
+                .map_err(|e| plot_err(path, e))?;
+            for (i, c) in curves.iter().enumerate() {
+                let col = color(i);
+                let pts: Vec<(f64, f64)> = if c.flat {
+                    let y = c.points.last().map_or(0.0, |p| p.1);
+                    vec![(0.0, y), (x_max, y)]
+                } else {
+                    c.points.clone()
+                };
+                let width = if c.flat { 1 } else { 2 };
+                chart
+                    .draw_series(LineSeries::new(pts, col.stroke_width(width)))
+                    .map_err(|e| plot_err(path, e))?
+                    .label(if c.flat {
+                        format!("{} (no search)", c.label)
+                    } else {
+                        c.label.clone()
+                    })
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2))
+                    });
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font((FONT, 13))
+                .draw()
+                .map_err(|e| plot_err(path, e))?;
+        }};
+    }
+    let mut builder = ChartBuilder::on(&root);
+    builder
         .caption(title, (FONT, 18))
         .margin(10)
         .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..x_max, y0..y1)
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc("best makespan (s)")
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
-    for (i, c) in curves.iter().enumerate() {
-        let col = color(i);
-        let pts: Vec<(f64, f64)> = if c.flat {
-            let y = c.points.last().map_or(0.0, |p| p.1);
-            vec![(0.0, y), (x_max, y)]
-        } else {
-            c.points.clone()
-        };
-        let width = if c.flat { 1 } else { 2 };
-        chart
-            .draw_series(LineSeries::new(pts, col.stroke_width(width)))
-            .map_err(|e| plot_err(path, e))?
-            .label(if c.flat {
-                format!("{} (no search)", c.label)
-            } else {
-                c.label.clone()
-            })
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+        .y_label_area_size(70);
+    if log {
+        draw!(
+            builder
+                .build_cartesian_2d(0.0..x_max, (y0..y1).log_scale())
+                .map_err(|e| plot_err(path, e))?
+        );
+    } else {
+        draw!(
+            builder
+                .build_cartesian_2d(0.0..x_max, y0..y1)
+                .map_err(|e| plot_err(path, e))?
+        );
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font((FONT, 13))
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
     root.present().map_err(|e| plot_err(path, e))
 }
 
@@ -299,6 +325,7 @@ pub fn mean_std_lines(
             let mut chart = $chart;
             chart
                 .configure_mesh()
+                .light_line_style(TRANSPARENT)
                 .x_desc(x_label)
                 .y_desc(y_label)
                 .draw()
