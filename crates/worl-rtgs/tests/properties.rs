@@ -1,7 +1,8 @@
 //! Properties over random DAGs and clusters: every baseline's schedule validates, is at least
 //! the lower bound and is reproducible; the incremental engines equal their textbook
 //! definitions (Min-Min / Max-Min recomputing every MCT at every step, HEFT as a sorted list,
-//! PEFT's per-class OCT as the full task × GPU table).
+//! PEFT's per-class OCT as the full task × GPU table, the gap index's insertion shortcut as the
+//! full gap search).
 
 mod common;
 
@@ -15,7 +16,7 @@ use worl_cluster::{
     ClusterBuilder, GpuId, GpuModel, LoadState, PartialSchedule, Policy, Problem, Schedule, presets,
 };
 use worl_dag::{TaskId, WorkloadBuilder};
-use worl_rtgs::schedulers::list::upward_ranks;
+use worl_rtgs::schedulers::list::{GapIndex, upward_ranks};
 use worl_rtgs::schedulers::{Heft, MaxMin, MinMin, OptimisticCostTable, Peft};
 use worl_rtgs::{RunContext, Scheduler};
 
@@ -254,5 +255,29 @@ proptest! {
         // And PEFT runs on it.
         let s = Peft::new().schedule(&p, &mut RunContext::new(0)).unwrap();
         prop_assert!(s.validate(&p).is_empty());
+    }
+
+    #[test]
+    fn gap_index_slots_equal_the_full_insertion_search(
+        n in 1usize..60, m in 1usize..6, density in 0.0f64..0.3, kind in 0u8..5, seed in 0u64..1000,
+    ) {
+        // Random GPUs in topological order leave many idle gaps; before every placement the
+        // index must answer exactly what PartialSchedule's own search answers, on every GPU.
+        let p = random_problem(n, m, density, kind, 0.0, seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut s = PartialSchedule::new(&p);
+        let mut index = GapIndex::new(&p);
+        for &v in p.graph().topo_order() {
+            let fitting: Vec<GpuId> = p.cluster().gpu_ids().filter(|&k| p.fits(v, k)).collect();
+            for &k in &fitting {
+                for policy in [Policy::Insertion, Policy::Append] {
+                    prop_assert_eq!(index.slot(&s, v, k, policy).unwrap(), s.slot(v, k, policy).unwrap());
+                }
+            }
+            let k = fitting[rng.random_range(0..fitting.len())];
+            let slot = index.slot(&s, v, k, Policy::Insertion).unwrap();
+            index.commit(&mut s, slot).unwrap();
+        }
+        prop_assert!(s.to_schedule().unwrap().validate(&p).is_empty());
     }
 }

@@ -28,7 +28,7 @@
 
 use crate::error::Result;
 use crate::scheduler::RunContext;
-use crate::schedulers::list::{finish, fits_no_gpu};
+use crate::schedulers::list::{GapIndex, finish, fits_no_gpu};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
@@ -107,6 +107,7 @@ impl Rows {
         &mut self,
         r: u32,
         partial: &PartialSchedule<'_>,
+        index: &GapIndex,
         task: TaskId,
         policy: Policy,
         placements: &[u32],
@@ -116,7 +117,7 @@ impl Rows {
         for (k, &placed) in placements.iter().enumerate() {
             let gpu = GpuId::new(k);
             self.value[base + k] = if p.fits(task, gpu) {
-                partial.eft(task, gpu, policy)?
+                index.slot(partial, task, gpu, policy)?.finish()
             } else {
                 f64::INFINITY
             };
@@ -135,6 +136,7 @@ impl Rows {
         &mut self,
         r: u32,
         partial: &PartialSchedule<'_>,
+        index: &GapIndex,
         task: TaskId,
         policy: Policy,
         placements: &[u32],
@@ -148,7 +150,7 @@ impl Rows {
             if self.stamp[base + k] == placements[k] {
                 return Ok((k as u32, self.value[base + k]));
             }
-            self.value[base + k] = partial.eft(task, GpuId::new(k), policy)?;
+            self.value[base + k] = index.slot(partial, task, GpuId::new(k), policy)?.finish();
             self.stamp[base + k] = placements[k];
             let mut node = (self.size + k) / 2;
             while node >= 1 {
@@ -196,6 +198,7 @@ struct Cached {
 
 struct Engine<'p> {
     partial: PartialSchedule<'p>,
+    index: GapIndex,
     policy: Policy,
     pick: Pick,
     rows: Rows,
@@ -221,9 +224,14 @@ impl Engine<'_> {
     fn refresh(&mut self, t: usize) -> Result<()> {
         let task = TaskId::new(t);
         let c = self.cached[t];
-        let (gpu, mct) =
-            self.rows
-                .best(c.row, &self.partial, task, self.policy, &self.placements)?;
+        let (gpu, mct) = self.rows.best(
+            c.row,
+            &self.partial,
+            &self.index,
+            task,
+            self.policy,
+            &self.placements,
+        )?;
         let stamp = c.stamp.wrapping_add(1);
         self.cached[t] = Cached {
             row: c.row,
@@ -247,6 +255,7 @@ impl Engine<'_> {
         self.rows.build(
             row,
             &self.partial,
+            &self.index,
             TaskId::new(t),
             self.policy,
             &self.placements,
@@ -276,6 +285,7 @@ impl Engine<'_> {
                     let (gpu, mct) = self.rows.best(
                         c.row,
                         &self.partial,
+                        &self.index,
                         task,
                         self.policy,
                         &self.placements,
@@ -287,7 +297,10 @@ impl Engine<'_> {
                     gpu as usize
                 }
             };
-            self.partial.place(task, GpuId::new(gpu), self.policy)?;
+            let slot = self
+                .index
+                .slot(&self.partial, task, GpuId::new(gpu), self.policy)?;
+            self.index.commit(&mut self.partial, slot)?;
             self.placements[gpu] = self.placements[gpu].wrapping_add(1);
             self.rows.free.push(c.row);
             self.cached[t].row = NONE;
@@ -326,6 +339,7 @@ pub(crate) fn run(
     let m = problem.n_gpus();
     let mut engine = Engine {
         partial: PartialSchedule::new(problem),
+        index: GapIndex::new(problem),
         policy,
         pick,
         rows: Rows::new(m),

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::{
-    ReadyQueue, best_slot, downward_ranks, finish, take_policy, upward_ranks,
+    GapIndex, ReadyQueue, downward_ranks, finish, take_policy, upward_ranks,
 };
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 use worl_dag::TaskId;
@@ -183,14 +183,15 @@ impl Scheduler for Cpop {
             on_cp[v.index()] = problem.fits(v, cp.gpu);
         }
         let mut partial = PartialSchedule::new(problem);
+        let mut index = GapIndex::new(problem);
         let mut ready = ReadyQueue::new(problem.graph(), priority);
         while let Some(task) = ready.pop() {
             let slot = if on_cp[task.index()] {
-                partial.slot(task, cp.gpu, self.policy)?
+                index.slot(&partial, task, cp.gpu, self.policy)?
             } else {
-                best_slot(&partial, task, self.policy, |_| 0.0)?
+                index.best_slot(&partial, task, self.policy, |_| 0.0)?
             };
-            partial.commit(slot)?;
+            index.commit(&mut partial, slot)?;
         }
         finish(&partial, ctx)
     }

@@ -7,7 +7,7 @@
 use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{ReadyQueue, best_slot, finish, take_policy, upward_ranks};
+use crate::schedulers::list::{GapIndex, ReadyQueue, finish, take_policy, upward_ranks};
 use worl_cluster::{PartialSchedule, Policy, Problem, Schedule};
 
 /// HEFT (Topcuoglu, Hariri and Wu, IEEE TPDS 13(3), 2002, §4.1).
@@ -89,10 +89,11 @@ impl Scheduler for Heft {
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         let mut partial = PartialSchedule::new(problem);
+        let mut index = GapIndex::new(problem);
         let mut ready = ReadyQueue::new(problem.graph(), upward_ranks(problem));
         while let Some(task) = ready.pop() {
-            let slot = best_slot(&partial, task, self.policy, |_| 0.0)?;
-            partial.commit(slot)?;
+            let slot = index.best_slot(&partial, task, self.policy, |_| 0.0)?;
+            index.commit(&mut partial, slot)?;
         }
         finish(&partial, ctx)
     }

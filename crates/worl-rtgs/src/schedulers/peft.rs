@@ -8,7 +8,7 @@
 use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{ReadyQueue, best_slot, finish, take_policy};
+use crate::schedulers::list::{GapIndex, ReadyQueue, finish, take_policy};
 use worl_cluster::{ClassId, GpuId, PartialSchedule, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
@@ -79,10 +79,11 @@ impl Scheduler for Peft {
         let oct = OptimisticCostTable::new(problem);
         let rank = problem.graph().task_ids().map(|v| oct.rank(v)).collect();
         let mut partial = PartialSchedule::new(problem);
+        let mut index = GapIndex::new(problem);
         let mut ready = ReadyQueue::new(problem.graph(), rank);
         while let Some(task) = ready.pop() {
-            let slot = best_slot(&partial, task, self.policy, |gpu| oct.get(task, gpu))?;
-            partial.commit(slot)?;
+            let slot = index.best_slot(&partial, task, self.policy, |gpu| oct.get(task, gpu))?;
+            index.commit(&mut partial, slot)?;
         }
         finish(&partial, ctx)
     }
