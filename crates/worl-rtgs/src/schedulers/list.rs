@@ -231,7 +231,7 @@ impl GapIndex {
     /// The slot of `task` minimising `slot.finish() + extra(gpu)` over the GPUs that fit
     /// it, under `policy`; ties go to the smaller GPU id. With `extra = 0` this is HEFT's
     /// processor selection (minimum EFT, Topcuoglu et al. 2002, §4.1); with PEFT's
-    /// optimistic cost it is O_EFT (Arabnejad and Barbosa 2014, §3.2).
+    /// optimistic cost it is O_EFT (Arabnejad and Barbosa 2014, §3).
     ///
     /// `O(m · |preds(task)|)` plus the gap searches the index cannot rule out; allocates
     /// nothing.

@@ -5,7 +5,7 @@
 //! and described as "Min-Min" by T. D. Braun, H. J. Siegel, N. Beck et al., "A comparison of
 //! eleven static heuristics for mapping a class of independent tasks onto heterogeneous
 //! distributed computing systems", *Journal of Parallel and Distributed Computing*
-//! 61(6):810–837, 2001, §2.4.
+//! 61(6):810–837, 2001, §2 (heuristic descriptions).
 
 use crate::error::Result;
 use crate::registry::Options;
@@ -14,7 +14,7 @@ use crate::schedulers::batch::{self, Pick};
 use crate::schedulers::list::take_policy;
 use worl_cluster::{Policy, Problem, Schedule};
 
-/// Min-Min (Ibarra and Kim, JACM 1977; Braun et al., JPDC 2001, §2.4), adapted to DAGs.
+/// Min-Min (Ibarra and Kim, JACM 1977; Braun et al., JPDC 2001, §2), adapted to DAGs.
 ///
 /// Batch mode over the *ready* tasks (those whose predecessors are all placed): every ready
 /// task's minimum completion time (MCT) is its minimum EFT over the GPUs that fit it (ties:

@@ -6,8 +6,8 @@
 //! | [`Heft`] | [`heft`] | `heft` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.1 |
 //! | [`Cpop`] | [`cpop`] | `cpop` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.2 |
 //! | [`Peft`] | [`peft`] | `peft` | Arabnejad, Barbosa, IEEE TPDS 2014, §3 |
-//! | [`MinMin`] | [`min_min`] | `min-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2.4 |
-//! | [`MaxMin`] | [`max_min`] | `max-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2.5 |
+//! | [`MinMin`] | [`min_min`] | `min-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2 |
+//! | [`MaxMin`] | [`max_min`] | `max-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2 |
 //! | [`LeastConnection`] | [`least_connection`] | `least-connection` | load balancing (MDTS paper's baseline) |
 //! | [`RoundRobin`] | [`round_robin`] | `round-robin` | cyclic assignment |
 //! | [`RandomAssignment`] | [`random`] | `random` | seeded uniform assignment |

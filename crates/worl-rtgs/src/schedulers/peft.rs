@@ -2,8 +2,8 @@
 //!
 //! H. Arabnejad and J. G. Barbosa, "List scheduling algorithm for heterogeneous systems by an
 //! optimistic cost table", *IEEE Transactions on Parallel and Distributed Systems*
-//! 25(3):682–694, 2014, §3 (OCT: §3.1, eq. 4; rank_oct: eq. 5; O_EFT: eq. 6; the algorithm:
-//! Algorithm 1).
+//! 25(3):682–694, 2014, §3 (the optimistic cost table, the rank_oct priority, the optimistic
+//! EFT processor selection, and the algorithm).
 
 use crate::error::Result;
 use crate::registry::Options;
@@ -89,7 +89,7 @@ impl Scheduler for Peft {
     }
 }
 
-/// PEFT's optimistic cost table (Arabnejad and Barbosa 2014, §3.1, eq. 4):
+/// PEFT's optimistic cost table (Arabnejad and Barbosa 2014, §3):
 ///
 /// `OCT(v, p) = max over successors s of min over GPUs q that fit s of
 /// (OCT(s, q) + exec(s, q) + [q ≠ p] · c̄_vs)`, 0 for exit tasks,
@@ -223,7 +223,7 @@ impl OptimisticCostTable {
     }
 
     /// `rank_oct(task)`: the mean of `OCT(task, p)` over the GPUs `p` that fit the task
-    /// (eq. 5, restricted to memory-feasible GPUs), s.
+    /// (the paper's mean over all processors, restricted to memory-feasible GPUs), s.
     ///
     /// # Panics
     /// If `task` is out of range.
