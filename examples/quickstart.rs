@@ -31,8 +31,9 @@ use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl_dag::{REFERENCE_BANDWIDTH, Workload, load_path};
 use worl_rtgs::Registry;
 use worl_rtgs::experiment::plot::{self, CurveAxis};
+use worl_rtgs::experiment::spec::all_registered;
 use worl_rtgs::experiment::{
-    Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, Results, report,
+    Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, SchedulerSpec, report,
 };
 
 /// Seed of the built-in workload and of the cluster.
@@ -64,42 +65,6 @@ struct Args {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
-}
-
-/// Registry names in table order: WORL-RTGS, RTGS, then the others alphabetically.
-fn ordered_names(registry: &Registry) -> Vec<String> {
-    let mut names: Vec<String> = registry.names().map(str::to_owned).collect();
-    let key = |n: &str| {
-        let n = n.to_ascii_lowercase();
-        if n.contains("worl") {
-            0
-        } else if n == "rtgs" {
-            1
-        } else {
-            2
-        }
-    };
-    names.sort_by(|a, b| key(a).cmp(&key(b)).then(a.cmp(b)));
-    names
-}
-
-/// The best hybrid present (WORL-RTGS, else RTGS), else the scheduler of the smallest mean
-/// makespan.
-fn reference(results: &Results) -> Option<String> {
-    let labels = results.schedulers();
-    for want in ["worl", "rtgs"] {
-        if let Some(l) = labels
-            .iter()
-            .find(|l| l.to_ascii_lowercase().contains(want))
-        {
-            return Some(l.clone());
-        }
-    }
-    results
-        .summaries(&GroupBy::All)
-        .into_iter()
-        .min_by(|a, b| a.makespan.mean.total_cmp(&b.makespan.mean))
-        .map(|s| s.scheduler)
 }
 
 fn cluster(gpus: usize) -> Result<Cluster, Box<dyn std::error::Error>> {
@@ -148,17 +113,20 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let registry = Registry::with_builtins();
-    let specs = if args.schedulers.is_empty() {
-        ordered_names(&registry)
+    let specs: Vec<SchedulerSpec> = if args.schedulers.is_empty() {
+        all_registered(&registry)
     } else {
-        args.schedulers.clone()
+        args.schedulers
+            .iter()
+            .map(SchedulerSpec::registry)
+            .collect()
     };
     if specs.is_empty() {
         return Err("no scheduler is registered".into());
     }
     let experiment = Experiment::new(problems)
         .with_registry(registry)
-        .schedulers(specs.iter().map(String::as_str))
+        .schedulers(specs.iter().cloned())
         .seeds(1..=args.seeds.max(1))
         .parallel(args.parallel)
         .quiet(args.quiet)
@@ -171,7 +139,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     );
     let results = experiment.run()?;
 
-    let reference = reference(&results);
+    let reference = results.default_reference();
     let table = report::markdown_table(&results, &GroupBy::Problem, reference.as_deref())?;
     println!("{table}");
     if let Some(r) = &reference {

@@ -128,6 +128,31 @@ impl SchedulerSpec {
     }
 }
 
+/// Every scheduler of `registry` as a spec, in table order: WORL-RTGS (names containing
+/// `worl`), then RTGS (`rtgs`), then the others alphabetically — the order the examples and
+/// `docs/results.md` use.
+///
+/// ```
+/// use worl_rtgs::experiment::spec::all_registered;
+/// let specs = all_registered(&worl_rtgs::Registry::new());
+/// assert!(specs.is_empty());
+/// ```
+pub fn all_registered(registry: &Registry) -> Vec<SchedulerSpec> {
+    let mut names: Vec<&str> = registry.names().collect();
+    let key = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        if n.contains("worl") {
+            0
+        } else if n == "rtgs" {
+            1
+        } else {
+            2
+        }
+    };
+    names.sort_by(|a, b| key(a).cmp(&key(b)).then(a.cmp(b)));
+    names.into_iter().map(SchedulerSpec::registry).collect()
+}
+
 impl From<&str> for SchedulerSpec {
     fn from(spec: &str) -> Self {
         Self::registry(spec)

@@ -194,6 +194,25 @@ impl Results {
         out
     }
 
+    /// The scheduler the examples compare the others against: the best hybrid present
+    /// (label containing `WORL`, else `RTGS`, case-insensitive), else the one of the smallest
+    /// mean gap to the lower bound over all runs; `None` without records.
+    pub fn default_reference(&self) -> Option<String> {
+        for want in ["worl", "rtgs"] {
+            if let Some(l) = self
+                .schedulers()
+                .iter()
+                .find(|l| l.to_ascii_lowercase().contains(want))
+            {
+                return Some(l.clone());
+            }
+        }
+        self.summaries(&GroupBy::All)
+            .into_iter()
+            .min_by(|a, b| a.gap.mean.total_cmp(&b.gap.mean))
+            .map(|s| s.scheduler)
+    }
+
     /// `reference` against every other scheduler, per group (see [`Comparison`]); only
     /// problems where both ran count.
     ///
