@@ -280,3 +280,34 @@ fn friedman_needs_two_algorithms_and_two_blocks_and_no_nan() {
     assert!(friedman(&[vec![1.0, f64::NAN], vec![1.0, 2.0]]).is_err());
     assert!(friedman(&[]).is_err());
 }
+
+#[test]
+fn default_reference_prefers_hybrids_then_the_smallest_gap() {
+    // no WORL-RTGS or RTGS: A (mean gap 1.2167) beats B (1.2333)
+    assert_eq!(hand_made().default_reference().as_deref(), Some("A"));
+    let mut recs = hand_made().records().to_vec();
+    recs.push(record("a1", "RTGS", 1, 500.0));
+    assert_eq!(
+        Results::from_records(recs.clone())
+            .default_reference()
+            .as_deref(),
+        Some("RTGS")
+    );
+    recs.push(record("a1", "WORL-RTGS", 1, 900.0));
+    assert_eq!(
+        Results::from_records(recs).default_reference().as_deref(),
+        Some("WORL-RTGS")
+    );
+    assert_eq!(Results::default().default_reference(), None);
+}
+
+#[test]
+fn all_registered_lists_hybrids_first_then_alphabetically() {
+    use worl_rtgs::experiment::spec::all_registered;
+    let mut reg = worl_rtgs::Registry::new();
+    for name in ["zeta", "rtgs", "alpha", "worl-rtgs"] {
+        reg.register(name, "test", |_| Ok(Box::new(experiment_common::Eft)));
+    }
+    let specs: Vec<String> = all_registered(&reg).iter().map(|s| s.to_string()).collect();
+    assert_eq!(specs, ["worl-rtgs", "rtgs", "alpha", "zeta"]);
+}
