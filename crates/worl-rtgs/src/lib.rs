@@ -9,6 +9,7 @@
 //! | [`scheduler`] | [`Scheduler`], [`RunContext`], [`Budget`], [`Progress`] |
 //! | [`registry`] | [`Registry`], [`Options`], scheduler specs |
 //! | [`schedulers`] | one module per algorithm |
+//! | [`study`] | the SPD–FTG correlation study behind RTGS |
 //! | [`error`] | [`ScheduleError`] |
 #![deny(missing_docs)]
 
@@ -17,6 +18,7 @@ pub mod experiment;
 pub mod registry;
 pub mod scheduler;
 pub mod schedulers;
+pub mod study;
 
 pub use error::{Result, ScheduleError};
 pub use registry::{Options, Registry};

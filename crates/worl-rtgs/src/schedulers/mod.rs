@@ -11,6 +11,10 @@
 //! | [`LeastConnection`] | [`least_connection`] | `least-connection` | load balancing (MDTS paper's baseline) |
 //! | [`RoundRobin`] | [`round_robin`] | `round-robin` | cyclic assignment |
 //! | [`RandomAssignment`] | [`random`] | `random` | seeded uniform assignment |
+//! | [`Rtgs`] | [`rtgs`] | `rtgs` | Du et al., J. Supercomputing 81:911, 2025 (authors' code) |
+//! | [`PlainWoa`] | [`woa`] | `woa` | Mirjalili, Lewis, Adv. Eng. Softw. 2016 |
+//! | [`Pso`] | [`pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
+//! | [`Ga`] | [`ga`] | `ga` | Holland 1975; Braun et al., JPDC 2001, §2.10 |
 //!
 //! Every scheduler builds its schedule through
 //! [`PartialSchedule`](worl_cluster::PartialSchedule), never places a task on a GPU it does
@@ -44,6 +48,11 @@ pub mod peft;
 pub mod random;
 pub mod round_robin;
 
+pub mod ga;
+pub mod pso;
+pub mod rtgs;
+pub mod woa;
+
 mod batch;
 
 pub use cpop::{Cpop, CriticalPathAssignment};
@@ -54,6 +63,11 @@ pub use min_min::MinMin;
 pub use peft::{OptimisticCostTable, Peft};
 pub use random::RandomAssignment;
 pub use round_robin::RoundRobin;
+
+pub use ga::Ga;
+pub use pso::Pso;
+pub use rtgs::Rtgs;
+pub use woa::PlainWoa;
 
 use crate::registry::{Options, Registry};
 use crate::scheduler::Scheduler;
@@ -104,4 +118,8 @@ pub(crate) fn register_builtins(registry: &mut Registry) {
         "random: seeded uniform GPU per task (stochastic); options: policy",
         |o: Options| boxed(RandomAssignment::from_options(o)),
     );
+    rtgs::register(registry);
+    woa::register(registry);
+    pso::register(registry);
+    ga::register(registry);
 }
