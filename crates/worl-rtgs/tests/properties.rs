@@ -281,3 +281,23 @@ proptest! {
         prop_assert!(s.to_schedule().unwrap().validate(&p).is_empty());
     }
 }
+
+#[test]
+fn max_min_with_many_ready_tasks_equals_the_textbook_recomputation() {
+    // 150 tasks, few edges, identical GPUs: every step refreshes most ready tasks, so the
+    // engine's heap fills with superseded entries and gets compacted many times.
+    for (seed, kind) in [(1, 0), (2, 1), (3, 4)] {
+        let p = random_problem(150, 6, 0.01, kind, 0.0, seed);
+        for policy in [Policy::Append, Policy::Insertion] {
+            let ctx = &mut RunContext::new(0);
+            assert_eq!(
+                MaxMin::new().with_policy(policy).schedule(&p, ctx).unwrap(),
+                textbook_batch(&p, policy, true)
+            );
+            assert_eq!(
+                MinMin::new().with_policy(policy).schedule(&p, ctx).unwrap(),
+                textbook_batch(&p, policy, false)
+            );
+        }
+    }
+}

@@ -23,8 +23,9 @@
 //!
 //! Worst case `O(n · R · (d̄ + g + log m))` for Max-Min (every ready task prefers the same GPU,
 //! e.g. identical idle GPUs), far less for Min-Min; plus `n · m` slot evaluations to build the
-//! rows. Memory `O(R · m)`: one row (16 bytes per GPU, rounded up to a power of two) per
-//! ready task, recycled when the task is placed.
+//! rows. Memory `O(R · m)`: one row (36 bytes per GPU, the GPU count rounded up to a power of
+//! two) per ready task, recycled when the task is placed; the heap is compacted when stale
+//! entries outnumber live ones.
 
 use crate::error::Result;
 use crate::scheduler::RunContext;
@@ -45,17 +46,44 @@ pub(crate) enum Pick {
 
 const NONE: u32 = u32::MAX;
 
-/// Rows of EFTs with a min-tournament tree each, in a recycled pool.
+/// A node of a row's tournament tree: the best (EFT, GPU) below it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Node {
+    value: f64,
+    gpu: u32,
+}
+
+impl Node {
+    /// The better of two nodes: smaller EFT, then smaller GPU id.
+    #[inline]
+    fn min(self, other: Node) -> Node {
+        match self.value.total_cmp(&other.value) {
+            Ordering::Less => self,
+            Ordering::Greater => other,
+            Ordering::Equal if self.gpu <= other.gpu => self,
+            Ordering::Equal => other,
+        }
+    }
+}
+
+const PADDING: Node = Node {
+    value: f64::INFINITY,
+    gpu: u32::MAX,
+};
+
+/// Rows of EFTs, each a min-tournament tree over the GPUs, in a recycled pool.
+///
+/// A row is `2·size` nodes (`size` = the next power of two `>= m`): node 1 is the root,
+/// node `i` has children `2i` and `2i + 1` (adjacent: one cache line per level), leaves are
+/// nodes `size..2·size` (GPU `k` at `size + k`). Nodes carry their value, so an update walks
+/// `log2(size)` cache lines.
 struct Rows {
     m: usize,
-    /// Leaves per row: the next power of two `>= m`.
     size: usize,
-    /// `[rows, size]`: EFT per GPU (`+inf` for GPUs the task does not fit, and padding).
-    value: Vec<f64>,
-    /// `[rows, size]`: placements on the GPU when the value was computed.
+    /// `[rows, 2·size]` nodes (node 0 unused).
+    node: Vec<Node>,
+    /// `[rows, size]`: placements on the GPU when its leaf was computed.
     stamp: Vec<u32>,
-    /// `[rows, size]`: internal nodes `1..size` holding the winning leaf (node 0 unused).
-    tree: Vec<u32>,
     free: Vec<u32>,
 }
 
@@ -64,9 +92,8 @@ impl Rows {
         Self {
             m,
             size: m.next_power_of_two(),
-            value: Vec::new(),
+            node: Vec::new(),
             stamp: Vec::new(),
-            tree: Vec::new(),
             free: Vec::new(),
         }
     }
@@ -75,34 +102,13 @@ impl Rows {
         if let Some(r) = self.free.pop() {
             return r;
         }
-        let r = self.value.len() / self.size;
-        self.value.resize((r + 1) * self.size, f64::INFINITY);
+        let r = self.stamp.len() / self.size;
+        self.node.resize((r + 1) * 2 * self.size, PADDING);
         self.stamp.resize((r + 1) * self.size, 0);
-        self.tree.resize((r + 1) * self.size, 0);
         r as u32
     }
 
-    /// The better of two leaves of row `base`: smaller value, then smaller GPU id.
-    #[inline]
-    fn better(&self, base: usize, a: u32, b: u32) -> u32 {
-        match self.value[base + a as usize].total_cmp(&self.value[base + b as usize]) {
-            Ordering::Less => a,
-            Ordering::Greater => b,
-            Ordering::Equal => a.min(b),
-        }
-    }
-
-    /// The winning leaf of node `node` (leaves are nodes `size..2·size`).
-    #[inline]
-    fn winner(&self, base: usize, node: usize) -> u32 {
-        if node >= self.size {
-            (node - self.size) as u32
-        } else {
-            self.tree[base + node]
-        }
-    }
-
-    /// Fills row `r` with the EFT of `task` on every GPU.
+    /// Fills row `r` with the EFT of `task` on every GPU (`+inf` where it does not fit).
     fn build(
         &mut self,
         r: u32,
@@ -113,25 +119,29 @@ impl Rows {
         placements: &[u32],
     ) -> Result<()> {
         let p = partial.problem();
-        let base = r as usize * self.size;
+        let (size, m) = (self.size, self.m);
+        let nodes = &mut self.node[r as usize * 2 * size..(r as usize + 1) * 2 * size];
         for (k, &placed) in placements.iter().enumerate() {
             let gpu = GpuId::new(k);
-            self.value[base + k] = if p.fits(task, gpu) {
+            let value = if p.fits(task, gpu) {
                 index.slot(partial, task, gpu, policy)?.finish()
             } else {
                 f64::INFINITY
             };
-            self.stamp[base + k] = placed;
+            nodes[size + k] = Node {
+                value,
+                gpu: k as u32,
+            };
+            self.stamp[r as usize * size + k] = placed;
         }
-        self.value[base + self.m..base + self.size].fill(f64::INFINITY);
-        for node in (1..self.size).rev() {
-            let (a, b) = (self.winner(base, 2 * node), self.winner(base, 2 * node + 1));
-            self.tree[base + node] = self.better(base, a, b);
+        nodes[size + m..].fill(PADDING);
+        for i in (1..size).rev() {
+            nodes[i] = nodes[2 * i].min(nodes[2 * i + 1]);
         }
         Ok(())
     }
 
-    /// The exact minimum (GPU, EFT) of row `r`, refreshing the stale entries that surface.
+    /// The exact minimum (GPU, EFT) of row `r`, refreshing the stale leaves that surface.
     fn best(
         &mut self,
         r: u32,
@@ -141,22 +151,24 @@ impl Rows {
         policy: Policy,
         placements: &[u32],
     ) -> Result<(u32, f64)> {
-        let base = r as usize * self.size;
+        let size = self.size;
+        let nodes = &mut self.node[r as usize * 2 * size..(r as usize + 1) * 2 * size];
+        let stamps = &mut self.stamp[r as usize * size..(r as usize + 1) * size];
         loop {
-            let k = self.winner(base, 1) as usize;
-            if self.value[base + k] == f64::INFINITY {
+            let top = nodes[1];
+            if top.value == f64::INFINITY {
                 return Err(fits_no_gpu(partial.problem(), task));
             }
-            if self.stamp[base + k] == placements[k] {
-                return Ok((k as u32, self.value[base + k]));
+            let k = top.gpu as usize;
+            if stamps[k] == placements[k] {
+                return Ok((top.gpu, top.value));
             }
-            self.value[base + k] = index.slot(partial, task, GpuId::new(k), policy)?.finish();
-            self.stamp[base + k] = placements[k];
-            let mut node = (self.size + k) / 2;
-            while node >= 1 {
-                let (a, b) = (self.winner(base, 2 * node), self.winner(base, 2 * node + 1));
-                self.tree[base + node] = self.better(base, a, b);
-                node /= 2;
+            nodes[size + k].value = index.slot(partial, task, GpuId::new(k), policy)?.finish();
+            stamps[k] = placements[k];
+            let mut i = (size + k) / 2;
+            while i >= 1 {
+                nodes[i] = nodes[2 * i].min(nodes[2 * i + 1]);
+                i /= 2;
             }
         }
     }
@@ -207,6 +219,8 @@ struct Engine<'p> {
     cached: Vec<Cached>,
     missing: Vec<u32>,
     heap: BinaryHeap<Entry>,
+    /// Number of ready (admitted, not yet placed) tasks.
+    ready: usize,
     /// Max-Min: ready tasks by their MCT GPU.
     bucket: Vec<Vec<u32>>,
     scratch: Vec<u32>,
@@ -261,7 +275,22 @@ impl Engine<'_> {
             &self.placements,
         )?;
         self.cached[t].row = row;
+        self.ready += 1;
         self.refresh(t)
+    }
+
+    /// Drops superseded heap entries once they outnumber the live ones (Max-Min pushes a new
+    /// entry per refresh and leaves the old one behind). Amortised `O(1)` per push.
+    fn compact(&mut self) {
+        if self.heap.len() <= 2 * self.ready + 64 {
+            return;
+        }
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.retain(|e| {
+            let c = self.cached[e.task as usize];
+            c.row != NONE && c.stamp == e.stamp
+        });
+        self.heap = BinaryHeap::from(entries);
     }
 
     fn run(&mut self) -> Result<()> {
@@ -304,6 +333,7 @@ impl Engine<'_> {
             self.placements[gpu] = self.placements[gpu].wrapping_add(1);
             self.rows.free.push(c.row);
             self.cached[t].row = NONE;
+            self.ready -= 1;
             if self.pick == Pick::Max {
                 std::mem::swap(&mut self.scratch, &mut self.bucket[gpu]);
                 for i in 0..self.scratch.len() {
@@ -314,6 +344,7 @@ impl Engine<'_> {
                     }
                 }
                 self.scratch.clear();
+                self.compact();
             }
             for s in g.succs(task) {
                 let w = s.task.index();
@@ -354,6 +385,7 @@ pub(crate) fn run(
         ],
         missing: g.task_ids().map(|v| g.preds(v).len() as u32).collect(),
         heap: BinaryHeap::new(),
+        ready: 0,
         bucket: if pick == Pick::Max {
             vec![Vec::new(); m]
         } else {
