@@ -1,0 +1,297 @@
+//! Hyper-parameters of the agent, as one serde-serialisable [`AgentConfig`].
+//!
+//! Defaults follow the usual DQN practice (Mnih et al., *Human-level control through deep
+//! reinforcement learning*, Nature 518, 2015; van Hasselt, Guez & Silver, *Deep Reinforcement
+//! Learning with Double Q-learning*, AAAI 2016) scaled to the small MLPs a list scheduler needs;
+//! the WORL-RTGS paper does not publish its values (see `PAPER.md` §4), so they are ours.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{DdqnError, Result};
+use crate::exploration::EpsilonSchedule;
+
+/// How the target network follows the online network (Mnih et al. 2015, "target network").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TargetUpdate {
+    /// Copy the online weights into the target network every `every` training steps
+    /// (Mnih et al. 2015, Algorithm 1: "every C steps reset Q̂ = Q").
+    Hard {
+        /// Period in training steps (>= 1).
+        every: u64,
+    },
+    /// Polyak averaging after every training step: θ⁻ ← τ·θ + (1 − τ)·θ⁻
+    /// (Lillicrap et al., ICLR 2016, "soft target updates").
+    Soft {
+        /// Interpolation weight τ in (0, 1].
+        tau: f32,
+    },
+}
+
+/// Which bootstrap target the loss regresses on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TdTarget {
+    /// Double DQN (van Hasselt et al. 2016, eq. 4): the online network chooses the next action,
+    /// the target network values it. See [`crate::target::double_dqn_target`].
+    Double,
+    /// Vanilla DQN (Mnih et al. 2015): max over the target network's values. Kept for the
+    /// "plain DQN" baseline and for ablations. See [`crate::target::dqn_target`].
+    Vanilla,
+}
+
+/// Replay buffer sampling scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReplayConfig {
+    /// Uniform sampling with replacement (Mnih et al. 2015, "experience replay").
+    Uniform,
+    /// Proportional prioritized experience replay (Schaul, Quan, Antonoglou & Silver,
+    /// *Prioritized Experience Replay*, ICLR 2016, §3.3 and Algorithm 1):
+    /// p_i = (|δ_i| + ε)^α, P(i) = p_i / Σ_k p_k, importance weights
+    /// w_i = (N·P(i))^(−β) / max_j w_j with β annealed linearly from `beta_start` to 1.
+    Prioritized {
+        /// Priority exponent α in [0, 1] (0 = uniform). Paper value 0.6.
+        alpha: f32,
+        /// Initial importance-sampling exponent β₀ in [0, 1]. Paper value 0.4.
+        beta_start: f32,
+        /// Training steps over which β reaches 1.
+        beta_anneal_steps: u64,
+        /// Small constant ε > 0 added to |δ| so no transition has zero priority.
+        priority_epsilon: f32,
+    },
+}
+
+impl ReplayConfig {
+    /// The paper's proportional-PER settings: α = 0.6, β₀ = 0.4 annealed over 100,000 steps,
+    /// ε = 1e-6 (Schaul et al. 2016, Table 3).
+    pub fn prioritized_default() -> Self {
+        ReplayConfig::Prioritized {
+            alpha: 0.6,
+            beta_start: 0.4,
+            beta_anneal_steps: 100_000,
+            priority_epsilon: 1e-6,
+        }
+    }
+}
+
+/// Every hyper-parameter of an [`Agent`](crate::Agent); JSON round-trips through serde.
+///
+/// Missing fields take their defaults when deserialising (`#[serde(default)]`), so a config
+/// file may name only what it changes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Length of the state feature vector (default 4). Must be >= 1.
+    pub state_dim: usize,
+    /// Length of each candidate action's feature vector (default 4). Must be >= 1.
+    pub action_dim: usize,
+    /// Widths of the hidden ReLU layers of the Q-network (default `[64, 64]`); may be empty
+    /// (a linear Q-function).
+    pub hidden: Vec<usize>,
+    /// Discount factor γ in [0, 1] (default 0.9, the value hinted by the WORL-RTGS code).
+    pub gamma: f32,
+    /// Adam learning rate (default 1e-3).
+    pub learning_rate: f64,
+    /// Adam β₁ (default 0.9).
+    pub adam_beta1: f32,
+    /// Adam β₂ (default 0.999).
+    pub adam_beta2: f32,
+    /// Adam ε (default 1e-8).
+    pub adam_epsilon: f32,
+    /// Mini-batch size (default 64).
+    pub batch_size: usize,
+    /// Replay buffer capacity in transitions (default 10,000); the oldest is overwritten.
+    pub replay_capacity: usize,
+    /// Replay sampling scheme (default uniform).
+    pub replay: ReplayConfig,
+    /// Transitions stored before the first training step (default 256, at least `batch_size`
+    /// are always required).
+    pub learning_starts: usize,
+    /// Environment steps per training step in [`Agent::train`](crate::Agent::train) (default 1).
+    pub train_every: u64,
+    /// Target network update rule (default hard copy every 100 training steps).
+    pub target_update: TargetUpdate,
+    /// Bootstrap target (default Double DQN).
+    pub td_target: TdTarget,
+    /// Exploration schedule of the epsilon-greedy policy (default linear 1.0 → 0.05 over
+    /// 10,000 steps).
+    pub epsilon: EpsilonSchedule,
+    /// Huber loss threshold δ (default 1.0, the gradient clipping of Mnih et al. 2015).
+    pub huber_delta: f32,
+    /// Clip the global L2 norm of the gradient (all parameters together) to this value;
+    /// `None` disables clipping (default `Some(10.0)`).
+    pub grad_clip_norm: Option<f32>,
+    /// Seed of the weight initialisation, exploration and replay sampling (default 0).
+    pub seed: u64,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            state_dim: 4,
+            action_dim: 4,
+            hidden: vec![64, 64],
+            gamma: 0.9,
+            learning_rate: 1e-3,
+            adam_beta1: 0.9,
+            adam_beta2: 0.999,
+            adam_epsilon: 1e-8,
+            batch_size: 64,
+            replay_capacity: 10_000,
+            replay: ReplayConfig::Uniform,
+            learning_starts: 256,
+            train_every: 1,
+            target_update: TargetUpdate::Hard { every: 100 },
+            td_target: TdTarget::Double,
+            epsilon: EpsilonSchedule::Linear {
+                start: 1.0,
+                end: 0.05,
+                decay_steps: 10_000,
+            },
+            huber_delta: 1.0,
+            grad_clip_norm: Some(10.0),
+            seed: 0,
+        }
+    }
+}
+
+impl AgentConfig {
+    /// A default config for the given feature sizes.
+    pub fn new(state_dim: usize, action_dim: usize) -> Self {
+        AgentConfig {
+            state_dim,
+            action_dim,
+            ..AgentConfig::default()
+        }
+    }
+
+    /// Check every field against its documented range.
+    ///
+    /// # Errors
+    /// [`DdqnError::InvalidConfig`] naming the first offending field.
+    pub fn validate(&self) -> Result<()> {
+        fn bad(field: &'static str, reason: impl Into<String>) -> Result<()> {
+            Err(DdqnError::InvalidConfig {
+                field,
+                reason: reason.into(),
+            })
+        }
+        if self.state_dim == 0 {
+            return bad("state_dim", "must be >= 1");
+        }
+        if self.action_dim == 0 {
+            return bad("action_dim", "must be >= 1");
+        }
+        if let Some(i) = self.hidden.iter().position(|&h| h == 0) {
+            return bad("hidden", format!("layer {i} has width 0"));
+        }
+        if !(0.0..=1.0).contains(&self.gamma) {
+            return bad("gamma", format!("{} is outside [0, 1]", self.gamma));
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return bad(
+                "learning_rate",
+                format!("{} is not > 0", self.learning_rate),
+            );
+        }
+        if !(0.0..1.0).contains(&self.adam_beta1) {
+            return bad(
+                "adam_beta1",
+                format!("{} is outside [0, 1)", self.adam_beta1),
+            );
+        }
+        if !(0.0..1.0).contains(&self.adam_beta2) {
+            return bad(
+                "adam_beta2",
+                format!("{} is outside [0, 1)", self.adam_beta2),
+            );
+        }
+        if !(self.adam_epsilon.is_finite() && self.adam_epsilon > 0.0) {
+            return bad("adam_epsilon", format!("{} is not > 0", self.adam_epsilon));
+        }
+        if self.batch_size == 0 {
+            return bad("batch_size", "must be >= 1");
+        }
+        if self.replay_capacity < self.batch_size {
+            return bad(
+                "replay_capacity",
+                format!(
+                    "{} is smaller than batch_size {}",
+                    self.replay_capacity, self.batch_size
+                ),
+            );
+        }
+        if self.train_every == 0 {
+            return bad("train_every", "must be >= 1");
+        }
+        match self.target_update {
+            TargetUpdate::Hard { every: 0 } => return bad("target_update.every", "must be >= 1"),
+            TargetUpdate::Soft { tau } if !(tau > 0.0 && tau <= 1.0) => {
+                return bad("target_update.tau", format!("{tau} is outside (0, 1]"));
+            }
+            _ => {}
+        }
+        if let ReplayConfig::Prioritized {
+            alpha,
+            beta_start,
+            priority_epsilon,
+            ..
+        } = self.replay
+        {
+            if !(0.0..=1.0).contains(&alpha) {
+                return bad("replay.alpha", format!("{alpha} is outside [0, 1]"));
+            }
+            if !(0.0..=1.0).contains(&beta_start) {
+                return bad(
+                    "replay.beta_start",
+                    format!("{beta_start} is outside [0, 1]"),
+                );
+            }
+            if !(priority_epsilon.is_finite() && priority_epsilon > 0.0) {
+                return bad(
+                    "replay.priority_epsilon",
+                    format!("{priority_epsilon} is not > 0"),
+                );
+            }
+        }
+        self.epsilon.validate()?;
+        if !(self.huber_delta.is_finite() && self.huber_delta > 0.0) {
+            return bad("huber_delta", format!("{} is not > 0", self.huber_delta));
+        }
+        if let Some(c) = self.grad_clip_norm
+            && !(c.is_finite() && c > 0.0)
+        {
+            return bad("grad_clip_norm", format!("{c} is not > 0"));
+        }
+        Ok(())
+    }
+
+    /// Serialise to pretty JSON.
+    ///
+    /// # Errors
+    /// [`DdqnError::Json`] (not expected for a valid config).
+    pub fn to_json(&self) -> Result<String> {
+        Ok(serde_json::to_string_pretty(self)?)
+    }
+
+    /// Parse from JSON and [`validate`](Self::validate).
+    ///
+    /// # Errors
+    /// [`DdqnError::Json`] for malformed JSON or unknown fields, [`DdqnError::InvalidConfig`]
+    /// for out-of-range values.
+    pub fn from_json(json: &str) -> Result<Self> {
+        let config: AgentConfig = serde_json::from_str(json)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The network architecture this config describes.
+    pub fn network_spec(&self) -> crate::network::NetworkSpec {
+        crate::network::NetworkSpec {
+            state_dim: self.state_dim,
+            action_dim: self.action_dim,
+            hidden: self.hidden.clone(),
+        }
+    }
+}
