@@ -7,7 +7,9 @@
 //!
 //! * the state's contribution to the first layer, `b₀ + s·W₀[0..state_dim]`, is computed once
 //!   per decision point and shared by all its candidates;
-//! * zero activations after a ReLU are skipped (exact: they contribute `+0.0`).
+//! * units a ReLU switched off are skipped (exact: they contribute `+0.0`), using a
+//!   branch-free list of the active units;
+//! * the output layer (one unit) is a plain dot product.
 //!
 //! Results match the burn forward pass to float rounding (tested within 1e-5).
 
@@ -34,6 +36,7 @@ pub struct SnapshotScratch {
     state_part: Vec<f32>,
     a: Vec<f32>,
     b: Vec<f32>,
+    active: Vec<u32>,
 }
 
 impl SnapshotScratch {
@@ -42,6 +45,7 @@ impl SnapshotScratch {
             self.state_part.resize(width, 0.0);
             self.a.resize(width, 0.0);
             self.b.resize(width, 0.0);
+            self.active.resize(width, 0);
         }
     }
 }
@@ -117,30 +121,45 @@ impl PolicySnapshot {
 
     /// Q-value of one candidate; `prepare_state` must have run for the state.
     fn q_of(&self, candidate: &[f32], scratch: &mut SnapshotScratch) -> f32 {
-        let SnapshotScratch { state_part, a, b } = scratch;
+        let SnapshotScratch {
+            state_part,
+            a,
+            b,
+            active,
+        } = scratch;
         let s_dim = self.spec.state_dim;
         let l0 = &self.layers[0];
         let mut width = l0.d_output;
         a[..width].copy_from_slice(&state_part[..width]);
         for (i, &c) in candidate.iter().enumerate() {
-            if c != 0.0 {
-                let r = s_dim + i;
-                let row = &l0.weight[r * width..(r + 1) * width];
-                for (o, &w) in a[..width].iter_mut().zip(row) {
-                    *o += c * w;
-                }
+            let r = s_dim + i;
+            let row = &l0.weight[r * width..(r + 1) * width];
+            for (o, &w) in a[..width].iter_mut().zip(row) {
+                *o += c * w;
             }
         }
         for layer in self.layers.iter().skip(1) {
-            // ReLU of the previous (hidden) layer.
-            for v in a[..width].iter_mut() {
-                *v = v.max(0.0);
+            // ReLU of the previous (hidden) layer as a branch-free list of its active units:
+            // inactive units contribute exactly +0.0, so they are skipped.
+            let mut n = 0;
+            for (i, &v) in a[..width].iter().enumerate() {
+                active[n] = i as u32;
+                n += usize::from(v > 0.0);
             }
+            let active = &active[..n];
             let out_w = layer.d_output;
-            let acc = &mut b[..out_w];
-            acc.copy_from_slice(&layer.bias);
-            for (i, &x) in a[..width].iter().enumerate() {
-                if x != 0.0 {
+            if out_w == 1 {
+                let mut q = layer.bias[0];
+                for &i in active {
+                    q += a[i as usize] * layer.weight[i as usize];
+                }
+                b[0] = q;
+            } else {
+                let acc = &mut b[..out_w];
+                acc.copy_from_slice(&layer.bias);
+                for &i in active {
+                    let i = i as usize;
+                    let x = a[i];
                     let row = &layer.weight[i * out_w..(i + 1) * out_w];
                     for (o, &w) in acc.iter_mut().zip(row) {
                         *o += x * w;
