@@ -4,9 +4,9 @@
 mod experiment_common;
 
 use experiment_common::{Broken, Counter, Eft, Failing, OneGpu, RandomSearch, small_set};
+use worl_rtgs::ScheduleError;
 use worl_rtgs::experiment::{
-    Experiment, ExperimentError, GroupBy, KeepSchedules, NamedProblem, ProblemSet, RunRecord,
-    SchedulerSpec,
+    Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, RunRecord, SchedulerSpec,
 };
 
 fn cheap() -> Experiment {
@@ -168,7 +168,7 @@ fn an_invalid_schedule_fails_the_experiment_naming_scheduler_problem_seed_and_vi
             .run()
             .unwrap_err();
         match &err {
-            ExperimentError::InvalidSchedule {
+            ScheduleError::InvalidSchedule {
                 scheduler,
                 problem,
                 seed,
@@ -201,7 +201,7 @@ fn scheduler_errors_bad_specs_and_duplicates_are_errors() {
         .run()
         .unwrap_err();
     assert!(
-        matches!(e, ExperimentError::Spec { ref spec, .. } if spec == "no-such-scheduler"),
+        matches!(e, ScheduleError::Spec { ref spec, .. } if spec == "no-such-scheduler"),
         "{e}"
     );
     // two schedulers with one label
@@ -210,13 +210,13 @@ fn scheduler_errors_bad_specs_and_duplicates_are_errors() {
         .scheduler(SchedulerSpec::factory("x", || Ok(Box::new(OneGpu))))
         .run()
         .unwrap_err();
-    assert!(matches!(e, ExperimentError::Duplicate { what: "scheduler", ref name } if name == "x"));
+    assert!(matches!(e, ScheduleError::Duplicate { what: "scheduler", ref name } if name == "x"));
     // a duplicate problem name
     let mut set = small_set();
     let dup = set.get("chain").unwrap().clone();
     assert!(matches!(
         set.push(dup),
-        Err(ExperimentError::Duplicate {
+        Err(ScheduleError::Duplicate {
             what: "problem",
             ..
         })
@@ -224,11 +224,11 @@ fn scheduler_errors_bad_specs_and_duplicates_are_errors() {
     // nothing to run
     assert!(matches!(
         Experiment::new(small_set()).run(),
-        Err(ExperimentError::Invalid(_))
+        Err(ScheduleError::Invalid(_))
     ));
     assert!(matches!(
         cheap().seeds([]).run(),
-        Err(ExperimentError::Invalid(_))
+        Err(ScheduleError::Invalid(_))
     ));
     // a scheduler that returns an error: wrapped with scheduler, problem and seed
     let e = Experiment::new(small_set())
@@ -238,7 +238,7 @@ fn scheduler_errors_bad_specs_and_duplicates_are_errors() {
         .run()
         .unwrap_err();
     match e {
-        ExperimentError::Scheduler {
+        ScheduleError::RunFailed {
             scheduler,
             problem,
             seed,
@@ -261,7 +261,7 @@ fn scheduler_errors_bad_specs_and_duplicates_are_errors() {
         }))
         .run()
         .unwrap_err();
-    assert!(matches!(e, ExperimentError::Spec { .. }), "{e}");
+    assert!(matches!(e, ScheduleError::Spec { .. }), "{e}");
 }
 
 #[test]

@@ -6,10 +6,11 @@ use experiment_common::{Eft, OneGpu, RandomSearch, record, small_set};
 use std::sync::Arc;
 use worl_cluster::{Problem, presets};
 use worl_dag::generators::layered::{LayeredParams, layered};
+use worl_rtgs::ScheduleError;
 use worl_rtgs::experiment::plot::{self, CurveAxis};
 use worl_rtgs::experiment::{
-    Alpha, Experiment, ExperimentError, GroupBy, KeepSchedules, Metric, NamedProblem, Results,
-    RunRecord, SchedulerSpec, report,
+    Alpha, Experiment, GroupBy, KeepSchedules, Metric, NamedProblem, Results, RunRecord,
+    SchedulerSpec, report,
 };
 
 fn results() -> Results {
@@ -69,7 +70,7 @@ fn csv_round_trip_is_exact_and_tags_become_columns() {
 #[test]
 fn csv_errors_name_the_column_and_line() {
     let e = Results::read_csv_from("problem,scheduler\nx,y\n".as_bytes(), "bad.csv").unwrap_err();
-    assert!(matches!(e, ExperimentError::Csv { .. }));
+    assert!(matches!(e, ScheduleError::Csv { .. }));
     assert!(e.to_string().contains("no column `seed`"), "{e}");
     let mut buf = Vec::new();
     Results::from_records(vec![record("a1", "A", 1, 12.5)])
@@ -83,7 +84,7 @@ fn csv_errors_name_the_column_and_line() {
     );
     assert!(matches!(
         Results::read_csv("/nonexistent/dir/x.csv"),
-        Err(ExperimentError::Io { .. })
+        Err(ScheduleError::Io { .. })
     ));
 }
 

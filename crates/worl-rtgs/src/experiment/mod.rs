@@ -10,7 +10,7 @@
 //! | [`stats`] | [`Stats`], ranks, [`Friedman`](stats::Friedman), Nemenyi `q_α` and CD, [`RankTest`] (Demšar 2006) |
 //! | [`report`] | Markdown tables, CSV (runs, summaries, curves), JSON |
 //! | [`plot`] | SVG: Gantt chart, convergence curves, mean ± std against size, critical-difference diagram |
-//! | [`error`] | [`ExperimentError`] |
+
 //!
 //! Every run's schedule is validated ([`Schedule::validate`](worl_cluster::Schedule::validate));
 //! an infeasible schedule stops the experiment with an error naming the scheduler, problem,
@@ -57,7 +57,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod error;
 pub mod plot;
 pub mod problems;
 pub mod report;
@@ -66,7 +65,6 @@ pub mod spec;
 pub mod stats;
 pub mod summary;
 
-pub use error::{ExperimentError, ExperimentResult};
 pub use problems::{NamedProblem, ProblemSet};
 pub use run::{ConvergencePoint, Experiment, KeepSchedules, Results, RunRecord};
 pub use spec::{Factory, SchedulerSpec};

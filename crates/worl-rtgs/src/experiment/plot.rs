@@ -2,7 +2,7 @@
 //! font library is needed): Gantt chart of a schedule, convergence curves, makespan against
 //! DAG size, and the critical-difference diagram of a rank test (Demšar 2006, Fig. 1).
 
-use crate::experiment::error::{ExperimentError, ExperimentResult};
+use crate::error::{Result, ScheduleError};
 use crate::experiment::run::Results;
 use crate::experiment::stats::RankTest;
 use crate::experiment::summary::Metric;
@@ -14,16 +14,16 @@ use worl_cluster::{Problem, Schedule};
 
 const FONT: &str = "sans-serif";
 
-fn plot_err(path: &Path, e: impl std::fmt::Display) -> ExperimentError {
-    ExperimentError::Plot {
+fn plot_err(path: &Path, e: impl std::fmt::Display) -> ScheduleError {
+    ScheduleError::Plot {
         path: path.to_owned(),
         message: e.to_string(),
     }
 }
 
-fn ensure_dir(path: &Path) -> ExperimentResult<()> {
+fn ensure_dir(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| ExperimentError::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| ScheduleError::io(dir, e))?;
     }
     Ok(())
 }
@@ -37,13 +37,13 @@ fn color(i: usize) -> RGBColor {
 /// (labelled with its id and model), one bar per task from start to finish, coloured by job
 /// (99-colour palette, cycling). Size 1000 × (120 + 18·m) pixels.
 ///
-/// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
+/// Errors: [`ScheduleError::Io`] creating the directory; [`ScheduleError::Plot`].
 pub fn gantt(
     problem: &Problem,
     schedule: &Schedule,
     title: &str,
     path: impl AsRef<Path>,
-) -> ExperimentResult<()> {
+) -> Result<()> {
     let path = path.as_ref();
     ensure_dir(path)?;
     let m = schedule.n_gpus().max(1);
@@ -202,13 +202,13 @@ fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 /// flat curves are thin horizontal lines across the plot. The y axis is logarithmic when the
 /// values span a factor of 5 or more.
 ///
-/// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
+/// Errors: [`ScheduleError::Io`] creating the directory; [`ScheduleError::Plot`].
 pub fn convergence(
     curves: &[Curve],
     title: &str,
     x_label: &str,
     path: impl AsRef<Path>,
-) -> ExperimentResult<()> {
+) -> Result<()> {
     let path = path.as_ref();
     ensure_dir(path)?;
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
@@ -291,14 +291,14 @@ pub fn convergence(
 /// `path` (SVG, 900 × 560); the x axis is logarithmic when the x values span a factor of 10
 /// or more.
 ///
-/// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
+/// Errors: [`ScheduleError::Io`] creating the directory; [`ScheduleError::Plot`].
 pub fn mean_std_lines(
     series: &[Series],
     title: &str,
     x_label: &str,
     y_label: &str,
     path: impl AsRef<Path>,
-) -> ExperimentResult<()> {
+) -> Result<()> {
     let path = path.as_ref();
     ensure_dir(path)?;
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
@@ -396,8 +396,8 @@ pub fn mean_std_lines(
 /// and the rest on the right, the CD as a bar above the axis, and thick bars joining groups
 /// whose ranks lie within CD of each other (Demšar 2006, §3.2.2, Fig. 1).
 ///
-/// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
-pub fn cd_diagram(test: &RankTest, title: &str, path: impl AsRef<Path>) -> ExperimentResult<()> {
+/// Errors: [`ScheduleError::Io`] creating the directory; [`ScheduleError::Plot`].
+pub fn cd_diagram(test: &RankTest, title: &str, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
     ensure_dir(path)?;
     let k = test.names.len();

@@ -1,7 +1,7 @@
 //! The problems an experiment runs on: [`NamedProblem`] (a [`Problem`] with a unique name,
 //! tags and optional own seeds) and [`ProblemSet`].
 
-use crate::experiment::error::{ExperimentError, ExperimentResult};
+use crate::error::{Result, ScheduleError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use worl_cluster::Problem;
@@ -68,10 +68,10 @@ impl ProblemSet {
 
     /// Appends `problem`.
     ///
-    /// Errors: [`ExperimentError::Duplicate`] if its name is taken.
-    pub fn push(&mut self, problem: NamedProblem) -> ExperimentResult<()> {
+    /// Errors: [`ScheduleError::Duplicate`] if its name is taken.
+    pub fn push(&mut self, problem: NamedProblem) -> Result<()> {
         if self.get(&problem.name).is_some() {
-            return Err(ExperimentError::Duplicate {
+            return Err(ScheduleError::Duplicate {
                 what: "problem",
                 name: problem.name,
             });
@@ -83,7 +83,7 @@ impl ProblemSet {
     /// `self` with `problem` appended (see [`push`](Self::push)).
     ///
     /// Errors: as [`push`](Self::push).
-    pub fn with(mut self, problem: NamedProblem) -> ExperimentResult<Self> {
+    pub fn with(mut self, problem: NamedProblem) -> Result<Self> {
         self.push(problem)?;
         Ok(self)
     }

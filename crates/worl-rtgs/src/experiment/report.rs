@@ -9,7 +9,7 @@
 //!   in long format ([`Results::write_convergence_csv`]);
 //! * JSON: the whole results with curves ([`Results::to_json`], [`Results::from_json`]).
 
-use crate::experiment::error::{ExperimentError, ExperimentResult};
+use crate::error::{Result, ScheduleError};
 use crate::experiment::run::{Results, RunRecord};
 use crate::experiment::stats::RankTest;
 use crate::experiment::summary::{Comparison, GroupBy, Summary};
@@ -53,12 +53,8 @@ pub fn fmt_time(s: f64) -> String {
 /// scheduler (per problem on mean makespans, averaged over problems; positive: the reference
 /// is better) and its wins/ties/losses (problems).
 ///
-/// Errors: [`ExperimentError::Invalid`] if `reference` is not a scheduler of the results.
-pub fn markdown_table(
-    results: &Results,
-    by: &GroupBy,
-    reference: Option<&str>,
-) -> ExperimentResult<String> {
+/// Errors: [`ScheduleError::Invalid`] if `reference` is not a scheduler of the results.
+pub fn markdown_table(results: &Results, by: &GroupBy, reference: Option<&str>) -> Result<String> {
     let summaries = results.summaries(by);
     let comparisons = match reference {
         Some(r) => results.compare(r, by)?,
@@ -204,21 +200,21 @@ pub fn markdown_rank_test(t: &RankTest) -> String {
     out
 }
 
-fn create(path: &Path) -> ExperimentResult<std::fs::File> {
+fn create(path: &Path) -> Result<std::fs::File> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| ExperimentError::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| ScheduleError::io(dir, e))?;
     }
-    std::fs::File::create(path).map_err(|e| ExperimentError::io(path, e))
+    std::fs::File::create(path).map_err(|e| ScheduleError::io(path, e))
 }
 
 /// Writes `text` to `path`, creating its directory.
 ///
-/// Errors: [`ExperimentError::Io`].
-pub fn write_text(path: impl AsRef<Path>, text: &str) -> ExperimentResult<()> {
+/// Errors: [`ScheduleError::Io`].
+pub fn write_text(path: impl AsRef<Path>, text: &str) -> Result<()> {
     let path = path.as_ref();
     create(path)?
         .write_all(text.as_bytes())
-        .map_err(|e| ExperimentError::io(path, e))
+        .map_err(|e| ScheduleError::io(path, e))
 }
 
 /// The fixed CSV columns of a run, before the `tag:<key>` columns.
@@ -246,8 +242,8 @@ impl Results {
     /// round-trip form, so [`read_csv`](Self::read_csv) restores them exactly. Convergence
     /// curves are not included ([`write_convergence_csv`](Self::write_convergence_csv)).
     ///
-    /// Errors: [`ExperimentError::Csv`].
-    pub fn write_csv_to(&self, w: impl Write) -> ExperimentResult<()> {
+    /// Errors: [`ScheduleError::Csv`].
+    pub fn write_csv_to(&self, w: impl Write) -> Result<()> {
         let mem = Path::new("<writer>");
         let keys: Vec<&String> = {
             let mut k: Vec<&String> = self.records().iter().flat_map(|r| r.tags.keys()).collect();
@@ -262,7 +258,7 @@ impl Results {
             .chain(keys.iter().map(|k| format!("tag:{k}")))
             .collect();
         wr.write_record(&header)
-            .map_err(|e| ExperimentError::csv(mem, e))?;
+            .map_err(|e| ScheduleError::csv(mem, e))?;
         for r in self.records() {
             let mut row: Vec<String> = vec![
                 r.problem.clone(),
@@ -286,20 +282,20 @@ impl Results {
                     .map(|k| r.tags.get(*k).cloned().unwrap_or_default()),
             );
             wr.write_record(&row)
-                .map_err(|e| ExperimentError::csv(mem, e))?;
+                .map_err(|e| ScheduleError::csv(mem, e))?;
         }
-        wr.flush().map_err(|e| ExperimentError::csv(mem, e))
+        wr.flush().map_err(|e| ScheduleError::csv(mem, e))
     }
 
     /// [`write_csv_to`](Self::write_csv_to) a file, creating its directory.
     ///
-    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
-    pub fn write_csv(&self, path: impl AsRef<Path>) -> ExperimentResult<()> {
+    /// Errors: [`ScheduleError::Io`], [`ScheduleError::Csv`].
+    pub fn write_csv(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let f = create(path)?;
         self.write_csv_to(std::io::BufWriter::new(f))
             .map_err(|e| match e {
-                ExperimentError::Csv { message, .. } => ExperimentError::csv(path, message),
+                ScheduleError::Csv { message, .. } => ScheduleError::csv(path, message),
                 e => e,
             })
     }
@@ -307,19 +303,19 @@ impl Results {
     /// Reads results written by [`write_csv_to`](Self::write_csv_to) (curves empty, no
     /// schedules); `source` names the input in errors.
     ///
-    /// Errors: [`ExperimentError::Csv`] naming the line for a missing column or a value that
+    /// Errors: [`ScheduleError::Csv`] naming the line for a missing column or a value that
     /// does not parse.
-    pub fn read_csv_from(r: impl Read, source: &str) -> ExperimentResult<Results> {
+    pub fn read_csv_from(r: impl Read, source: &str) -> Result<Results> {
         let mut rd = csv::Reader::from_reader(r);
         let header = rd
             .headers()
-            .map_err(|e| ExperimentError::csv(source, e))?
+            .map_err(|e| ScheduleError::csv(source, e))?
             .clone();
         let col = |name: &str| {
             header
                 .iter()
                 .position(|h| h == name)
-                .ok_or_else(|| ExperimentError::csv(source, format!("no column `{name}`")))
+                .ok_or_else(|| ScheduleError::csv(source, format!("no column `{name}`")))
         };
         let idx: Vec<usize> = CSV_COLUMNS
             .iter()
@@ -332,7 +328,7 @@ impl Results {
             .collect();
         let mut records = Vec::new();
         for (n, row) in rd.records().enumerate() {
-            let row = row.map_err(|e| ExperimentError::csv(source, e))?;
+            let row = row.map_err(|e| ScheduleError::csv(source, e))?;
             let line = row.position().map_or(n + 2, |p| p.line() as usize);
             let get = |c: usize| row.get(idx[c]).unwrap_or("");
             fn parse<T: std::str::FromStr>(
@@ -340,9 +336,9 @@ impl Results {
                 line: usize,
                 name: &str,
                 v: &str,
-            ) -> ExperimentResult<T> {
+            ) -> Result<T> {
                 v.parse().map_err(|_| {
-                    ExperimentError::csv(
+                    ScheduleError::csv(
                         source,
                         format!("line {line}: column `{name}`: `{v}` does not parse"),
                     )
@@ -380,21 +376,21 @@ impl Results {
 
     /// [`read_csv_from`](Self::read_csv_from) a file.
     ///
-    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
-    pub fn read_csv(path: impl AsRef<Path>) -> ExperimentResult<Results> {
+    /// Errors: [`ScheduleError::Io`], [`ScheduleError::Csv`].
+    pub fn read_csv(path: impl AsRef<Path>) -> Result<Results> {
         let path = path.as_ref();
-        let f = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
+        let f = std::fs::File::open(path).map_err(|e| ScheduleError::io(path, e))?;
         Self::read_csv_from(std::io::BufReader::new(f), &path.display().to_string())
     }
 
     /// Writes every convergence point as a CSV row `problem, scheduler, seed, step,
     /// evaluations, best_makespan`, creating the directory.
     ///
-    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
-    pub fn write_convergence_csv(&self, path: impl AsRef<Path>) -> ExperimentResult<()> {
+    /// Errors: [`ScheduleError::Io`], [`ScheduleError::Csv`].
+    pub fn write_convergence_csv(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
-        let err = |e: csv::Error| ExperimentError::csv(path, e);
+        let err = |e: csv::Error| ScheduleError::csv(path, e);
         wr.write_record([
             "problem",
             "scheduler",
@@ -417,28 +413,28 @@ impl Results {
                 .map_err(err)?;
             }
         }
-        wr.flush().map_err(|e| ExperimentError::io(path, e))
+        wr.flush().map_err(|e| ScheduleError::io(path, e))
     }
 
     /// The results as pretty JSON (records with their curves; no schedules). Non-finite
     /// numbers (an infinite SLR of a zero-work problem) become `null` and do not read back.
     ///
-    /// Errors: [`ExperimentError::Json`].
-    pub fn to_json(&self) -> ExperimentResult<String> {
+    /// Errors: [`ScheduleError::Json`].
+    pub fn to_json(&self) -> Result<String> {
         Ok(serde_json::to_string_pretty(self)?)
     }
 
     /// Results from [`to_json`](Self::to_json)'s output.
     ///
-    /// Errors: [`ExperimentError::Json`].
-    pub fn from_json(text: &str) -> ExperimentResult<Results> {
+    /// Errors: [`ScheduleError::Json`].
+    pub fn from_json(text: &str) -> Result<Results> {
         Ok(serde_json::from_str(text)?)
     }
 
     /// Writes [`to_json`](Self::to_json) to `path`, creating its directory.
     ///
-    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Json`].
-    pub fn write_json(&self, path: impl AsRef<Path>) -> ExperimentResult<()> {
+    /// Errors: [`ScheduleError::Io`], [`ScheduleError::Json`].
+    pub fn write_json(&self, path: impl AsRef<Path>) -> Result<()> {
         write_text(path, &self.to_json()?)
     }
 }
@@ -446,11 +442,11 @@ impl Results {
 /// Writes summaries as CSV: group, scheduler, problems, runs, then mean/std/cv/min/max of
 /// makespan, and means (and std where useful) of the other metrics.
 ///
-/// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
-pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> ExperimentResult<()> {
+/// Errors: [`ScheduleError::Io`], [`ScheduleError::Csv`].
+pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Result<()> {
     let path = path.as_ref();
     let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
-    let err = |e: csv::Error| ExperimentError::csv(path, e);
+    let err = |e: csv::Error| ScheduleError::csv(path, e);
     wr.write_record([
         "group",
         "scheduler",
@@ -495,5 +491,5 @@ pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Exp
         ];
         wr.write_record(&row).map_err(err)?;
     }
-    wr.flush().map_err(|e| ExperimentError::io(path, e))
+    wr.flush().map_err(|e| ScheduleError::io(path, e))
 }

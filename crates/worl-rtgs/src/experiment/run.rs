@@ -1,7 +1,7 @@
 //! Running an experiment: [`Experiment`] (problems × schedulers × seeds) → [`Results`]
 //! ([`RunRecord`] per run).
 
-use crate::experiment::error::{ExperimentError, ExperimentResult};
+use crate::error::{Result, ScheduleError};
 use crate::experiment::problems::{NamedProblem, ProblemSet};
 use crate::experiment::spec::SchedulerSpec;
 use crate::registry::Registry;
@@ -96,7 +96,7 @@ pub enum KeepSchedules {
 /// [`RunContext`] with the seed, the experiment's [`Budget`] and an observer recording the
 /// convergence curve; its wall time covers `schedule` only. **Every schedule is validated**:
 /// a scheduler error or a schedule violating a constraint stops the experiment with an
-/// [`ExperimentError`] naming scheduler, problem, seed and the first violation.
+/// [`ScheduleError`] naming scheduler, problem, seed and the first violation.
 ///
 /// Runs are sequential by default, so wall times are not disturbed by other runs. With
 /// [`parallel`](Self::parallel) they run on the rayon pool; every result except wall time is
@@ -187,7 +187,7 @@ struct Job {
     runs: Vec<usize>,
 }
 
-type Outcome = ExperimentResult<(RunRecord, Schedule)>;
+type Outcome = Result<(RunRecord, Schedule)>;
 
 impl Experiment {
     /// An experiment on `problems`, with no scheduler yet, seed `[0]`, no budget, the
@@ -270,28 +270,26 @@ impl Experiment {
         &self.problems
     }
 
-    fn resolve(&self) -> ExperimentResult<Vec<Resolved>> {
+    fn resolve(&self) -> Result<Vec<Resolved>> {
         if self.problems.is_empty() {
-            return Err(ExperimentError::Invalid(
+            return Err(ScheduleError::Invalid(
                 "the experiment has no problem".into(),
             ));
         }
         if self.schedulers.is_empty() {
-            return Err(ExperimentError::Invalid(
+            return Err(ScheduleError::Invalid(
                 "the experiment has no scheduler".into(),
             ));
         }
         if self.seeds.is_empty() {
-            return Err(ExperimentError::Invalid(
-                "the experiment has no seed".into(),
-            ));
+            return Err(ScheduleError::Invalid("the experiment has no seed".into()));
         }
         if let Some(p) = self
             .problems
             .iter()
             .find(|p| p.seeds.as_ref().is_some_and(Vec::is_empty))
         {
-            return Err(ExperimentError::Invalid(format!(
+            return Err(ScheduleError::Invalid(format!(
                 "problem `{}` has an empty seed list",
                 p.name
             )));
@@ -300,13 +298,13 @@ impl Experiment {
         for spec in &self.schedulers {
             let probe = spec
                 .build(&self.registry)
-                .map_err(|source| ExperimentError::Spec {
+                .map_err(|source| ScheduleError::Spec {
                     spec: spec.to_string(),
                     source: Box::new(source),
                 })?;
             let label = spec.resolve_label(probe.as_ref());
             if out.iter().any(|r| r.label == label) {
-                return Err(ExperimentError::Duplicate {
+                return Err(ScheduleError::Duplicate {
                     what: "scheduler",
                     name: label,
                 });
@@ -324,14 +322,14 @@ impl Experiment {
     ///
     /// Errors: as [`run`](Self::run) before any run starts (bad spec, duplicate label, nothing
     /// to run).
-    pub fn labels(&self) -> ExperimentResult<Vec<String>> {
+    pub fn labels(&self) -> Result<Vec<String>> {
         Ok(self.resolve()?.into_iter().map(|r| r.label).collect())
     }
 
     /// Number of runs the experiment will do.
     ///
     /// Errors: as [`labels`](Self::labels).
-    pub fn n_runs(&self) -> ExperimentResult<usize> {
+    pub fn n_runs(&self) -> Result<usize> {
         let resolved = self.resolve()?;
         Ok(self.enumerate(&resolved).len())
     }
@@ -356,13 +354,13 @@ impl Experiment {
 
     /// Runs every run (see the type docs).
     ///
-    /// Errors: [`ExperimentError::Invalid`] for an experiment without problem, scheduler or
-    /// seed; [`ExperimentError::Spec`] for a spec that does not build;
-    /// [`ExperimentError::Duplicate`] for two schedulers with one label;
-    /// [`ExperimentError::Scheduler`] for a run whose scheduler failed and
-    /// [`ExperimentError::InvalidSchedule`] for a run whose schedule violates a constraint
+    /// Errors: [`ScheduleError::Invalid`] for an experiment without problem, scheduler or
+    /// seed; [`ScheduleError::Spec`] for a spec that does not build;
+    /// [`ScheduleError::Duplicate`] for two schedulers with one label;
+    /// [`ScheduleError::RunFailed`] for a run whose scheduler failed and
+    /// [`ScheduleError::InvalidSchedule`] for a run whose schedule violates a constraint
     /// (the first such run in record order).
-    pub fn run(&self) -> ExperimentResult<Results> {
+    pub fn run(&self) -> Result<Results> {
         let resolved = self.resolve()?;
         let keys = self.enumerate(&resolved);
         let mut jobs: Vec<Job> = Vec::new();
@@ -392,7 +390,7 @@ impl Experiment {
             let mut sched = match r.spec.build(&self.registry) {
                 Ok(s) => s,
                 Err(source) => {
-                    let e = ExperimentError::Spec {
+                    let e = ScheduleError::Spec {
                         spec: r.spec.to_string(),
                         source: Box::new(source),
                     };
@@ -415,7 +413,7 @@ impl Experiment {
             out
         };
         let mut slots: Vec<Option<(RunRecord, Schedule)>> = (0..keys.len()).map(|_| None).collect();
-        let mut first_error: Option<(usize, ExperimentError)> = None;
+        let mut first_error: Option<(usize, ScheduleError)> = None;
         if self.parallel {
             let batches: Vec<Vec<(usize, Outcome)>> = jobs.par_iter().map(exec).collect();
             for batch in batches {
@@ -483,7 +481,7 @@ impl Experiment {
         let started = Instant::now();
         let result = sched.schedule(&p.problem, &mut ctx);
         let wall = started.elapsed().as_secs_f64();
-        let schedule = result.map_err(|source| ExperimentError::Scheduler {
+        let schedule = result.map_err(|source| ScheduleError::RunFailed {
             scheduler: r.label.clone(),
             problem: p.name.clone(),
             seed,
@@ -491,7 +489,7 @@ impl Experiment {
         })?;
         let violations = schedule.validate(&p.problem);
         if let Some(first) = violations.first() {
-            return Err(ExperimentError::InvalidSchedule {
+            return Err(ScheduleError::InvalidSchedule {
                 scheduler: r.label.clone(),
                 problem: p.name.clone(),
                 seed,
@@ -528,7 +526,7 @@ impl Experiment {
 fn store(
     batch: Vec<(usize, Outcome)>,
     slots: &mut [Option<(RunRecord, Schedule)>],
-    first_error: &mut Option<(usize, ExperimentError)>,
+    first_error: &mut Option<(usize, ScheduleError)>,
 ) {
     for (i, o) in batch {
         match o {

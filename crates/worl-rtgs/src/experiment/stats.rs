@@ -16,7 +16,7 @@
 //!
 //! p-values come from `statrs` (ChiSquared, FisherSnedecor survival functions).
 
-use crate::experiment::error::{ExperimentError, ExperimentResult};
+use crate::error::{Result, ScheduleError};
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ChiSquared, ContinuousCDF, FisherSnedecor};
 
@@ -114,23 +114,23 @@ pub fn ranks(values: &[f64]) -> Vec<f64> {
 /// Average rank of each of `k` algorithms over `N` blocks: `blocks[b][j]` is algorithm `j`'s
 /// value on block `b` (lower is better).
 ///
-/// Errors: [`ExperimentError::Invalid`] if there is no block, a block's length differs from
+/// Errors: [`ScheduleError::Invalid`] if there is no block, a block's length differs from
 /// the first's, or a value is NaN.
-pub fn average_ranks(blocks: &[Vec<f64>]) -> ExperimentResult<Vec<f64>> {
+pub fn average_ranks(blocks: &[Vec<f64>]) -> Result<Vec<f64>> {
     let Some(first) = blocks.first() else {
-        return Err(ExperimentError::Invalid("no block to rank".into()));
+        return Err(ScheduleError::Invalid("no block to rank".into()));
     };
     let k = first.len();
     let mut sum = vec![0.0; k];
     for (b, row) in blocks.iter().enumerate() {
         if row.len() != k {
-            return Err(ExperimentError::Invalid(format!(
+            return Err(ScheduleError::Invalid(format!(
                 "block {b} has {} values, block 0 has {k}",
                 row.len()
             )));
         }
         if let Some(j) = row.iter().position(|v| v.is_nan()) {
-            return Err(ExperimentError::Invalid(format!(
+            return Err(ScheduleError::Invalid(format!(
                 "block {b}, algorithm {j}: value is NaN"
             )));
         }
@@ -172,16 +172,16 @@ pub struct Friedman {
 /// assert_eq!(f.average_ranks, vec![1.0, 2.0, 3.0]);
 /// assert!((f.chi2 - 6.0).abs() < 1e-12);
 /// assert!(f.f.is_infinite() && f.f_p_value == 0.0);
-/// # Ok::<(), worl_rtgs::experiment::ExperimentError>(())
+/// # Ok::<(), worl_rtgs::experiment::ScheduleError>(())
 /// ```
 ///
-/// Errors: [`ExperimentError::Invalid`] for fewer than 2 algorithms or 2 blocks, and as
+/// Errors: [`ScheduleError::Invalid`] for fewer than 2 algorithms or 2 blocks, and as
 /// [`average_ranks`].
-pub fn friedman(blocks: &[Vec<f64>]) -> ExperimentResult<Friedman> {
+pub fn friedman(blocks: &[Vec<f64>]) -> Result<Friedman> {
     let avg = average_ranks(blocks)?;
     let (n, k) = (blocks.len(), avg.len());
     if k < 2 || n < 2 {
-        return Err(ExperimentError::Invalid(format!(
+        return Err(ScheduleError::Invalid(format!(
             "the Friedman test needs at least 2 algorithms and 2 blocks, got {k} and {n}"
         )));
     }
@@ -300,17 +300,17 @@ pub struct RankTest {
 impl RankTest {
     /// Friedman + Nemenyi on `blocks[b][j]` (lower is better) for algorithms `names`.
     ///
-    /// Errors: as [`friedman`], and [`ExperimentError::Invalid`] if `names` does not match
+    /// Errors: as [`friedman`], and [`ScheduleError::Invalid`] if `names` does not match
     /// the blocks' width.
     pub fn new(
         names: Vec<String>,
         block_names: Vec<String>,
         blocks: &[Vec<f64>],
         alpha: Alpha,
-    ) -> ExperimentResult<Self> {
+    ) -> Result<Self> {
         let friedman = friedman(blocks)?;
         if names.len() != friedman.k {
-            return Err(ExperimentError::Invalid(format!(
+            return Err(ScheduleError::Invalid(format!(
                 "{} names for {} algorithms",
                 names.len(),
                 friedman.k

@@ -1,7 +1,7 @@
 //! Summaries of [`Results`]: per group and scheduler ([`Summary`]), one scheduler against each
 //! other ([`Comparison`]), and the Friedman/Nemenyi [`RankTest`] over problem instances.
 
-use crate::experiment::error::{ExperimentError, ExperimentResult};
+use crate::error::{Result, ScheduleError};
 use crate::experiment::run::{Results, RunRecord};
 use crate::experiment::stats::{Alpha, RankTest, Stats, ties};
 use serde::{Deserialize, Serialize};
@@ -216,10 +216,10 @@ impl Results {
     /// `reference` against every other scheduler, per group (see [`Comparison`]); only
     /// problems where both ran count.
     ///
-    /// Errors: [`ExperimentError::Invalid`] if `reference` is not a scheduler of the results.
-    pub fn compare(&self, reference: &str, by: &GroupBy) -> ExperimentResult<Vec<Comparison>> {
+    /// Errors: [`ScheduleError::Invalid`] if `reference` is not a scheduler of the results.
+    pub fn compare(&self, reference: &str, by: &GroupBy) -> Result<Vec<Comparison>> {
         if !self.schedulers().iter().any(|s| s == reference) {
-            return Err(ExperimentError::Invalid(format!(
+            return Err(ScheduleError::Invalid(format!(
                 "no scheduler `{reference}` in the results (have: {})",
                 self.schedulers().join(", ")
             )));
@@ -273,23 +273,23 @@ impl Results {
     /// names and `blocks[b][j]` = scheduler `j`'s mean makespan over seeds on problem `b`
     /// (schedulers in experiment order).
     ///
-    /// Errors: [`ExperimentError::Invalid`] if no record passes or a scheduler has no run on
+    /// Errors: [`ScheduleError::Invalid`] if no record passes or a scheduler has no run on
     /// one of the problems.
     pub fn blocks(
         &self,
         filter: &dyn Fn(&RunRecord) -> bool,
-    ) -> ExperimentResult<(Vec<String>, Vec<Vec<f64>>)> {
+    ) -> Result<(Vec<String>, Vec<Vec<f64>>)> {
         let recs: Vec<&RunRecord> = self.records().iter().filter(|r| filter(r)).collect();
         let problems = problem_names(&recs);
         if problems.is_empty() {
-            return Err(ExperimentError::Invalid("no run to rank".into()));
+            return Err(ScheduleError::Invalid("no run to rank".into()));
         }
         let mut blocks = Vec::with_capacity(problems.len());
         for p in &problems {
             let mut row = Vec::with_capacity(self.schedulers().len());
             for s in self.schedulers() {
                 row.push(mean_makespan(&recs, p, s).ok_or_else(|| {
-                    ExperimentError::Invalid(format!(
+                    ScheduleError::Invalid(format!(
                         "scheduler `{s}` has no run on problem `{p}`: ranks need complete blocks"
                     ))
                 })?);
@@ -305,22 +305,14 @@ impl Results {
     ///
     /// Errors: as [`blocks`](Self::blocks) and [`RankTest::new`] (fewer than 2 problems or
     /// schedulers).
-    pub fn rank_test(
-        &self,
-        filter: &dyn Fn(&RunRecord) -> bool,
-        alpha: Alpha,
-    ) -> ExperimentResult<RankTest> {
+    pub fn rank_test(&self, filter: &dyn Fn(&RunRecord) -> bool, alpha: Alpha) -> Result<RankTest> {
         let (names, blocks) = self.blocks(filter)?;
         RankTest::new(self.schedulers().to_vec(), names, &blocks, alpha)
     }
 
     /// A [`rank_test`](Self::rank_test) per group of `by` (groups in order of first
     /// appearance; a group with fewer than 2 problems gets its error).
-    pub fn rank_tests(
-        &self,
-        by: &GroupBy,
-        alpha: Alpha,
-    ) -> Vec<(String, ExperimentResult<RankTest>)> {
+    pub fn rank_tests(&self, by: &GroupBy, alpha: Alpha) -> Vec<(String, Result<RankTest>)> {
         groups(self.records(), by)
             .into_iter()
             .map(|(g, _)| {
