@@ -172,7 +172,7 @@ pub struct Friedman {
 /// assert_eq!(f.average_ranks, vec![1.0, 2.0, 3.0]);
 /// assert!((f.chi2 - 6.0).abs() < 1e-12);
 /// assert!(f.f.is_infinite() && f.f_p_value == 0.0);
-/// # Ok::<(), worl_rtgs::experiment::ScheduleError>(())
+/// # Ok::<(), worl_rtgs::ScheduleError>(())
 /// ```
 ///
 /// Errors: [`ScheduleError::Invalid`] for fewer than 2 algorithms or 2 blocks, and as
