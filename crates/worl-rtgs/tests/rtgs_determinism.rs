@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use worl_cluster::{Problem, Schedule, presets};
 use worl_dag::generators::layered::{LayeredParams, layered};
-use worl_rtgs::schedulers::rtgs::{GreedyDecoder, Lookahead, RtgsConfig, run_rtgs};
+use worl_rtgs::schedulers::rtgs::{GreedyDecoder, Lookahead, RtgsConfig, TaskOrder, run_rtgs};
 use worl_rtgs::{Budget, Options, Progress, Registry, RunContext, ScheduleError, Scheduler};
 
 fn problem() -> Problem {
@@ -19,7 +19,8 @@ fn problem() -> Problem {
 fn specs(parallel: bool) -> Vec<String> {
     [
         "rtgs:whales=12,iterations=15",
-        "rtgs:whales=12,iterations=15,lookahead=none,policy=insertion",
+        "rtgs:whales=12,iterations=15,preset=authors,policy=insertion",
+        "rtgs:whales=12,iterations=15,window=1,order=topological,hope=authors,policy=insertion",
         "woa:whales=12,iterations=15",
         "pso:particles=12,iterations=15",
         "ga:population=12,generations=15",
@@ -71,6 +72,11 @@ fn registry_knows_the_metaheuristics_and_rejects_bad_options() {
     for bad in [
         "rtgs:whales=0",
         "rtgs:lookahead=sideways",
+        "rtgs:window=-1",
+        "rtgs:window=nan",
+        "rtgs:order=random",
+        "rtgs:hope=sign",
+        "rtgs:preset=paper",
         "rtgs:a-schedule=exponential:0",
         "rtgs:b=inf",
         "rtgs:policy=random",
@@ -97,6 +103,28 @@ fn registry_knows_the_metaheuristics_and_rejects_bad_options() {
     assert!(
         r.build_spec("rtgs:whales=5,iterations=3,b=0.5,a-schedule=cosine,seed-with-heft=true")
             .is_ok()
+    );
+    // A preset is the starting point; other options override it.
+    let authors = RtgsConfig::from_options(Options::new("rtgs").with("preset", "authors"));
+    assert_eq!(authors.unwrap(), RtgsConfig::authors());
+    let mixed = RtgsConfig::from_options(
+        Options::new("rtgs")
+            .with("preset", "authors")
+            .with("window", 3)
+            .with("order", "rank"),
+    )
+    .unwrap();
+    assert_eq!(
+        mixed,
+        RtgsConfig {
+            window: 3.0,
+            order: TaskOrder::UpwardRank,
+            ..RtgsConfig::authors()
+        }
+    );
+    assert_eq!(
+        RtgsConfig::from_options(Options::new("rtgs")).unwrap(),
+        RtgsConfig::default()
     );
 }
 
@@ -195,8 +223,11 @@ fn seeding_with_heft_starts_from_hefts_plan() {
     let heft = worl_rtgs::schedulers::Heft::new()
         .schedule(&p, &mut RunContext::new(0))
         .unwrap();
+    // RTGS places tasks in upward-rank order (its default): HEFT's GPUs, placed that way.
+    let order = TaskOrder::UpwardRank.tasks(&p);
     let mut eval =
-        worl_rtgs::schedulers::rtgs::PlanEvaluator::new(&p, worl_cluster::Policy::Append);
+        worl_rtgs::schedulers::rtgs::PlanEvaluator::new(&p, worl_cluster::Policy::Append)
+            .with_order(&order);
     let seeded = eval.makespan(&heft.to_plan(&p).gpu);
     let config = RtgsConfig {
         whales: 10,

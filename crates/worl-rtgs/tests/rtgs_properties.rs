@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use std::sync::Arc;
-use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, Problem};
+use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, Policy, Problem};
 use worl_dag::{TaskId, WorkloadBuilder};
 use worl_rtgs::schedulers::rtgs::{DecodeInput, GreedyDecoder, Lookahead, PlanDecoder, RtgsWhale};
 use worl_rtgs::{Registry, RunContext};
@@ -70,8 +70,8 @@ fn problem_strategy() -> impl Strategy<Value = Problem> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
-    /// RTGS (both decoders, both policies), WOA, PSO and GA give valid schedules no shorter
-    /// than the lower bound.
+    /// RTGS (default and authors' variants, both policies), WOA, PSO and GA give valid
+    /// schedules no shorter than the lower bound.
     #[test]
     fn metaheuristic_schedules_validate_and_respect_the_lower_bound(
         p in problem_strategy(),
@@ -81,7 +81,8 @@ proptest! {
         let lb = p.lower_bound().value;
         for spec in [
             "rtgs:whales=6,iterations=4",
-            "rtgs:whales=6,iterations=4,lookahead=none,policy=insertion",
+            "rtgs:whales=6,iterations=4,policy=insertion",
+            "rtgs:whales=6,iterations=4,preset=authors,policy=insertion",
             "rtgs:whales=4,iterations=2,seed-with-heft=true",
             "woa:whales=6,iterations=4",
             "pso:particles=6,iterations=4",
@@ -98,7 +99,8 @@ proptest! {
         }
     }
 
-    /// The greedy decoder assigns every task a GPU it fits, whatever the hopes.
+    /// The greedy decoder (pure, or with an EFT window under either policy) assigns every
+    /// task a GPU it fits, whatever the hopes.
     #[test]
     fn greedy_decoding_respects_memory(
         p in problem_strategy(),
@@ -116,8 +118,13 @@ proptest! {
             .collect();
         let target = RtgsWhale::from_assignment(&p, plan);
         let mv = Move::new(MoveKind::Spiral, 1.0, 0.3, 1.0, 0.2, 1.0);
-        for lookahead in [Lookahead::None, Lookahead::Target] {
-            let d = GreedyDecoder::new(&p, lookahead);
+        for (lookahead, window, policy) in [
+            (Lookahead::None, 0.0, Policy::Append),
+            (Lookahead::Target, 0.0, Policy::Append),
+            (Lookahead::Target, 2.0, Policy::Append),
+            (Lookahead::None, 0.5, Policy::Insertion),
+        ] {
+            let d = GreedyDecoder::new(&p, lookahead).with_window(window, policy);
             let input = DecodeInput {
                 problem: &p,
                 order: p.graph().topo_order(),

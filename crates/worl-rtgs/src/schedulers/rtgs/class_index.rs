@@ -112,14 +112,22 @@ impl ClassIndex {
 
     /// The GPU of class `class` whose key is nearest `q`: minimum `|q − key|`, ties broken
     /// by the smallest GPU index. Returns `(distance, gpu)`, or `None` for an empty class.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn nearest(&self, class: usize, q: f64) -> Option<(f64, usize)> {
+        self.nearest_with_hint(class, q).map(|(d, g, _)| (d, g))
+    }
+
+    /// As [`nearest`](Self::nearest), plus a hint for
+    /// [`for_each_within`](Self::for_each_within) with the same `q`: where `q` falls in the
+    /// class's order.
+    #[inline]
+    pub(crate) fn nearest_with_hint(&self, class: usize, q: f64) -> Option<(f64, usize, usize)> {
         let Some((a, b)) = self.range[class] else {
-            return self.treaps.nearest(class, q);
+            return self.treaps.nearest(class, q).map(|(d, g)| (d, g, 0));
         };
         let slice = &self.entries[a..b];
         let i = slice.partition_point(|e| e.0 <= q);
-        let above = slice.get(i).map(|e| (e.0 - q, e.1 as usize));
+        let above = slice.get(i).map(|e| (e.0 - q, e.1 as usize, i));
         if i == 0 {
             return above;
         }
@@ -131,12 +139,101 @@ impl ClassIndex {
         } else {
             i - 1
         };
-        let below = (q - kb, slice[first].1 as usize);
+        let below = (q - kb, slice[first].1 as usize, i);
         match above {
             Some(up) if up.0 < below.0 || (up.0 == below.0 && up.1 < below.1) => Some(up),
             _ => Some(below),
         }
     }
+}
+
+impl ClassIndex {
+    /// Calls `f(gpu, |q − key|)` for the GPUs of class `class` nearest `q`, as long as
+    /// `|q − key| <= limit` (evaluated exactly so), at most `cap` of them. `hint` is the
+    /// third value of [`nearest_with_hint`](Self::nearest_with_hint) for the same class, `q`
+    /// and keys.
+    ///
+    /// Order (the same in both representations): walk down from the largest `(key, gpu)`
+    /// with `key <= q` and up from the smallest with `key > q`, each step taking the side
+    /// whose next key is nearer (the lower side on equal distances). `O(cap)` in a sorted
+    /// array, `O(cap · log m_c)` in a treap.
+    #[inline]
+    pub(crate) fn for_each_nearest(
+        &self,
+        class: usize,
+        q: f64,
+        limit: f64,
+        cap: usize,
+        hint: usize,
+        mut f: impl FnMut(usize, f64),
+    ) {
+        let Some((a, b)) = self.range[class] else {
+            self.treaps.for_each_nearest(class, q, limit, cap, &mut f);
+            return;
+        };
+        let slice = &self.entries[a..b];
+        debug_assert_eq!(hint, slice.partition_point(|e| e.0 <= q));
+        let (mut down, mut up) = (hint, hint);
+        for _ in 0..cap {
+            let d = if down > 0 {
+                q - slice[down - 1].0
+            } else {
+                f64::INFINITY
+            };
+            let u = if up < slice.len() {
+                slice[up].0 - q
+            } else {
+                f64::INFINITY
+            };
+            if d <= u && d <= limit {
+                down -= 1;
+                f(slice[down].1 as usize, d);
+            } else if u < d && u <= limit {
+                f(slice[up].1 as usize, u);
+                up += 1;
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+/// The GPUs of `members` (keys `keys`) that [`ClassIndex::for_each_nearest`] visits, in
+/// its order, by brute force (tests).
+#[cfg(test)]
+pub(crate) fn nearest_brute(
+    keys: &[f64],
+    members: &[usize],
+    q: f64,
+    limit: f64,
+    cap: usize,
+) -> Vec<(usize, f64)> {
+    let mut sorted = members.to_vec();
+    sorted.sort_by(|&x, &y| keys[x].total_cmp(&keys[y]).then(x.cmp(&y)));
+    let hint = sorted.partition_point(|&g| keys[g] <= q);
+    let (mut down, mut up, mut out) = (hint, hint, Vec::new());
+    while out.len() < cap {
+        let d = if down > 0 {
+            q - keys[sorted[down - 1]]
+        } else {
+            f64::INFINITY
+        };
+        let u = if up < sorted.len() {
+            keys[sorted[up]] - q
+        } else {
+            f64::INFINITY
+        };
+        if d <= u && d <= limit {
+            down -= 1;
+            out.push((sorted[down], d));
+        } else if u < d && u <= limit {
+            out.push((sorted[up], u));
+            up += 1;
+        } else {
+            break;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -169,7 +266,8 @@ mod tests {
         }
     }
 
-    /// Random key changes on sorted arrays and treaps (and a mix) agree with brute force.
+    /// Random key changes on sorted arrays and treaps (and a mix) agree with brute force, for
+    /// the nearest key and for the capped nearest-first enumeration.
     #[test]
     fn random_updates_match_brute_force_in_both_representations() {
         let m = 40;
@@ -187,6 +285,17 @@ mod tests {
                 let q = rng.random_range(-2.0..60.0f64).round();
                 let (d, g) = t.nearest(c, q).unwrap();
                 assert_eq!(Some((d, g)), brute(&keys, &members[c], q), "step {step}");
+                let (_, _, hint) = t.nearest_with_hint(c, q).unwrap();
+                let limit = d + rng.random_range(0..3) as f64;
+                let cap = rng.random_range(1..8);
+                let mut got = Vec::new();
+                t.for_each_nearest(c, q, limit, cap, hint, |g, gap| got.push((g, gap)));
+                assert_eq!(
+                    got,
+                    nearest_brute(&keys, &members[c], q, limit, cap),
+                    "step {step}"
+                );
+                assert_eq!(got[0].1, d, "step {step}: the nearest comes first");
                 let delta = rng.random_range(-2..3) as f64;
                 t.add_to_key(c, g, delta);
                 keys[g] += delta;

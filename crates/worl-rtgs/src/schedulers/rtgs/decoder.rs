@@ -2,7 +2,7 @@
 //! vector into a plan. RTGS uses the [`GreedyDecoder`](super::GreedyDecoder); WORL-RTGS plugs
 //! in a Double DQN agent.
 
-use worl_cluster::{GpuId, Problem};
+use worl_cluster::{GpuId, Policy, Problem};
 use worl_dag::TaskId;
 use worl_woa::{Move, WhaleRng};
 
@@ -13,12 +13,15 @@ use super::whale::RtgsWhale;
 pub struct DecodeInput<'a> {
     /// The problem.
     pub problem: &'a Problem,
-    /// The order in which tasks must be assigned: the graph's topological order (the order in
-    /// which the evaluator places them, so a decoder that simulates placement as it goes
-    /// sees every predecessor placed).
+    /// The order in which tasks must be assigned: the problem's placement order
+    /// ([`RtgsProblem::order`](super::RtgsProblem::order), a topological order: upward rank
+    /// by default, see [`TaskOrder`](super::TaskOrder)), the order in which the evaluator
+    /// places them, so a decoder that simulates placement as it goes sees every predecessor
+    /// placed and the schedule the fitness will see.
     pub order: &'a [TaskId],
     /// The hope `hope_v` of every task (its desired running time, s), indexed by
-    /// [`TaskId::index`]: `hope_v = RT_v(T) + s_v·F·(RT_v(T) − RT_v(X))` (PAPER.md §2.4).
+    /// [`TaskId::index`] ([`HopeRule`](super::HopeRule): by default
+    /// `hope_v = RT_v(T) − A·|C·RT_v(T) − RT_v(X)|`).
     pub hope: &'a [f64],
     /// The moving whale `X`.
     pub whale: &'a RtgsWhale,
@@ -34,7 +37,7 @@ pub struct DecodeInput<'a> {
 ///
 /// The split between [`RtgsProblem`](super::RtgsProblem) and a decoder:
 /// * the problem owns the whale representation (plan + per-GPU running times), the WOA
-///   move (hope vector with random signs `s_v`), the fitness (makespan through the
+///   move (hope vector), the placement order, the fitness (makespan through the
 ///   [`Evaluator`](worl_cluster::Evaluator)) and the population bookkeeping;
 /// * the decoder only maps a hope vector to a GPU per task.
 ///
@@ -119,6 +122,17 @@ pub trait PlanDecoder: Sync {
         scratch: &mut Self::Scratch,
         out: &mut [GpuId],
     );
+
+    /// The makespan of the plan the last [`decode`](Self::decode) with `scratch` built, s,
+    /// when the decoder placed its tasks as the fitness does ([`DecodeInput::order`] under
+    /// `policy`, through a [`PartialSchedule`](worl_cluster::PartialSchedule)): RTGS then
+    /// takes it as the plan's fitness instead of evaluating the plan again. It must equal
+    /// what the [`Evaluator`](worl_cluster::Evaluator) gives. Default: `None` (the plan is
+    /// evaluated).
+    fn decoded_makespan(&self, scratch: &Self::Scratch, policy: Policy) -> Option<f64> {
+        let _ = (scratch, policy);
+        None
+    }
 
     /// Called after the plan decoded for move `(iteration, whale)` (see
     /// [`Move::iteration`], [`Move::whale`]) was evaluated: its makespan, s. Called on the

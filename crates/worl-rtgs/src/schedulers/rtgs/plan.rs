@@ -1,12 +1,50 @@
 //! What every plan-based search of this crate shares: the GPUs each task fits
-//! ([`FeasibleGpus`]), the running-time vector of a plan ([`running_times`]) and the
-//! allocation-free plan evaluation ([`PlanEvaluator`]).
+//! ([`FeasibleGpus`]), the running-time vector of a plan ([`running_times`]), the order in
+//! which a plan's tasks are placed ([`TaskOrder`]) and the allocation-free plan evaluation
+//! ([`PlanEvaluator`]).
 
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 use worl_cluster::{Evaluator, GpuId, Plan, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
 use crate::error::Result;
+use crate::schedulers::list::{ReadyQueue, upward_ranks};
+
+/// The order in which a plan's tasks are decoded and placed on their GPUs (every order is
+/// topological, so each task is placed after its predecessors).
+///
+/// Under the append policy the order decides which task runs first on a shared GPU, so it
+/// is part of the schedule. Measured with RTGS's default configuration (layered DAGs on 16
+/// PAI-mix GPUs, seeds 0..10): 200 tasks 2429 ± 21 s (topological) vs 2278 ± 13 s (upward
+/// rank); 500 tasks 4729 ± 30 vs 4641 ± 95.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskOrder {
+    /// The graph's cached topological order ([`worl_dag::TaskGraph::topo_order`], Kahn's
+    /// algorithm by task id): the authors' code places tasks in index order, assumed
+    /// topological.
+    Topological,
+    /// Decreasing upward rank `rank_u` (HEFT's order, Topcuoglu et al. 2002, §4.1; ties and
+    /// zero costs resolved by a [`ReadyQueue`], so the order stays topological): tasks on
+    /// long remaining paths are placed first. Our default.
+    #[default]
+    UpwardRank,
+}
+
+impl TaskOrder {
+    /// The tasks of `problem` in this order. `O(n + |E|)` (topological) or
+    /// `O((n + |E|) log n)` (rank).
+    pub fn tasks(self, problem: &Problem) -> Vec<TaskId> {
+        match self {
+            TaskOrder::Topological => problem.graph().topo_order().to_vec(),
+            TaskOrder::UpwardRank => {
+                let mut queue = ReadyQueue::new(problem.graph(), upward_ranks(problem));
+                std::iter::from_fn(|| queue.pop()).collect()
+            }
+        }
+    }
+}
 
 /// The GPUs each task fits (memory need `<=` GPU memory), as one sorted list per distinct
 /// memory level: `O(levels · m)` memory, not `O(n · m)`.
@@ -117,13 +155,28 @@ pub struct PlanEvaluator<'p> {
 }
 
 impl<'p> PlanEvaluator<'p> {
-    /// An evaluator of plans of `problem` under `policy`.
+    /// An evaluator of plans of `problem` under `policy`, placing tasks in the graph's
+    /// topological order.
     pub fn new(problem: &'p Problem, policy: Policy) -> Self {
         PlanEvaluator {
             evaluator: Evaluator::new(problem),
             plan: Plan::in_topo_order(problem.graph(), vec![GpuId::new(0); problem.n_tasks()]),
             policy,
         }
+    }
+
+    /// The same evaluator placing tasks in `order` (a topological order of all tasks, e.g.
+    /// from [`TaskOrder::tasks`]; any other makes every plan evaluate to `+∞` and
+    /// [`schedule`](Self::schedule) fail).
+    pub fn with_order(mut self, order: &[TaskId]) -> Self {
+        self.plan.order.clear();
+        self.plan.order.extend_from_slice(order);
+        self
+    }
+
+    /// The placement order.
+    pub fn order(&self) -> &[TaskId] {
+        &self.plan.order
     }
 
     /// The placement policy.
@@ -148,7 +201,7 @@ impl<'p> PlanEvaluator<'p> {
     ///
     /// Errors: the [`Evaluator`]'s, as [`ScheduleError::Cluster`](crate::ScheduleError).
     pub fn schedule(&mut self, gpu: &[GpuId]) -> Result<Schedule> {
-        let plan = Plan::in_topo_order(self.evaluator.problem().graph(), gpu.to_vec());
+        let plan = Plan::new(gpu.to_vec(), self.plan.order.clone());
         Ok(self.evaluator.schedule(&plan, self.policy)?)
     }
 }

@@ -240,6 +240,93 @@ impl ClassTreaps {
         }
     }
 
+    /// The last node of class `class` ordered at or below key `q` (largest `(key, gpu)`
+    /// with `key <= q`), or `NIL`.
+    fn last_at_or_below(&self, class: usize, q: f64) -> u32 {
+        let (mut t, mut found) = (self.root[class], NIL);
+        while t != NIL {
+            let ti = t as usize;
+            if self.key[ti] <= q {
+                found = t;
+                t = self.right[ti];
+            } else {
+                t = self.left[ti];
+            }
+        }
+        found
+    }
+
+    /// The in-order predecessor (`up = false`) or successor (`up = true`) of node `x` in the
+    /// treap of class `class`, or `NIL`: one descent from the root.
+    fn step(&self, class: usize, x: u32, up: bool) -> u32 {
+        let (mut t, mut found) = (self.root[class], NIL);
+        while t != NIL {
+            let ti = t as usize;
+            if up {
+                if self.less(x, t) {
+                    found = t;
+                    t = self.left[ti];
+                } else {
+                    t = self.right[ti];
+                }
+            } else if self.less(t, x) {
+                found = t;
+                t = self.right[ti];
+            } else {
+                t = self.left[ti];
+            }
+        }
+        found
+    }
+
+    /// Calls `f(gpu, |q − key|)` for the GPUs of class `class` nearest `q`, nearest first,
+    /// as long as `|q − key| <= limit`, at most `cap` of them: the order of
+    /// [`ClassIndex::for_each_nearest`](super::class_index::ClassIndex::for_each_nearest).
+    /// `O(cap · log m_c)` expected, no allocation.
+    pub(crate) fn for_each_nearest(
+        &self,
+        class: usize,
+        q: f64,
+        limit: f64,
+        cap: usize,
+        f: &mut impl FnMut(usize, f64),
+    ) {
+        let mut down = self.last_at_or_below(class, q);
+        let mut up = if down == NIL {
+            // Every key is above `q`: start from the first node.
+            let mut t = self.root[class];
+            let mut first = NIL;
+            while t != NIL {
+                first = t;
+                t = self.left[t as usize];
+            }
+            first
+        } else {
+            self.step(class, down, true)
+        };
+        for _ in 0..cap {
+            let d = if down == NIL {
+                f64::INFINITY
+            } else {
+                q - self.key[down as usize]
+            };
+            let u = if up == NIL {
+                f64::INFINITY
+            } else {
+                self.key[up as usize] - q
+            };
+            if d <= u && d <= limit {
+                f(down as usize, d);
+                down = self.step(class, down, false);
+            } else if u < d && u <= limit {
+                f(up as usize, u);
+                up = self.step(class, up, true);
+            } else {
+                break;
+            }
+        }
+    }
+
     /// In-order GPU indices of class `class` (tests).
     #[cfg(test)]
     fn in_order(&self, class: usize) -> Vec<usize> {

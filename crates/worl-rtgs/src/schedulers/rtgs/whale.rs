@@ -7,16 +7,27 @@ use worl_dag::TaskId;
 use worl_woa::{Move, MoveKind, Target, WhaleProblem, WhaleRng, WoaError};
 
 use super::decoder::{DecodeInput, PlanDecoder};
-use super::plan::{FeasibleGpus, PlanEvaluator, running_times};
+use super::hope::HopeRule;
+use super::plan::{FeasibleGpus, PlanEvaluator, TaskOrder, running_times};
 
-/// A whale of RTGS: a plan (one GPU per task; tasks are placed in the graph's topological
-/// order) and its per-GPU running times, from which its position, the running-time vector
-/// `RT_v = loads[π(v)]`, is read (PAPER.md §1.2, §3.2).
-#[derive(Debug, PartialEq)]
+/// A whale of RTGS: a plan (one GPU per task; tasks are placed in the problem's
+/// [`TaskOrder`]) and its per-GPU running times, from which its position, the running-time
+/// vector `RT_v = loads[π(v)]`, is read (PAPER.md §1.2, §3.2).
+#[derive(Debug)]
 pub struct RtgsWhale {
     gpu: Vec<GpuId>,
     loads: Vec<f64>,
     origin: Option<(usize, usize)>,
+    /// The makespan its decoder computed while building it, if any (see
+    /// [`PlanDecoder::decoded_makespan`]).
+    makespan: Option<f64>,
+}
+
+/// Whales are equal when their plans, running times and origins are.
+impl PartialEq for RtgsWhale {
+    fn eq(&self, other: &Self) -> bool {
+        self.gpu == other.gpu && self.loads == other.loads && self.origin == other.origin
+    }
 }
 
 impl Clone for RtgsWhale {
@@ -25,6 +36,7 @@ impl Clone for RtgsWhale {
             gpu: self.gpu.clone(),
             loads: self.loads.clone(),
             origin: self.origin,
+            makespan: self.makespan,
         }
     }
 
@@ -33,6 +45,7 @@ impl Clone for RtgsWhale {
         self.gpu.clone_from(&source.gpu);
         self.loads.clone_from(&source.loads);
         self.origin = source.origin;
+        self.makespan = source.makespan;
     }
 }
 
@@ -49,6 +62,7 @@ impl RtgsWhale {
             gpu,
             loads,
             origin: None,
+            makespan: None,
         }
     }
 
@@ -99,14 +113,17 @@ pub struct RtgsScratch<'p, S> {
 /// plan-generation step `D`.
 ///
 /// * **Random whale:** a GPU drawn uniformly per task among those it fits.
-/// * **Move** of whale `X` towards target `T` with step factor `F` = [`Move::step_factor`]
-///   (`A` for encircling and search, `e^{bl}cos(2πl)` for the spiral): for every task
-///   `hope_v = RT_v(T) + s_v·F·(RT_v(T) − RT_v(X))` with an independent random sign
-///   `s_v = ±1` standing in for WOA's `C` (PAPER.md §2.4, as in the authors' code); then
-///   the decoder assigns the tasks in topological order. Search moves honour per-dimension
-///   random whales ([`Target::component_whale`] per task).
-/// * **Fitness:** the makespan of the plan (tasks in topological order) under the chosen
-///   [`Policy`], through the allocation-free [`Evaluator`](worl_cluster::Evaluator) path.
+/// * **Move** of whale `X` towards target `T` (the leader, or a random whale for search
+///   moves): a hope per task from the running times `RT_v(T)`, `RT_v(X)` and the move's
+///   coefficients ([`HopeRule`]: canonical WOA in running-time space by default,
+///   `hope_v = RT_v(T) − A·|C·RT_v(T) − RT_v(X)|`; or the authors'
+///   `RT_v(T) + s_v·F·(RT_v(T) − RT_v(X))` with random signs `s_v = ±1`); then the decoder
+///   assigns the tasks in the [`TaskOrder`] (upward rank by default). Search moves honour
+///   per-dimension random whales ([`Target::component_whale`] per task).
+/// * **Fitness:** the makespan of the plan (tasks placed in the same order) under the
+///   chosen [`Policy`], through the allocation-free [`Evaluator`](worl_cluster::Evaluator)
+///   path, or the one the decoder computed while placing the tasks the same way
+///   ([`PlanDecoder::decoded_makespan`]: the window decoder).
 /// * **Distance / diversity:** Euclidean distance of running-time vectors (the SPD of
 ///   [`crate::study::spd_ftg`]); diversity = mean distance of the population's RT vectors to
 ///   their centroid.
@@ -115,17 +132,46 @@ pub struct RtgsProblem<'p, D> {
     decoder: D,
     feasible: FeasibleGpus,
     policy: Policy,
+    hope: HopeRule,
+    order: Vec<TaskId>,
 }
 
 impl<'p, D: PlanDecoder> RtgsProblem<'p, D> {
-    /// RTGS on `problem` with `decoder`, evaluating plans under `policy`.
+    /// RTGS on `problem` with `decoder`, evaluating plans under `policy`, with the
+    /// [canonical hope](HopeRule::Canonical) and tasks in [upward-rank
+    /// order](TaskOrder::UpwardRank) (change them with [`with_hope`](Self::with_hope) and
+    /// [`with_order`](Self::with_order)).
     pub fn new(problem: &'p Problem, decoder: D, policy: Policy) -> Self {
         RtgsProblem {
             problem,
             decoder,
             feasible: FeasibleGpus::new(problem),
             policy,
+            hope: HopeRule::default(),
+            order: TaskOrder::default().tasks(problem),
         }
+    }
+
+    /// The same problem with the hope rule `hope`.
+    pub fn with_hope(mut self, hope: HopeRule) -> Self {
+        self.hope = hope;
+        self
+    }
+
+    /// The same problem decoding and placing tasks in `order` (`O((n + |E|) log n)`).
+    pub fn with_order(mut self, order: TaskOrder) -> Self {
+        self.order = order.tasks(self.problem);
+        self
+    }
+
+    /// The hope rule.
+    pub fn hope_rule(&self) -> HopeRule {
+        self.hope
+    }
+
+    /// The order in which tasks are decoded and placed (topological).
+    pub fn order(&self) -> &[TaskId] {
+        &self.order
     }
 
     /// The scheduling problem.
@@ -148,9 +194,11 @@ impl<'p, D: PlanDecoder> RtgsProblem<'p, D> {
         &self.feasible
     }
 
-    /// Writes the hope vector of moving `whale` towards `target` with `mv` into `hope` (see
-    /// the type docs). Draws the signs first (one bit per task, from 64-bit words, in task
-    /// order), then, for search moves, one component whale per task.
+    /// Writes the hope vector of moving `whale` towards `target` with `mv` into `hope`, one
+    /// entry per task by [`TaskId::index`] ([`HopeRule::hope`] of the task's running times).
+    /// Under [`HopeRule::Authors`] it draws the signs first (one bit per task, from 64-bit
+    /// words, in task order); then, for search moves with per-dimension random whales, one
+    /// component whale per task.
     pub fn hope_into(
         &self,
         whale: &RtgsWhale,
@@ -162,8 +210,9 @@ impl<'p, D: PlanDecoder> RtgsProblem<'p, D> {
     ) {
         let n = self.problem.n_tasks();
         signs.clear();
-        signs.extend((0..n.div_ceil(64)).map(|_| rng.next_u64()));
-        let f = mv.step_factor();
+        if self.hope.uses_signs() {
+            signs.extend((0..n.div_ceil(64)).map(|_| rng.next_u64()));
+        }
         hope.clear();
         let per_task = mv.kind() == MoveKind::Search;
         let fixed = target.whale();
@@ -174,13 +223,8 @@ impl<'p, D: PlanDecoder> RtgsProblem<'p, D> {
                 fixed
             };
             let task = TaskId::new(v);
-            let (rt_t, rt_x) = (t.rt(task), whale.rt(task));
-            let s = if (signs[v / 64] >> (v % 64)) & 1 == 1 {
-                f
-            } else {
-                -f
-            };
-            hope.push(rt_t + s * (rt_t - rt_x));
+            let sign = signs.get(v / 64).is_some_and(|w| (w >> (v % 64)) & 1 == 1);
+            hope.push(self.hope.hope(mv, t.rt(task), whale.rt(task), sign));
         }
     }
 }
@@ -192,7 +236,7 @@ impl<'p, D: PlanDecoder> WhaleProblem for RtgsProblem<'p, D> {
     fn scratch(&self) -> Self::Scratch {
         let n = self.problem.n_tasks();
         RtgsScratch {
-            evaluator: PlanEvaluator::new(self.problem, self.policy),
+            evaluator: PlanEvaluator::new(self.problem, self.policy).with_order(&self.order),
             hope: Vec::with_capacity(n),
             signs: Vec::with_capacity(n.div_ceil(64)),
             centroid: Vec::with_capacity(n),
@@ -207,7 +251,10 @@ impl<'p, D: PlanDecoder> WhaleProblem for RtgsProblem<'p, D> {
     }
 
     fn fitness(&self, whale: &RtgsWhale, scratch: &mut Self::Scratch) -> f64 {
-        let makespan = scratch.evaluator.makespan(&whale.gpu);
+        let makespan = match whale.makespan {
+            Some(m) => m,
+            None => scratch.evaluator.makespan(&whale.gpu),
+        };
         if let Some(origin) = whale.origin {
             self.decoder
                 .plan_evaluated(origin, whale, makespan, &mut scratch.decoder);
@@ -247,7 +294,7 @@ impl<'p, D: PlanDecoder> WhaleProblem for RtgsProblem<'p, D> {
         );
         let input = DecodeInput {
             problem: self.problem,
-            order: self.problem.graph().topo_order(),
+            order: &self.order,
             hope: &scratch.hope,
             whale,
             target: target.whale(),
@@ -259,6 +306,7 @@ impl<'p, D: PlanDecoder> WhaleProblem for RtgsProblem<'p, D> {
             .decode(&input, rng, &mut scratch.decoder, &mut out.gpu);
         running_times(self.problem, &out.gpu, &mut out.loads);
         out.origin = Some((mv.iteration(), mv.whale()));
+        out.makespan = self.decoder.decoded_makespan(&scratch.decoder, self.policy);
     }
 
     fn distance(&self, a: &RtgsWhale, b: &RtgsWhale) -> Option<f64> {
@@ -340,5 +388,106 @@ impl<'p, D: PlanDecoder> WhaleProblem for RtgsProblem<'p, D> {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedulers::rtgs::{GreedyDecoder, Lookahead};
+    use rand::SeedableRng;
+    use std::sync::Arc;
+    use worl_cluster::presets;
+    use worl_dag::generators::layered::{LayeredParams, layered};
+
+    fn problem() -> Problem {
+        let w = Arc::new(layered(&LayeredParams::new(30), 2).unwrap());
+        Problem::new(w, Arc::new(presets::pai_mix(6, 2).unwrap())).unwrap()
+    }
+
+    /// A whale moved towards itself: the authors' hope is its own running-time vector
+    /// (whatever the signs), the canonical one `RT·(1 − A·|C − 1|)`.
+    #[test]
+    fn hopes_of_a_whale_moving_towards_itself() {
+        let p = problem();
+        let mut rng = WhaleRng::seed_from_u64(4);
+        let base = RtgsProblem::new(
+            &p,
+            GreedyDecoder::new(&p, Lookahead::Target),
+            Policy::Append,
+        );
+        let x = base.random_whale(&mut rng, &mut base.scratch());
+        let mut rt = Vec::new();
+        x.rt_vector(&mut rt);
+        let mv = Move::new(MoveKind::Encircle, 1.0, 0.5, 1.6, 0.0, 1.0);
+        let (mut signs, mut hope) = (Vec::new(), Vec::new());
+        for (rule, factor) in [
+            (HopeRule::Authors, 1.0),
+            (HopeRule::Canonical, 1.0 - 0.5 * 0.6),
+        ] {
+            let rtgs = RtgsProblem::new(
+                &p,
+                GreedyDecoder::new(&p, Lookahead::Target),
+                Policy::Append,
+            )
+            .with_hope(rule);
+            rtgs.hope_into(&x, &Target::fixed(&x), &mv, &mut rng, &mut signs, &mut hope);
+            assert_eq!(signs.len(), if rule == HopeRule::Authors { 1 } else { 0 });
+            for (h, r) in hope.iter().zip(&rt) {
+                assert!((h - r * factor).abs() <= 1e-9 * r, "{rule:?}: {h} vs {r}");
+            }
+        }
+    }
+
+    /// A window decoder's makespan is the evaluator's (so the plan is not evaluated again),
+    /// for both policies; without a window, or with another policy than the decoder's, the
+    /// plan is evaluated.
+    #[test]
+    fn decoded_makespans_are_the_evaluators() {
+        let p = problem();
+        let mut rng = WhaleRng::seed_from_u64(9);
+        for policy in [Policy::Append, Policy::Insertion] {
+            for window in [0.0, 2.0] {
+                let d = GreedyDecoder::new(&p, Lookahead::Target).with_window(window, policy);
+                let rtgs = RtgsProblem::new(&p, d, policy);
+                let mut s = rtgs.scratch();
+                let x = rtgs.random_whale(&mut rng, &mut s);
+                let t = rtgs.random_whale(&mut rng, &mut s);
+                let mv = Move::new(MoveKind::Spiral, 1.0, 0.4, 0.7, -0.3, 1.0);
+                let mut out = x.clone();
+                rtgs.move_into(&x, &Target::fixed(&t), &mv, &mut rng, &mut s, &mut out);
+                let mut eval = PlanEvaluator::new(&p, policy).with_order(rtgs.order());
+                let want = eval.makespan(out.gpus());
+                assert_eq!(out.makespan, (window > 0.0).then_some(want), "{policy:?}");
+                assert_eq!(rtgs.fitness(&out, &mut s), want);
+            }
+            // The decoder simulates append, the fitness inserts: evaluated.
+            let d = GreedyDecoder::new(&p, Lookahead::Target).with_window(2.0, Policy::Append);
+            let rtgs = RtgsProblem::new(&p, d, Policy::Insertion);
+            let mut s = rtgs.scratch();
+            let x = rtgs.random_whale(&mut rng, &mut s);
+            let mv = Move::new(MoveKind::Encircle, 1.0, 0.4, 0.7, 0.0, 1.0);
+            let mut out = x.clone();
+            rtgs.move_into(&x, &Target::fixed(&x), &mv, &mut rng, &mut s, &mut out);
+            assert_eq!(out.makespan, None);
+        }
+    }
+
+    /// The placement order is upward rank by default, topological on request, and the
+    /// evaluator uses it.
+    #[test]
+    fn the_order_is_the_evaluators() {
+        let p = problem();
+        let d = || GreedyDecoder::new(&p, Lookahead::Target);
+        let rank = RtgsProblem::new(&p, d(), Policy::Append);
+        assert_eq!(rank.order(), TaskOrder::UpwardRank.tasks(&p));
+        let topo = RtgsProblem::new(&p, d(), Policy::Append).with_order(TaskOrder::Topological);
+        assert_eq!(topo.order(), p.graph().topo_order());
+        let mut s = rank.scratch();
+        assert_eq!(s.evaluator.order(), rank.order());
+        let _ = rank.fitness(
+            &rank.random_whale(&mut WhaleRng::seed_from_u64(1), &mut s),
+            &mut s,
+        );
     }
 }
