@@ -49,7 +49,7 @@ use worl_dag::generators::nn_training::{Model, NnTrainingParams, nn_training};
 use worl_dag::{JobId, TaskId, Workload, WorkloadBuilder};
 use worl_rtgs::Registry;
 use worl_rtgs::experiment::plot::{self, CurveAxis};
-use worl_rtgs::experiment::spec::all_registered;
+use worl_rtgs::experiment::spec::{all_registered, split_spec_list};
 use worl_rtgs::experiment::{
     Alpha, Experiment, GroupBy, Metric, NamedProblem, ProblemSet, Results, SchedulerSpec, report,
 };
@@ -80,8 +80,9 @@ struct Args {
     /// Smoke-test grid: sizes 200, 2 seeds (overrides --sizes and --seeds).
     #[arg(long)]
     quick: bool,
-    /// Comma-separated scheduler specs (default: every registered scheduler).
-    #[arg(long, value_delimiter = ',')]
+    /// Comma-separated scheduler specs, a spec keeping its own options (e.g.
+    /// `heft,rtgs:whales=10,iterations=5`; default: every registered scheduler).
+    #[arg(long)]
     schedulers: Vec<String>,
     /// Write docs/results.md and its SVGs in docs/results/.
     #[arg(long)]
@@ -340,6 +341,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
     } else {
         args.schedulers
             .iter()
+            .flat_map(|list| split_spec_list(list))
             .map(SchedulerSpec::registry)
             .collect()
     };

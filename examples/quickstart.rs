@@ -31,7 +31,7 @@ use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl_dag::{REFERENCE_BANDWIDTH, Workload, load_path};
 use worl_rtgs::Registry;
 use worl_rtgs::experiment::plot::{self, CurveAxis};
-use worl_rtgs::experiment::spec::all_registered;
+use worl_rtgs::experiment::spec::{all_registered, split_spec_list};
 use worl_rtgs::experiment::{
     Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, SchedulerSpec, report,
 };
@@ -53,8 +53,9 @@ struct Args {
     /// Jobs of the built-in Alibaba-like workload.
     #[arg(long, default_value_t = 100)]
     jobs: usize,
-    /// Comma-separated scheduler specs (default: every registered scheduler).
-    #[arg(long, value_delimiter = ',')]
+    /// Comma-separated scheduler specs, a spec keeping its own options (e.g.
+    /// `heft,rtgs:whales=10,iterations=5`; default: every registered scheduler).
+    #[arg(long)]
     schedulers: Vec<String>,
     /// Output directory of the SVG and CSV files.
     #[arg(long)]
@@ -118,6 +119,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         args.schedulers
             .iter()
+            .flat_map(|list| split_spec_list(list))
             .map(SchedulerSpec::registry)
             .collect()
     };

@@ -23,7 +23,7 @@ use std::time::Instant;
 use worl_cluster::{LoadState, Problem, presets};
 use worl_dag::REFERENCE_BANDWIDTH;
 use worl_rtgs::Registry;
-use worl_rtgs::experiment::spec::all_registered;
+use worl_rtgs::experiment::spec::{all_registered, split_spec_list};
 use worl_rtgs::experiment::{
     Alpha, Experiment, GroupBy, NamedProblem, ProblemSet, SchedulerSpec, plot, report,
 };
@@ -45,8 +45,9 @@ struct Args {
     /// Seeds per stochastic scheduler.
     #[arg(long, default_value_t = 3)]
     seeds: u64,
-    /// Comma-separated scheduler specs (default: every registered scheduler).
-    #[arg(long, value_delimiter = ',')]
+    /// Comma-separated scheduler specs, a spec keeping its own options (e.g.
+    /// `heft,rtgs:whales=10,iterations=5`; default: every registered scheduler).
+    #[arg(long)]
     schedulers: Vec<String>,
     /// Output directory of runs.csv and cd.svg.
     #[arg(long)]
@@ -120,6 +121,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
     } else {
         args.schedulers
             .iter()
+            .flat_map(|list| split_spec_list(list))
             .map(SchedulerSpec::registry)
             .collect()
     };

@@ -35,8 +35,8 @@ pub enum TdTarget {
     /// Double DQN (van Hasselt et al. 2016, eq. 4): the online network chooses the next action,
     /// the target network values it. See [`crate::target::double_dqn_target`].
     Double,
-    /// Vanilla DQN (Mnih et al. 2015): max over the target network's values. Kept for the
-    /// "plain DQN" baseline and for ablations. See [`crate::target::dqn_target`].
+    /// Vanilla DQN (Mnih et al. 2015): max over the target network's values. Kept for
+    /// ablations (WORL-RTGS's option `td=vanilla`). See [`crate::target::dqn_target`].
     Vanilla,
 }
 

@@ -1,8 +1,9 @@
 //! # worl-ddqn — a Double DQN agent on burn for variable candidate sets
 //!
 //! The learning half of WORL-RTGS (Du et al., BDCC 9(11):284, 2025): for every task the
-//! scheduler offers a state (the task's target running time "hope", its costs, the cluster's
-//! state) and a set of candidate GPUs, each described by a feature vector; the agent scores
+//! scheduler offers a state (where the task stands in the plan and the search) and a set of
+//! candidate GPUs, each described by a feature vector (its finish time, running-time gap to
+//! the task's hope, costs); the agent scores
 //! every `state ⧺ candidate` row with one MLP and picks the best. Because the network scores
 //! rows rather than emitting one output per action, **one trained network serves any number of
 //! candidates** — clusters of 8 or 500 GPUs alike.

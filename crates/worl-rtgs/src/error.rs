@@ -14,6 +14,9 @@ pub enum ScheduleError {
     /// The WOA engine rejected its configuration.
     #[error(transparent)]
     Woa(#[from] WoaError),
+    /// The Double DQN agent of WORL-RTGS failed (configuration, device, checkpoint).
+    #[error(transparent)]
+    Ddqn(#[from] worl_ddqn::DdqnError),
     /// No scheduler of this name is registered.
     #[error("unknown scheduler `{name}` (known: {})", .known.join(", "))]
     UnknownScheduler {

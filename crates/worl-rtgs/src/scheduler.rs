@@ -59,7 +59,7 @@ use worl_cluster::{Problem, Schedule};
 ///     assert!(schedule.makespan() >= problem.lower_bound().value);
 ///     Ok(())
 /// }
-/// /// ```
+/// ```
 pub trait Scheduler: Send {
     /// Short name used in tables and by the registry, e.g. `"HEFT"`.
     fn name(&self) -> &str;

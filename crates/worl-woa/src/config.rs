@@ -201,6 +201,11 @@ impl WoaConfig {
 
     /// The WORL-RTGS authors' variant (`WORLRTGS.java`, PAPER.md §3.2): explore-first move rule,
     /// elitist truncation, one random whale per move, `b = 1`, linear `a`.
+    ///
+    /// Two engine details stay those of the canonical WOA rather than the authors' code: the
+    /// spiral parameter is drawn as `l ~ U(a₂, 1)` (Mirjalili's reference code; the authors
+    /// draw `l ~ U(−1, 1)`), and the first iteration uses `a = 2` (the authors' `2(1 − k/K)`
+    /// starts at `2(1 − 1/K)`).
     pub fn authors_rtgs(whales: usize, iterations: usize) -> Self {
         WoaConfig {
             move_rule: MoveRule::ExploreFirst,

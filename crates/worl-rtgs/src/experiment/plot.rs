@@ -185,6 +185,36 @@ pub struct Series {
     pub points: Vec<(f64, f64, f64)>,
 }
 
+/// The chart builder of the line charts: caption, margins, axis label areas.
+fn line_chart<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(title, (FONT, 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(70);
+    builder
+}
+
+/// Draws the series legend of a line chart at `position`.
+fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    path: &Path,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(|e| plot_err(path, e))
+}
+
 fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
@@ -255,22 +285,10 @@ pub fn convergence(
                         PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2))
                     });
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 13))
-                .draw()
-                .map_err(|e| plot_err(path, e))?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight, path)?;
         }};
     }
-    let mut builder = ChartBuilder::on(&root);
-    builder
-        .caption(title, (FONT, 18))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(70);
+    let mut builder = line_chart(&root, title);
     if log {
         draw!(
             builder
@@ -358,22 +376,10 @@ pub fn mean_std_lines(
                     )
                     .map_err(|e| plot_err(path, e))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 13))
-                .draw()
-                .map_err(|e| plot_err(path, e))?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft, path)?;
         }};
     }
-    let mut builder = ChartBuilder::on(&root);
-    builder
-        .caption(title, (FONT, 18))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(70);
+    let mut builder = line_chart(&root, title);
     if log {
         draw!(
             builder

@@ -153,6 +153,31 @@ pub fn all_registered(registry: &Registry) -> Vec<SchedulerSpec> {
     names.into_iter().map(SchedulerSpec::registry).collect()
 }
 
+/// Splits a comma-separated list of registry specs, keeping each spec's own
+/// comma-separated options together: a piece with `=` but no `:` continues the previous
+/// spec (command-line flags such as `--schedulers heft,rtgs:whales=10,iterations=5,woa`).
+///
+/// ```
+/// use worl_rtgs::experiment::spec::split_spec_list;
+/// assert_eq!(
+///     split_spec_list("heft, rtgs:whales=10,iterations=5,woa"),
+///     ["heft", "rtgs:whales=10,iterations=5", "woa"]
+/// );
+/// ```
+pub fn split_spec_list(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match out.last_mut() {
+            Some(last) if piece.contains('=') && !piece.contains(':') && last.contains(':') => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => out.push(piece.to_owned()),
+        }
+    }
+    out
+}
+
 impl From<&str> for SchedulerSpec {
     fn from(spec: &str) -> Self {
         Self::registry(spec)

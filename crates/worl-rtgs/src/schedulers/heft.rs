@@ -5,9 +5,8 @@
 //! Systems* 13(3):260–274, 2002, §4.1 (the algorithm: Fig. 4).
 
 use crate::error::Result;
-use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{GapIndex, ReadyQueue, finish, take_policy, upward_ranks};
+use crate::schedulers::list::{GapIndex, ReadyQueue, finish, upward_ranks};
 use worl_cluster::{PartialSchedule, Policy, Problem, Schedule};
 
 /// HEFT (Topcuoglu, Hariri and Wu, IEEE TPDS 13(3), 2002, §4.1).
@@ -43,44 +42,7 @@ pub struct Heft {
     policy: Policy,
 }
 
-impl Default for Heft {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Heft {
-    /// Registry name.
-    pub const NAME: &'static str = "heft";
-
-    /// HEFT with the insertion-based policy.
-    pub fn new() -> Self {
-        Self {
-            policy: Policy::Insertion,
-        }
-    }
-
-    /// Sets the placement policy (the paper's is [`Policy::Insertion`]).
-    pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The placement policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    /// From registry options: `policy` = `insertion` (default) or `append`.
-    ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-    pub fn from_options(mut options: Options) -> Result<Self> {
-        let policy = take_policy(&mut options, Policy::Insertion)?;
-        options.finish()?;
-        Ok(Self::new().with_policy(policy))
-    }
-}
+crate::schedulers::list::policy_scheduler!(Heft, "heft", "HEFT", Policy::Insertion);
 
 impl Scheduler for Heft {
     fn name(&self) -> &str {

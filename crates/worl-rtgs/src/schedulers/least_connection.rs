@@ -6,9 +6,8 @@
 //! the rule is implemented as commonly defined, with "connections" = tasks assigned so far.
 
 use crate::error::Result;
-use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{finish, fits_no_gpu, take_policy};
+use crate::schedulers::list::{finish, fits_no_gpu};
 use std::collections::BTreeSet;
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 
@@ -27,44 +26,12 @@ pub struct LeastConnection {
     policy: Policy,
 }
 
-impl Default for LeastConnection {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl LeastConnection {
-    /// Registry name.
-    pub const NAME: &'static str = "least-connection";
-
-    /// Least-connection with the append policy.
-    pub fn new() -> Self {
-        Self {
-            policy: Policy::Append,
-        }
-    }
-
-    /// Sets the placement policy.
-    pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The placement policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    /// From registry options: `policy` = `append` (default) or `insertion`.
-    ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-    pub fn from_options(mut options: Options) -> Result<Self> {
-        let policy = take_policy(&mut options, Policy::Append)?;
-        options.finish()?;
-        Ok(Self::new().with_policy(policy))
-    }
-}
+crate::schedulers::list::policy_scheduler!(
+    LeastConnection,
+    "least-connection",
+    "Least-connection",
+    Policy::Append
+);
 
 impl Scheduler for LeastConnection {
     fn name(&self) -> &str {

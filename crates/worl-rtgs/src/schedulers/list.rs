@@ -314,3 +314,48 @@ pub(crate) fn finish(partial: &PartialSchedule<'_>, ctx: &mut RunContext<'_>) ->
     });
     Ok(schedule)
 }
+
+/// The constructors of a scheduler whose only setting is the placement policy (a struct
+/// with one field `policy: Policy`): `Default`, `NAME`, `new` (policy `$default`),
+/// `with_policy`, `policy` and `from_options` (option `policy`).
+macro_rules! policy_scheduler {
+    ($ty:ident, $name:literal, $label:literal, $default:expr) => {
+        impl Default for $ty {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl $ty {
+            /// Registry name.
+            pub const NAME: &'static str = $name;
+
+            #[doc = concat!($label, " with the `", stringify!($default), "` placement policy.")]
+            pub fn new() -> Self {
+                Self { policy: $default }
+            }
+
+            /// Sets the placement policy.
+            pub fn with_policy(mut self, policy: worl_cluster::Policy) -> Self {
+                self.policy = policy;
+                self
+            }
+
+            /// The placement policy.
+            pub fn policy(&self) -> worl_cluster::Policy {
+                self.policy
+            }
+
+            #[doc = concat!("From registry options: `policy` = `append` or `insertion` (default `", stringify!($default), "`).")]
+            ///
+            /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
+            /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
+            pub fn from_options(mut options: $crate::registry::Options) -> $crate::Result<Self> {
+                let policy = $crate::schedulers::list::take_policy(&mut options, $default)?;
+                options.finish()?;
+                Ok(Self::new().with_policy(policy))
+            }
+        }
+    };
+}
+pub(crate) use policy_scheduler;

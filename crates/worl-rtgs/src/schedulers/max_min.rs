@@ -8,10 +8,8 @@
 //! 61(6):810–837, 2001, §2 (heuristic descriptions).
 
 use crate::error::Result;
-use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::batch::{self, Pick};
-use crate::schedulers::list::take_policy;
 use worl_cluster::{Policy, Problem, Schedule};
 
 /// Max-Min (Ibarra and Kim, JACM 1977; Braun et al., JPDC 2001, §2), adapted to DAGs.
@@ -26,50 +24,13 @@ use worl_cluster::{Policy, Problem, Schedule};
 /// Same schedule as the textbook `O(n · R · m)` recomputation (`R` ready tasks), computed
 /// incrementally (module `batch`: per-task EFT rows in tournament trees, lazy refresh of
 /// stale entries). Worst case `O(n · R · (d̄ + g + log m))` plus `n · m` EFT
-/// evaluations, memory `O(R · m)`; on large inputs it is the slowest baseline with Max-Min.
+/// evaluations, memory `O(R · m)`; on large inputs it is the slowest baseline with Min-Min.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MaxMin {
     policy: Policy,
 }
 
-impl Default for MaxMin {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl MaxMin {
-    /// Registry name.
-    pub const NAME: &'static str = "max-min";
-
-    /// Max-Min with the append policy.
-    pub fn new() -> Self {
-        Self {
-            policy: Policy::Append,
-        }
-    }
-
-    /// Sets the placement policy.
-    pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The placement policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    /// From registry options: `policy` = `append` (default) or `insertion`.
-    ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-    pub fn from_options(mut options: Options) -> Result<Self> {
-        let policy = take_policy(&mut options, Policy::Append)?;
-        options.finish()?;
-        Ok(Self::new().with_policy(policy))
-    }
-}
+crate::schedulers::list::policy_scheduler!(MaxMin, "max-min", "Max-Min", Policy::Append);
 
 impl Scheduler for MaxMin {
     fn name(&self) -> &str {

@@ -8,10 +8,8 @@
 //! 61(6):810–837, 2001, §2 (heuristic descriptions).
 
 use crate::error::Result;
-use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::batch::{self, Pick};
-use crate::schedulers::list::take_policy;
 use worl_cluster::{Policy, Problem, Schedule};
 
 /// Min-Min (Ibarra and Kim, JACM 1977; Braun et al., JPDC 2001, §2), adapted to DAGs.
@@ -32,44 +30,7 @@ pub struct MinMin {
     policy: Policy,
 }
 
-impl Default for MinMin {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl MinMin {
-    /// Registry name.
-    pub const NAME: &'static str = "min-min";
-
-    /// Min-Min with the append policy.
-    pub fn new() -> Self {
-        Self {
-            policy: Policy::Append,
-        }
-    }
-
-    /// Sets the placement policy.
-    pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The placement policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    /// From registry options: `policy` = `append` (default) or `insertion`.
-    ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-    pub fn from_options(mut options: Options) -> Result<Self> {
-        let policy = take_policy(&mut options, Policy::Append)?;
-        options.finish()?;
-        Ok(Self::new().with_policy(policy))
-    }
-}
+crate::schedulers::list::policy_scheduler!(MinMin, "min-min", "Min-Min", Policy::Append);
 
 impl Scheduler for MinMin {
     fn name(&self) -> &str {

@@ -11,6 +11,7 @@
 //! | [`LeastConnection`] | [`least_connection`] | `least-connection` | load balancing (MDTS paper's baseline) |
 //! | [`RoundRobin`] | [`round_robin`] | `round-robin` | cyclic assignment |
 //! | [`RandomAssignment`] | [`random`] | `random` | seeded uniform assignment |
+//! | [`WorlRtgs`] | [`worl_rtgs`] | `worl-rtgs` | Du et al., Big Data Cogn. Comput. 9(11):284, 2025 |
 //! | [`Rtgs`] | [`rtgs`] | `rtgs` | Du et al., J. Supercomputing 81:911, 2025 (authors' code) |
 //! | [`PlainWoa`] | [`woa`] | `woa` | Mirjalili, Lewis, Adv. Eng. Softw. 2016 |
 //! | [`Pso`] | [`pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
@@ -52,6 +53,7 @@ pub mod ga;
 pub mod pso;
 pub mod rtgs;
 pub mod woa;
+pub mod worl_rtgs;
 
 mod batch;
 
@@ -68,6 +70,7 @@ pub use ga::Ga;
 pub use pso::Pso;
 pub use rtgs::Rtgs;
 pub use woa::PlainWoa;
+pub use worl_rtgs::WorlRtgs;
 
 use crate::registry::{Options, Registry};
 use crate::scheduler::Scheduler;
@@ -118,6 +121,7 @@ pub(crate) fn register_builtins(registry: &mut Registry) {
         "random: seeded uniform GPU per task (stochastic); options: policy",
         |o: Options| boxed(RandomAssignment::from_options(o)),
     );
+    worl_rtgs::register(registry);
     rtgs::register(registry);
     woa::register(registry);
     pso::register(registry);

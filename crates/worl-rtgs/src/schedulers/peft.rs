@@ -6,9 +6,8 @@
 //! EFT processor selection, and the algorithm).
 
 use crate::error::Result;
-use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{GapIndex, ReadyQueue, finish, take_policy};
+use crate::schedulers::list::{GapIndex, ReadyQueue, finish};
 use worl_cluster::{ClassId, GpuId, PartialSchedule, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
@@ -31,44 +30,7 @@ pub struct Peft {
     policy: Policy,
 }
 
-impl Default for Peft {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Peft {
-    /// Registry name.
-    pub const NAME: &'static str = "peft";
-
-    /// PEFT with the insertion-based policy.
-    pub fn new() -> Self {
-        Self {
-            policy: Policy::Insertion,
-        }
-    }
-
-    /// Sets the placement policy (the paper's is [`Policy::Insertion`]).
-    pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The placement policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    /// From registry options: `policy` = `insertion` (default) or `append`.
-    ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-    pub fn from_options(mut options: Options) -> Result<Self> {
-        let policy = take_policy(&mut options, Policy::Insertion)?;
-        options.finish()?;
-        Ok(Self::new().with_policy(policy))
-    }
-}
+crate::schedulers::list::policy_scheduler!(Peft, "peft", "PEFT", Policy::Insertion);
 
 impl Scheduler for Peft {
     fn name(&self) -> &str {

@@ -4,9 +4,8 @@
 //! originating paper, we cite none.
 
 use crate::error::Result;
-use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{finish, fits_no_gpu, take_policy};
+use crate::schedulers::list::{finish, fits_no_gpu};
 use rand::Rng;
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 
@@ -23,44 +22,12 @@ pub struct RandomAssignment {
     policy: Policy,
 }
 
-impl Default for RandomAssignment {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl RandomAssignment {
-    /// Registry name.
-    pub const NAME: &'static str = "random";
-
-    /// Random assignment with the append policy.
-    pub fn new() -> Self {
-        Self {
-            policy: Policy::Append,
-        }
-    }
-
-    /// Sets the placement policy.
-    pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The placement policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    /// From registry options: `policy` = `append` (default) or `insertion`.
-    ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-    pub fn from_options(mut options: Options) -> Result<Self> {
-        let policy = take_policy(&mut options, Policy::Append)?;
-        options.finish()?;
-        Ok(Self::new().with_policy(policy))
-    }
-}
+crate::schedulers::list::policy_scheduler!(
+    RandomAssignment,
+    "random",
+    "Random assignment",
+    Policy::Append
+);
 
 impl Scheduler for RandomAssignment {
     fn name(&self) -> &str {

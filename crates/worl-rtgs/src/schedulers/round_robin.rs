@@ -5,9 +5,8 @@
 //! DAG-scheduling studies. No single originating paper: we cite none.
 
 use crate::error::Result;
-use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{finish, fits_no_gpu, take_policy};
+use crate::schedulers::list::{finish, fits_no_gpu};
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 
 /// Round-robin: tasks in the graph's topological order
@@ -22,44 +21,12 @@ pub struct RoundRobin {
     policy: Policy,
 }
 
-impl Default for RoundRobin {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl RoundRobin {
-    /// Registry name.
-    pub const NAME: &'static str = "round-robin";
-
-    /// Round-robin with the append policy.
-    pub fn new() -> Self {
-        Self {
-            policy: Policy::Append,
-        }
-    }
-
-    /// Sets the placement policy.
-    pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The placement policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
-    /// From registry options: `policy` = `append` (default) or `insertion`.
-    ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-    pub fn from_options(mut options: Options) -> Result<Self> {
-        let policy = take_policy(&mut options, Policy::Append)?;
-        options.finish()?;
-        Ok(Self::new().with_policy(policy))
-    }
-}
+crate::schedulers::list::policy_scheduler!(
+    RoundRobin,
+    "round-robin",
+    "Round-robin",
+    Policy::Append
+);
 
 impl Scheduler for RoundRobin {
     fn name(&self) -> &str {

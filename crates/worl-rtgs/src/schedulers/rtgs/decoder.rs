@@ -102,10 +102,11 @@ pub struct DecodeInput<'a> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// A Double DQN decoder (WORL-RTGS) does the same with a state built of the task's hope, its
-/// execution times, the GPUs' running times and the partial schedule's data-ready times, an
-/// epsilon-greedy action (a GPU) drawn from `rng`, a reward for the local running-time gap
-/// stored per step, and the terminal reward from [`PlanDecoder::plan_evaluated`].
+/// The Double DQN decoder of WORL-RTGS
+/// ([`DdqnDecoder`](crate::schedulers::worl_rtgs::DdqnDecoder)) does the same: it scores the
+/// GPUs of the greedy decoder's window by finish time, running-time gap to the hope and
+/// costs, takes an ε-greedy action drawn from `rng`, records sampled decisions with their
+/// local rewards, and adds the terminal reward in [`PlanDecoder::plan_evaluated`].
 pub trait PlanDecoder: Sync {
     /// Per-worker reusable memory (`()` if none); one per thread of a parallel run.
     type Scratch: Send;
@@ -151,5 +152,43 @@ pub trait PlanDecoder: Sync {
     /// every WOA iteration, with the population and its makespans. Default: nothing.
     fn after_iteration(&self, iteration: usize, population: &[RtgsWhale], makespans: &[f64]) {
         let _ = (iteration, population, makespans);
+    }
+}
+
+/// A shared reference decodes as the decoder itself, so a caller can keep a learning
+/// decoder (and its agent) after [`run_rtgs`](super::run_rtgs) consumed the reference.
+impl<D: PlanDecoder> PlanDecoder for &D {
+    type Scratch = D::Scratch;
+
+    fn scratch(&self) -> Self::Scratch {
+        (**self).scratch()
+    }
+
+    fn decode(
+        &self,
+        input: &DecodeInput<'_>,
+        rng: &mut WhaleRng,
+        scratch: &mut Self::Scratch,
+        out: &mut [GpuId],
+    ) {
+        (**self).decode(input, rng, scratch, out)
+    }
+
+    fn decoded_makespan(&self, scratch: &Self::Scratch, policy: Policy) -> Option<f64> {
+        (**self).decoded_makespan(scratch, policy)
+    }
+
+    fn plan_evaluated(
+        &self,
+        origin: (usize, usize),
+        whale: &RtgsWhale,
+        makespan: f64,
+        scratch: &mut Self::Scratch,
+    ) {
+        (**self).plan_evaluated(origin, whale, makespan, scratch)
+    }
+
+    fn after_iteration(&self, iteration: usize, population: &[RtgsWhale], makespans: &[f64]) {
+        (**self).after_iteration(iteration, population, makespans)
     }
 }

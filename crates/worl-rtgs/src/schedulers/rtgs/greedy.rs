@@ -203,6 +203,49 @@ impl<'p> GreedyDecoder<'p> {
         partial: &PartialSchedule<'p>,
         window: &mut WindowScratch,
     ) -> (usize, usize, f64) {
+        let Some(first) = self.gather(task, hope, index, partial, window) else {
+            let best = window.nearest;
+            return (best.1, best.2, best.3);
+        };
+        // (eft, gap, gpu, class, exec) of the best candidate: first the one of smallest
+        // bound (usually the winner), then the others whose bound does not exclude them (a
+        // candidate whose bound exceeds the pick's EFT, or equals it and would lose the
+        // tie, cannot win).
+        let mut pick = (f64::INFINITY, f64::INFINITY, usize::MAX, 0usize, 0.0f64);
+        let n_cands = window.candidates.len();
+        for k in 0..n_cands {
+            // Visit `first` first, then the others in order.
+            let i = match k {
+                0 => first,
+                _ if k <= first => k - 1,
+                _ => k,
+            };
+            let cand = window.candidates[i];
+            let g = cand.gpu as usize;
+            if cand.bound > pick.0 || (cand.bound == pick.0 && (cand.gap, g) > (pick.1, pick.2)) {
+                continue;
+            }
+            let (eft, _) = self.eft_of(task, &cand, partial, window);
+            if eft < pick.0 || (eft == pick.0 && (cand.gap, g) < (pick.1, pick.2)) {
+                pick = (eft, cand.gap, g, cand.class as usize, cand.exec);
+            }
+        }
+        debug_assert!(pick.2 != usize::MAX, "the nearest GPU is a candidate");
+        (pick.2, pick.3, pick.4)
+    }
+
+    /// Finds the GPU nearest the hope (into `window.nearest`) and, with a window, fills
+    /// `window.candidates` with the window's GPUs, each with a lower bound of its EFT;
+    /// returns the index of the candidate of smallest bound (`None` without a window).
+    #[inline]
+    fn gather(
+        &self,
+        task: TaskId,
+        hope: f64,
+        index: &ClassIndex,
+        partial: &PartialSchedule<'p>,
+        window: &mut WindowScratch,
+    ) -> Option<usize> {
         let p = self.problem;
         // (gap, gpu, class, exec) of the nearest GPU; the classes the task fits.
         let mut best = (f64::INFINITY, usize::MAX, 0usize, 0.0f64);
@@ -221,12 +264,13 @@ impl<'p> GreedyDecoder<'p> {
             }
         }
         debug_assert!(best.1 != usize::MAX, "every task fits a GPU");
+        window.nearest = best;
         if self.window == 0.0 {
-            return (best.1, best.2, best.3);
+            return None;
         }
         let limit = best.0 + self.width[task.index()];
         let latest = window.start(p, task, partial);
-        let append = self.policy == Policy::Append;
+        window.latest = latest;
         // The candidates, each with a lower bound of its EFT: the latest predecessor finish
         // or the GPU's availability, plus the execution time.
         let cands = &mut window.candidates;
@@ -251,42 +295,161 @@ impl<'p> GreedyDecoder<'p> {
                 });
             });
         }
-        // (eft, gap, gpu, class, exec) of the best candidate: first the one of smallest
-        // bound (usually the winner), then the others whose bound does not exclude them (a
-        // candidate whose bound exceeds the pick's EFT, or equals it and would lose the
-        // tie, cannot win).
-        let mut pick = (f64::INFINITY, f64::INFINITY, usize::MAX, 0usize, 0.0f64);
-        let first = first.1;
-        let n_cands = cands.len();
-        for k in 0..n_cands {
-            // Visit `first` first, then the others in order.
-            let i = match k {
-                0 => first,
-                _ if k <= first => k - 1,
-                _ => k,
-            };
-            let cand = window.candidates[i];
-            let g = cand.gpu as usize;
-            if cand.bound > pick.0 || (cand.bound == pick.0 && (cand.gap, g) > (pick.1, pick.2)) {
-                continue;
-            }
+        Some(first.1)
+    }
+
+    /// The EFT of the current task on candidate `cand` under the window's policy, and its
+    /// data-ready time there.
+    #[inline]
+    fn eft_of(
+        &self,
+        task: TaskId,
+        cand: &Candidate,
+        partial: &PartialSchedule<'p>,
+        window: &mut WindowScratch,
+    ) -> (f64, f64) {
+        let p = self.problem;
+        let g = cand.gpu as usize;
+        let gpu = GpuId::new(g);
+        let ready = window.data_ready_time(p, gpu, self.machine[g] as usize);
+        let eft = if self.policy == Policy::Append {
+            // As `PartialSchedule::eft` under append.
+            larger(larger(ready, p.ready_time(gpu)), cand.free) + cand.exec
+        } else {
+            partial
+                .eft(task, gpu, self.policy)
+                .expect("predecessors placed, the task fits")
+        };
+        (eft, ready)
+    }
+
+    /// Every candidate of the window of `task` with its EFT, into `out` (cleared), for a
+    /// decoder that chooses among them (WORL-RTGS). Requires a window.
+    pub(crate) fn scored_candidates(
+        &self,
+        task: TaskId,
+        hope: f64,
+        index: &ClassIndex,
+        partial: &PartialSchedule<'p>,
+        window: &mut WindowScratch,
+        out: &mut Vec<ScoredCandidate>,
+    ) {
+        out.clear();
+        if self.gather(task, hope, index, partial, window).is_none() {
+            let (gap, g, class, exec) = window.nearest;
             let gpu = GpuId::new(g);
-            let eft = if append {
-                // As `PartialSchedule::eft` under append.
-                let ready = window.data_ready_time(p, gpu, self.machine[g] as usize);
-                larger(larger(ready, p.ready_time(gpu)), cand.free) + cand.exec
-            } else {
-                partial
-                    .eft(task, gpu, self.policy)
-                    .expect("predecessors placed, the task fits")
-            };
-            if eft < pick.0 || (eft == pick.0 && (cand.gap, g) < (pick.1, pick.2)) {
-                pick = (eft, cand.gap, g, cand.class as usize, cand.exec);
+            let eft = partial
+                .eft(task, gpu, self.policy)
+                .expect("predecessors placed, the task fits");
+            let ready = partial
+                .data_ready_time(task, gpu)
+                .expect("predecessors placed");
+            out.push(ScoredCandidate {
+                gpu: g,
+                class,
+                exec,
+                gap,
+                eft,
+                data_ready: ready,
+                free: partial.available(gpu),
+            });
+            return;
+        }
+        for i in 0..window.candidates.len() {
+            let cand = window.candidates[i];
+            let (eft, ready) = self.eft_of(task, &cand, partial, window);
+            out.push(ScoredCandidate {
+                gpu: cand.gpu as usize,
+                class: cand.class as usize,
+                exec: cand.exec,
+                gap: cand.gap,
+                eft,
+                data_ready: ready,
+                free: cand.free,
+            });
+        }
+    }
+
+    /// The decoding loop of [`PlanDecoder::decode`] with the choice of each task's GPU made
+    /// by `choose(decoder, position, task, hope, index, partial, window)`, which returns
+    /// `(gpu, class, exec)`; the GPU is recorded, re-keyed and (with a window) placed.
+    pub(crate) fn decode_with<F>(
+        &self,
+        input: &DecodeInput<'_>,
+        scratch: &mut GreedyScratch<'p>,
+        out: &mut [GpuId],
+        mut choose: F,
+    ) where
+        F: FnMut(
+            &Self,
+            usize,
+            TaskId,
+            f64,
+            &ClassIndex,
+            &PartialSchedule<'p>,
+            &mut WindowScratch,
+        ) -> (usize, usize, f64),
+    {
+        let p = self.problem;
+        let target = input.target.gpus();
+        // Keys: the ready times, plus the whole target load under look-ahead (its running
+        // times), from which each task's target share is removed when the task is visited.
+        let keys = &mut scratch.keys;
+        keys.clear();
+        match self.lookahead {
+            Lookahead::None => keys.extend_from_slice(p.ready_times()),
+            Lookahead::Target => keys.extend_from_slice(input.target.loads()),
+        }
+        let index = &mut scratch.index;
+        index.rebuild(keys);
+        let partial = &mut scratch.partial;
+        partial.reset();
+        scratch.window.free.clear();
+        if self.window > 0.0 {
+            scratch.window.free.extend_from_slice(p.ready_times());
+        }
+        for (pos, &task) in input.order.iter().enumerate() {
+            if self.lookahead == Lookahead::Target {
+                let g = target[task.index()];
+                let c = p.class_of(g).index();
+                index.add_to_key(c, g.index(), -p.exec_time(task, g));
+            }
+            let hope = input.hope[task.index()];
+            let (g, c, exec) = choose(self, pos, task, hope, index, partial, &mut scratch.window);
+            debug_assert_eq!(p.class_of(GpuId::new(g)), ClassId::new(c));
+            let gpu = GpuId::new(g);
+            out[task.index()] = gpu;
+            index.add_to_key(c, g, exec);
+            if self.window > 0.0 {
+                let slot = partial
+                    .place(task, gpu, self.policy)
+                    .expect("predecessors placed, the task fits");
+                if self.policy == Policy::Append {
+                    scratch.window.free[g] = slot.finish();
+                }
             }
         }
-        debug_assert!(pick.2 != usize::MAX, "the nearest GPU is a candidate");
-        (pick.2, pick.3, pick.4)
     }
+}
+
+/// A GPU of the window with its earliest finish time, for learned decoders
+/// ([`GreedyDecoder::scored_candidates`]). Times in s.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct ScoredCandidate {
+    /// GPU index.
+    pub gpu: usize,
+    /// Its class index.
+    pub class: usize,
+    /// The task's execution time on it.
+    pub exec: f64,
+    /// Its running-time gap to the hope.
+    pub gap: f64,
+    /// The task's earliest finish time on it in the schedule built so far.
+    pub eft: f64,
+    /// The task's data-ready time on it.
+    pub data_ready: f64,
+    /// When it is free for appending (append) or ready (insertion).
+    pub free: f64,
 }
 
 impl<'p> PlanDecoder for GreedyDecoder<'p> {
@@ -298,6 +461,8 @@ impl<'p> PlanDecoder for GreedyDecoder<'p> {
             keys: Vec::with_capacity(self.problem.n_gpus()),
             partial: PartialSchedule::new(self.problem),
             window: WindowScratch {
+                nearest: (f64::INFINITY, 0, 0, 0.0),
+                latest: 0.0,
                 classes: Vec::with_capacity(self.representative.len()),
                 free: Vec::with_capacity(self.problem.n_gpus()),
                 preds: Vec::with_capacity(self.max_preds),
@@ -319,45 +484,12 @@ impl<'p> PlanDecoder for GreedyDecoder<'p> {
         scratch: &mut GreedyScratch<'p>,
         out: &mut [GpuId],
     ) {
-        let p = self.problem;
-        let target = input.target.gpus();
-        // Keys: the ready times, plus the whole target load under look-ahead (its running
-        // times), from which each task's target share is removed when the task is visited.
-        let keys = &mut scratch.keys;
-        keys.clear();
-        match self.lookahead {
-            Lookahead::None => keys.extend_from_slice(p.ready_times()),
-            Lookahead::Target => keys.extend_from_slice(input.target.loads()),
-        }
-        let index = &mut scratch.index;
-        index.rebuild(keys);
-        let partial = &mut scratch.partial;
-        partial.reset();
-        scratch.window.free.clear();
-        if self.window > 0.0 {
-            scratch.window.free.extend_from_slice(p.ready_times());
-        }
-        for &task in input.order {
-            if self.lookahead == Lookahead::Target {
-                let g = target[task.index()];
-                let c = p.class_of(g).index();
-                index.add_to_key(c, g.index(), -p.exec_time(task, g));
-            }
-            let hope = input.hope[task.index()];
-            let (g, c, exec) = self.choose(task, hope, index, partial, &mut scratch.window);
-            debug_assert_eq!(p.class_of(GpuId::new(g)), ClassId::new(c));
-            let gpu = GpuId::new(g);
-            out[task.index()] = gpu;
-            index.add_to_key(c, g, exec);
-            if self.window > 0.0 {
-                let slot = partial
-                    .place(task, gpu, self.policy)
-                    .expect("predecessors placed, the task fits");
-                if self.policy == Policy::Append {
-                    scratch.window.free[g] = slot.finish();
-                }
-            }
-        }
+        self.decode_with(
+            input,
+            scratch,
+            out,
+            |d, _, task, hope, index, partial, window| d.choose(task, hope, index, partial, window),
+        );
     }
 
     /// With a window under `policy`, the makespan of the partial schedule the decoding
@@ -374,7 +506,7 @@ impl<'p> PlanDecoder for GreedyDecoder<'p> {
 pub struct GreedyScratch<'p> {
     index: ClassIndex,
     keys: Vec<f64>,
-    partial: PartialSchedule<'p>,
+    pub(crate) partial: PartialSchedule<'p>,
     window: WindowScratch,
 }
 
@@ -406,7 +538,11 @@ struct Candidate {
 /// depend on the two GPUs' machines only when the GPUs differ), computed once per task.
 /// Cache entries are valid when their stamp is the current one.
 #[derive(Clone, Debug)]
-struct WindowScratch {
+pub(crate) struct WindowScratch {
+    /// (gap, gpu, class, exec) of the GPU nearest the hope of the current task.
+    nearest: (f64, usize, usize, f64),
+    /// The latest predecessor finish of the current task (with a window), s.
+    pub(crate) latest: f64,
     classes: Vec<(u32, f64, usize)>,
     /// Per GPU: when it is free for appending (append), or its ready time (insertion).
     free: Vec<f64>,

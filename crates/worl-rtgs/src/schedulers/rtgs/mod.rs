@@ -130,6 +130,7 @@ mod treap;
 mod whale;
 
 pub use decoder::{DecodeInput, PlanDecoder};
+pub(crate) use greedy::ScoredCandidate;
 pub use greedy::{GreedyDecoder, GreedyScratch, Lookahead};
 pub use hope::HopeRule;
 pub use plan::{FeasibleGpus, PlanEvaluator, TaskOrder, running_times};
@@ -137,7 +138,7 @@ pub use whale::{RtgsProblem, RtgsScratch, RtgsWhale};
 
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Policy, Problem, Schedule};
-use worl_woa::{ASchedule, WhaleProblem, Woa, WoaConfig, WoaResult};
+use worl_woa::{ASchedule, Replacement, WhaleProblem, Woa, WoaConfig, WoaResult};
 
 use crate::error::Result;
 use crate::registry::{Options, Registry};
@@ -182,6 +183,10 @@ pub struct RtgsConfig {
     /// The order in which tasks are decoded and placed (option `order`: `rank`, our
     /// default, or `topological`, the authors'); see [`TaskOrder`].
     pub order: TaskOrder,
+    /// How moved whales replace the population (option `replacement`: `elitist`, the
+    /// authors' elitist truncation and our default, or `canonical`, Mirjalili's: every whale
+    /// replaced, the leader kept aside); see [`Replacement`].
+    pub replacement: Replacement,
     /// Placement policy of the fitness, of the window's EFTs and of the returned schedule
     /// (option `policy`: `append` or `insertion`).
     pub policy: Policy,
@@ -206,6 +211,7 @@ impl Default for RtgsConfig {
             lookahead: Lookahead::Target,
             window: 2.0,
             order: TaskOrder::UpwardRank,
+            replacement: Replacement::ElitistTruncation,
             policy: Policy::Append,
             seed_with_heft: false,
             parallel: false,
@@ -230,7 +236,7 @@ impl RtgsConfig {
 
     /// Reads the options `preset` (`default` or `authors`: the starting point, see
     /// [`RtgsConfig::authors`]), then `whales`, `iterations`, `b`, `a-schedule`, `hope`,
-    /// `lookahead`, `window`, `order`, `policy`, `seed-with-heft`, `parallel` (absent ones
+    /// `lookahead`, `window`, `order`, `replacement`, `policy`, `seed-with-heft`, `parallel` (absent ones
     /// keep the preset's value) and rejects any other.
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
@@ -286,6 +292,20 @@ impl RtgsConfig {
                     _ => return Err(opts.invalid("order", v, "expected `rank` or `topological`")),
                 },
             },
+            replacement: match opts.take::<String>("replacement")? {
+                None => d.replacement,
+                Some(v) => match v.to_ascii_lowercase().as_str() {
+                    "elitist" => Replacement::ElitistTruncation,
+                    "canonical" => Replacement::Canonical,
+                    _ => {
+                        return Err(opts.invalid(
+                            "replacement",
+                            v,
+                            "expected `elitist` or `canonical`",
+                        ));
+                    }
+                },
+            },
             policy: take_policy(&mut opts, d.policy)?,
             seed_with_heft: opts.take_or("seed-with-heft", d.seed_with_heft)?,
             parallel: opts.take_or("parallel", d.parallel)?,
@@ -302,6 +322,7 @@ impl RtgsConfig {
             .with_spiral_b(self.spiral_b)
             .with_a_schedule(self.a_schedule)
             .with_parallel(self.parallel);
+        c.replacement = self.replacement;
         c.max_evaluations = max_evaluations;
         c
     }
@@ -337,13 +358,31 @@ pub fn run_rtgs<D: PlanDecoder>(
     config: &RtgsConfig,
     ctx: &mut RunContext<'_>,
 ) -> Result<RtgsOutcome> {
+    run_rtgs_from(problem, decoder, config, Vec::new(), ctx)
+}
+
+/// [`run_rtgs`] with `initial` whales in the first slots of the initial population (after
+/// HEFT's when [`RtgsConfig::seed_with_heft`] is set; see [`plan_whale`]); the rest are
+/// random plans.
+///
+/// Errors: as [`run_rtgs`]; [`ScheduleError::Woa`](crate::ScheduleError::Woa) also for more
+/// initial whales than the population or a whale that is not a plan of `problem`.
+pub fn run_rtgs_from<D: PlanDecoder>(
+    problem: &Problem,
+    decoder: D,
+    config: &RtgsConfig,
+    initial: Vec<RtgsWhale>,
+    ctx: &mut RunContext<'_>,
+) -> Result<RtgsOutcome> {
     let rtgs = RtgsProblem::new(problem, decoder, config.policy)
         .with_hope(config.hope)
         .with_order(config.order);
-    let mut initial = Vec::new();
+    let mut seeds = Vec::with_capacity(initial.len() + 1);
     if config.seed_with_heft {
-        initial.push(heft_whale(problem, ctx)?);
+        seeds.push(heft_whale(problem, ctx)?);
     }
+    seeds.extend(initial);
+    let initial = seeds;
     let woa = config.woa_config(ctx.seed(), ctx.budget().max_evaluations);
     let result = run_engine(&rtgs, woa, initial, ctx)?;
     let schedule = PlanEvaluator::new(problem, config.policy)
@@ -355,10 +394,14 @@ pub fn run_rtgs<D: PlanDecoder>(
 /// The whale of HEFT's plan (Topcuoglu et al. 2002, insertion policy): its GPU choices.
 fn heft_whale(problem: &Problem, ctx: &RunContext<'_>) -> Result<RtgsWhale> {
     let schedule = Heft::new().schedule(problem, &mut RunContext::new(ctx.seed()))?;
-    Ok(RtgsWhale::from_assignment(
-        problem,
-        schedule.to_plan(problem).gpu,
-    ))
+    Ok(plan_whale(problem, &schedule))
+}
+
+/// The whale of a schedule's plan: its GPU per task (its order and start times are not
+/// kept; RTGS places the tasks in its own [`TaskOrder`]). `schedule` must be a schedule of
+/// `problem`.
+pub fn plan_whale(problem: &Problem, schedule: &Schedule) -> RtgsWhale {
+    RtgsWhale::from_assignment(problem, schedule.to_plan(problem).gpu)
 }
 
 /// Runs the WOA engine on a plan problem, reporting [`Progress`] to `ctx` after every
@@ -387,7 +430,7 @@ pub(crate) fn run_engine<P: WhaleProblem>(
 /// The RTGS scheduler: [`run_rtgs`] with the [`GreedyDecoder`].
 ///
 /// Registered as `rtgs`; options: see [`RtgsConfig::from_options`], e.g.
-/// `rtgs:whales=30,iterations=100,b=1,a-schedule=linear,hope=canonical,lookahead=target,window=2,order=rank,policy=append,seed-with-heft=false,parallel=true`
+/// `rtgs:whales=30,iterations=100,b=1,a-schedule=linear,hope=canonical,lookahead=target,window=2,order=rank,policy=append,seed-with-heft=false,parallel=false`
 /// (the defaults), `rtgs:preset=authors` (the authors' code) or
 /// `rtgs:preset=authors,hope=canonical`.
 #[derive(Clone, Debug, Default)]
