@@ -43,14 +43,14 @@ struct Args {
     /// Checkpoint path.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Device of the agent: auto, wgpu or flex.
-    #[arg(long, default_value = "auto")]
+    /// Device of the agent: flex (CPU, the default: the network is tiny), wgpu or auto.
+    #[arg(long, default_value = "flex")]
     device: String,
 }
 
 fn problem(i: u64, tasks: usize) -> Result<Problem, Box<dyn std::error::Error>> {
     let gpus = [8, 16, 32, 64][(i % 4) as usize];
-    let workload = if i % 2 == 0 {
+    let workload = if i.is_multiple_of(2) {
         // Alibaba-like jobs average about 3.6 tasks.
         alibaba_like(&AlibabaLikeParams::new((tasks / 4).max(1)), i)?
     } else {

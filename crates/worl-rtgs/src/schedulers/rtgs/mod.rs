@@ -250,6 +250,14 @@ impl RtgsConfig {
                 _ => return Err(opts.invalid("preset", v, "expected `default` or `authors`")),
             },
         };
+        Self::from_options_over(d, opts)
+    }
+
+    /// Reads the options of [`from_options`](Self::from_options) except `preset`, absent
+    /// ones keeping their value in `d` (WORL-RTGS starts from its own values).
+    ///
+    /// Errors: as [`from_options`](Self::from_options).
+    pub fn from_options_over(d: RtgsConfig, mut opts: Options) -> Result<Self> {
         let config = RtgsConfig {
             whales: take_count(&mut opts, "whales", d.whales, 1)?,
             iterations: take_count(&mut opts, "iterations", d.iterations, 1)?,

@@ -267,7 +267,7 @@ impl<'p> PlanDecoder for DdqnDecoder<'p> {
                     return (c.gpu, c.class, c.exec);
                 }
                 let min_eft = scored[0].eft;
-                features.state(task, pos, n, a, k, s.candidates, state);
+                features.state(task, [pos, n, k, s.candidates], a, state);
                 let (tg, wg) = (target[task.index()], whale[task.index()]);
                 for (i, c) in scored[..k].iter().enumerate() {
                     let row = &mut cands[i * ACTION_DIM..(i + 1) * ACTION_DIM];

@@ -8,12 +8,12 @@ use crate::schedulers::list::upward_ranks;
 use crate::schedulers::rtgs::ScoredCandidate;
 
 /// Length of the state vector of one decision (one task of one plan):
-/// `[progress, rank, a, candidates]`, see [`TaskFeatures::state`].
+/// `[progress, rank, a, candidates]`.
 pub const STATE_DIM: usize = 4;
 
 /// Length of the feature vector of one candidate GPU:
 /// `[ΔEFT, gap, exec, idle, wait, target, whale, EFT rank]`, see
-/// [`TaskFeatures::candidate`].
+/// the module docs of [`worl_rtgs`](super).
 pub const ACTION_DIM: usize = 8;
 
 /// Per-task constants of the features: the task's mean execution time `w̄_v` (the unit of
@@ -54,18 +54,11 @@ impl TaskFeatures {
     }
 
     /// The state of the decision for `task` at position `pos` of `n` in the placement order,
-    /// with WOA coefficient `a` (2 → 0 over the run) and `k` candidates of at most
-    /// `max_k`: `[pos/n, rank_u(v)/max rank_u, a/2, k/max_k]`, into `out` (`STATE_DIM`).
-    pub(crate) fn state(
-        &self,
-        task: TaskId,
-        pos: usize,
-        n: usize,
-        a: f64,
-        k: usize,
-        max_k: usize,
-        out: &mut [f32],
-    ) {
+    /// with WOA coefficient `a` (2 → 0 over the run) and `k` candidates of at most `max_k`
+    /// (`counts = (pos, n, k, max_k)`): `[pos/n, rank_u(v)/max rank_u, a/2, k/max_k]`, into
+    /// `out` (`STATE_DIM`).
+    pub(crate) fn state(&self, task: TaskId, counts: [usize; 4], a: f64, out: &mut [f32]) {
+        let [pos, n, k, max_k] = counts;
         out[0] = pos as f32 / n.max(1) as f32;
         out[1] = self.rank[task.index()];
         out[2] = (a / 2.0) as f32;

@@ -12,8 +12,9 @@
 //! 1. Tasks are visited in upward-rank order and placed in a partial schedule as they go
 //!    (the fitness places them the same way, so the decoder sees the real data-ready times).
 //! 2. **Actions.** RTGS's window gives the GPUs whose running time after taking the task is
-//!    within `ω` mean execution times of the hope's nearest ([`GreedyDecoder`], at most 16
-//!    per GPU class); their earliest finish times are computed, and the `k` (default 4)
+//!    within `ω` (default 4) mean execution times of the hope's nearest
+//!    ([`GreedyDecoder`](super::rtgs::GreedyDecoder), at most 16 per GPU class); their
+//!    earliest finish times are computed, and the `k` (default 4)
 //!    of smallest EFT are the agent's actions. The number of GPUs never enters the network:
 //!    the candidates are found through per-class ordered sets (`O(C log m)` per task), and
 //!    one trained network serves 8 or 500 GPUs.
@@ -47,7 +48,21 @@
 //!   initial whales, as published.
 //! * [`WorlPreset::Default`]: the initial whales include the HEFT and PEFT plans, and the
 //!   returned schedule is the best of the leader's and HEFT's and PEFT's own (insertion)
-//!   schedules, so it is never worse than either.
+//!   schedules, so it is never worse than either. Whales are replaced canonically
+//!   (Mirjalili's rule, [`Replacement::Canonical`]) instead of by the authors' elitist
+//!   truncation, which moves no whale tied with the leader and sorts the population onto
+//!   the two seeds; measured below, the two are close (canonical better on layered DAGs,
+//!   worse on NN-training DAGs, two instances each).
+//!
+//! Both presets use the EFT window `ω = 4` (RTGS's default is 2).
+//!
+//! **Measured** (1,000-task layered and NN-training DAGs on 50 PAI GPUs, instance seeds 0
+//! and 1, mean makespan of the default preset relative to HEFT; `examples/alibaba.rs`): on
+//! the 500 Mbit/s, CCR 5, idle cells, elitist with `ω = 2`: 0.89 (layered); elitist with
+//! `ω = 4`: 0.69 (layered) and 0.86 (NN); canonical with `ω = 4` (the default): 0.63 and
+//! 0.91; elitist, `ω = 4`, insertion policy: 0.84 and 0.86. On every busy cell and on the
+//! 10 Gbit/s, CCR 0.5 cells no variant found a plan better than HEFT's by more than 1.3 %.
+//! `docs/results.md` has the full grid.
 //!
 //! ## Choices the paper leaves open, and why
 //! * **Actions are window candidates, not all GPUs.** A per-GPU action set would tie the
@@ -62,10 +77,10 @@
 //!   deviations paid off.
 //! * **Sampled decisions** and a few gradient steps per iteration keep the learning cost
 //!   (about 0.8 s per 100 iterations on flex) below the search's.
-//! * **Device.** [`worl_ddqn::DeviceChoice::Auto`] by default (`WORL_DEVICE` overrides):
-//!   wgpu on a hardware GPU, else flex. Inference in the decoding loop runs on a
-//!   [`PolicySnapshot`](worl_ddqn::PolicySnapshot) (plain Rust), so only training touches
-//!   the device.
+//! * **Device.** Training runs on `WORL_DEVICE` when set (`wgpu`, `flex`, `auto`), else on
+//!   flex (option `device`): the network is too small for a GPU to pay off (see
+//!   [`WorlRtgsConfig::device`]). Inference in the decoding loop runs on a
+//!   [`PolicySnapshot`](worl_ddqn::PolicySnapshot) (plain Rust) either way.
 //!
 //! ## Pre-training
 //! [`run_worl_rtgs`] takes an [`Agent`] and gives it back trained; the `train_agent`
@@ -113,6 +128,7 @@ use crate::schedulers::heft::Heft;
 use crate::schedulers::peft::Peft;
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, plan_whale, run_rtgs_from};
 use decoder::LearnSettings;
+use worl_woa::Replacement;
 
 /// The two set-ups of WORL-RTGS (see the [module docs](self)): the published one and ours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -163,16 +179,23 @@ pub struct WorlRtgsConfig {
     /// Start from this pre-trained agent (option `agent`, a checkpoint path written by
     /// [`worl_ddqn::save_checkpoint`]; default none: a fresh agent).
     pub checkpoint: Option<PathBuf>,
-    /// Device of the agent's training (option `device`: `auto`, `wgpu`, `flex`; default
-    /// `auto`, which reads `WORL_DEVICE` and falls back to flex without a hardware GPU).
-    pub device: DeviceChoice,
+    /// Device of the agent's training (option `device`: `auto`, `wgpu`, `flex`). Default
+    /// `None`: `WORL_DEVICE` when set, else flex — the agent's network is tiny (16-16
+    /// units, batches of 64), so a GPU's dispatch latency outweighs its arithmetic
+    /// (a training step takes 1.0–1.5 ms on flex, 27.5 ms on wgpu over lavapipe; see
+    /// `worl-ddqn`'s benchmark).
+    pub device: Option<DeviceChoice>,
 }
 
 impl Default for WorlRtgsConfig {
     fn default() -> Self {
         WorlRtgsConfig {
             preset: WorlPreset::Default,
-            rtgs: RtgsConfig::default(),
+            rtgs: RtgsConfig {
+                window: 4.0,
+                replacement: Replacement::Canonical,
+                ..RtgsConfig::default()
+            },
             agent: AgentConfig {
                 hidden: vec![16, 16],
                 gamma: 0.9,
@@ -193,7 +216,7 @@ impl Default for WorlRtgsConfig {
             terminal_weight: 1.0,
             learn: true,
             checkpoint: None,
-            device: DeviceChoice::Auto,
+            device: None,
         }
     }
 }
@@ -201,9 +224,14 @@ impl Default for WorlRtgsConfig {
 impl WorlRtgsConfig {
     /// The `paper` preset with the other defaults.
     pub fn paper() -> Self {
+        let d = WorlRtgsConfig::default();
         WorlRtgsConfig {
             preset: WorlPreset::Paper,
-            ..WorlRtgsConfig::default()
+            rtgs: RtgsConfig {
+                replacement: Replacement::ElitistTruncation,
+                ..d.rtgs
+            },
+            ..d
         }
     }
 
@@ -270,7 +298,7 @@ impl WorlRtgsConfig {
         let device = match opts.take::<String>("device")? {
             None => d.device,
             Some(v) => match v.parse::<DeviceChoice>() {
-                Ok(c) => c,
+                Ok(c) => Some(c),
                 Err(e) => return Err(opts.invalid("device", v, e.to_string())),
             },
         };
@@ -290,7 +318,11 @@ impl WorlRtgsConfig {
             agent,
             rtgs: RtgsConfig::default(),
         };
-        let rtgs = RtgsConfig::from_options(opts)?;
+        let base = match preset {
+            WorlPreset::Default => d.rtgs,
+            WorlPreset::Paper => WorlRtgsConfig::paper().rtgs,
+        };
+        let rtgs = RtgsConfig::from_options_over(base, opts)?;
         check_window(rtgs.window)?;
         Ok(WorlRtgsConfig { rtgs, ..config })
     }
@@ -447,8 +479,9 @@ impl WorlRtgs {
         static SELECTED: Mutex<Vec<(DeviceChoice, ComputeDevice)>> = Mutex::new(Vec::new());
         if self.device.is_none() {
             let choice = match (self.config.device, std::env::var(worl_ddqn::DEVICE_ENV_VAR)) {
-                (DeviceChoice::Auto, Ok(v)) => v.parse::<DeviceChoice>()?,
-                (c, _) => c,
+                (Some(c), _) => c,
+                (None, Ok(v)) => v.parse::<DeviceChoice>()?,
+                (None, Err(_)) => DeviceChoice::Flex,
             };
             let mut selected = SELECTED.lock().unwrap_or_else(PoisonError::into_inner);
             let device = match selected.iter().find(|(c, _)| *c == choice) {
