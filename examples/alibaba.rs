@@ -49,7 +49,7 @@ use worl_dag::generators::nn_training::{Model, NnTrainingParams, nn_training};
 use worl_dag::{JobId, TaskId, Workload, WorkloadBuilder};
 use worl_rtgs::Registry;
 use worl_rtgs::experiment::plot::{self, CurveAxis};
-use worl_rtgs::experiment::spec::{all_registered, split_spec_list};
+use worl_rtgs::experiment::spec::specs_or_all;
 use worl_rtgs::experiment::{
     Alpha, Experiment, GroupBy, Metric, NamedProblem, ProblemSet, Results, SchedulerSpec, report,
 };
@@ -336,15 +336,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
     }
     let problems = build_problems(args, &sizes, seeds)?;
     let registry = Registry::with_builtins();
-    let specs: Vec<SchedulerSpec> = if args.schedulers.is_empty() {
-        all_registered(&registry)
-    } else {
-        args.schedulers
-            .iter()
-            .flat_map(|list| split_spec_list(list))
-            .map(SchedulerSpec::registry)
-            .collect()
-    };
+    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers);
     let experiment = Experiment::new(problems)
         .with_registry(registry)
         .schedulers(specs)

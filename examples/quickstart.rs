@@ -31,7 +31,7 @@ use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl_dag::{REFERENCE_BANDWIDTH, Workload, load_path};
 use worl_rtgs::Registry;
 use worl_rtgs::experiment::plot::{self, CurveAxis};
-use worl_rtgs::experiment::spec::{all_registered, split_spec_list};
+use worl_rtgs::experiment::spec::specs_or_all;
 use worl_rtgs::experiment::{
     Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, SchedulerSpec, report,
 };
@@ -114,15 +114,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let registry = Registry::with_builtins();
-    let specs: Vec<SchedulerSpec> = if args.schedulers.is_empty() {
-        all_registered(&registry)
-    } else {
-        args.schedulers
-            .iter()
-            .flat_map(|list| split_spec_list(list))
-            .map(SchedulerSpec::registry)
-            .collect()
-    };
+    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers);
     if specs.is_empty() {
         return Err("no scheduler is registered".into());
     }

@@ -23,7 +23,7 @@ use std::time::Instant;
 use worl_cluster::{LoadState, Problem, presets};
 use worl_dag::REFERENCE_BANDWIDTH;
 use worl_rtgs::Registry;
-use worl_rtgs::experiment::spec::{all_registered, split_spec_list};
+use worl_rtgs::experiment::spec::specs_or_all;
 use worl_rtgs::experiment::{
     Alpha, Experiment, GroupBy, NamedProblem, ProblemSet, SchedulerSpec, plot, report,
 };
@@ -116,15 +116,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
         }
     }
     let registry = Registry::with_builtins();
-    let specs: Vec<SchedulerSpec> = if args.schedulers.is_empty() {
-        all_registered(&registry)
-    } else {
-        args.schedulers
-            .iter()
-            .flat_map(|list| split_spec_list(list))
-            .map(SchedulerSpec::registry)
-            .collect()
-    };
+    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers);
     let experiment = Experiment::new(problems)
         .with_registry(registry)
         .schedulers(specs)

@@ -13,7 +13,7 @@ use worl_cluster::{
     ClusterBuilder, Evaluator, GpuId, GpuModel, Link, Network, PartialSchedule, Plan, Policy,
     Problem,
 };
-use worl_dag::WorkloadBuilder;
+use worl_dag::generators::shapes::topcuoglu_2002;
 
 /// W: rows T1..T10, columns P1..P3.
 const W: [[f64; 3]; 10] = [
@@ -29,35 +29,8 @@ const W: [[f64; 3]; 10] = [
     [21.0, 7.0, 16.0],
 ];
 
-/// Edges (1-based task numbers) and their communication cost.
-const EDGES: [(usize, usize, f64); 15] = [
-    (1, 2, 18.0),
-    (1, 3, 12.0),
-    (1, 4, 9.0),
-    (1, 5, 11.0),
-    (1, 6, 14.0),
-    (2, 8, 19.0),
-    (2, 9, 16.0),
-    (3, 7, 23.0),
-    (4, 8, 27.0),
-    (4, 9, 23.0),
-    (5, 9, 13.0),
-    (6, 8, 15.0),
-    (7, 10, 17.0),
-    (8, 10, 11.0),
-    (9, 10, 13.0),
-];
-
 fn problem() -> Problem {
-    let mut b = WorkloadBuilder::new("topcuoglu-2002");
-    let j = b.add_job("fig2").unwrap();
-    for i in 1..=10 {
-        b.add_task(j, format!("T{i}"), 0.0, None).unwrap();
-    }
-    for (u, v, c) in EDGES {
-        b.add_edge(t(u - 1), t(v - 1), c).unwrap();
-    }
-    let w = Arc::new(b.build().unwrap());
+    let w = Arc::new(topcuoglu_2002([0.0; 10]).unwrap());
     let mut cb = ClusterBuilder::new("3 processors");
     for i in 1..=3 {
         let m = cb.add_machine(format!("P{i}"));

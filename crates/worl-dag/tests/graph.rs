@@ -1,35 +1,11 @@
 //! Hand-computed cases for the core model: validation, adjacency, levels, paths, stats.
 
+use worl_dag::generators::shapes::topcuoglu_2002;
 use worl_dag::{DagError, TaskId, Workload, WorkloadBuilder};
 
 /// The Topcuoglu et al. 2002 10-task DAG (REFERENCE.md F) with edge bytes = its comm costs.
 fn topcuoglu() -> Workload {
-    let mut b = WorkloadBuilder::new("topcuoglu");
-    let j = b.add_job("heft").unwrap();
-    let t: Vec<TaskId> = (1..=10)
-        .map(|i| b.add_task(j, format!("T{i}"), 1.0, None).unwrap())
-        .collect();
-    let edges = [
-        (1, 2, 18.0),
-        (1, 3, 12.0),
-        (1, 4, 9.0),
-        (1, 5, 11.0),
-        (1, 6, 14.0),
-        (2, 8, 19.0),
-        (2, 9, 16.0),
-        (3, 7, 23.0),
-        (4, 8, 27.0),
-        (4, 9, 23.0),
-        (5, 9, 13.0),
-        (6, 8, 15.0),
-        (7, 10, 17.0),
-        (8, 10, 11.0),
-        (9, 10, 13.0),
-    ];
-    for (u, v, c) in edges {
-        b.add_edge(t[u - 1], t[v - 1], c).unwrap();
-    }
-    b.build().unwrap()
+    topcuoglu_2002([1.0; 10]).unwrap()
 }
 
 #[test]

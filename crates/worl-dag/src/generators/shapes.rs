@@ -2,7 +2,7 @@
 //!
 //! Every task gets the same `work` (reference GPU-seconds) and every edge the same `bytes`.
 //! Tasks are named `t0, t1, ...` in id order inside one job `job` (or `job0, job1, ...` for
-//! [`disconnected`]).
+//! [`disconnected`]). [`topcuoglu_2002`] is the literature's worked example instead.
 
 use crate::error::{DagError, Result};
 use crate::ids::TaskId;
@@ -107,6 +107,52 @@ pub fn multi_entry_exit(entries: usize, exits: usize, work: f64, bytes: f64) -> 
         for &v in &t[entries..] {
             b.add_edge(u, v, bytes)?;
         }
+    }
+    b.build()
+}
+
+/// The edges of Topcuoglu, Hariri, Wu (IEEE TPDS 13(3), 2002) Fig. 2 as
+/// `(from, to, communication cost)`, tasks numbered 1..=10 as in the paper.
+pub const TOPCUOGLU_2002_EDGES: [(usize, usize, f64); 15] = [
+    (1, 2, 18.0),
+    (1, 3, 12.0),
+    (1, 4, 9.0),
+    (1, 5, 11.0),
+    (1, 6, 14.0),
+    (2, 8, 19.0),
+    (2, 9, 16.0),
+    (3, 7, 23.0),
+    (4, 8, 27.0),
+    (4, 9, 23.0),
+    (5, 9, 13.0),
+    (6, 8, 15.0),
+    (7, 10, 17.0),
+    (8, 10, 11.0),
+    (9, 10, 13.0),
+];
+
+/// The 10-task DAG of Topcuoglu, Hariri, Wu 2002, Fig. 2 (the HEFT/CPOP worked example,
+/// REFERENCE.md F): workload `topcuoglu-2002`, one job `fig2`, tasks `T1..T10` (ids 0..9)
+/// with work `work[i]` (reference GPU-seconds), edges [`TOPCUOGLU_2002_EDGES`] carrying their
+/// communication cost as bytes (so a 1 B/s, zero-latency network reproduces the paper's
+/// costs). The paper's execution-time matrix belongs to the cost model (unrelated machines).
+///
+/// ```
+/// use worl_dag::generators::shapes::topcuoglu_2002;
+/// let w = topcuoglu_2002([1.0; 10])?;
+/// assert_eq!((w.graph().n_tasks(), w.graph().n_edges()), (10, 15));
+/// # Ok::<(), worl_dag::DagError>(())
+/// ```
+///
+/// Errors: [`DagError::InvalidWork`] for a negative or non-finite work.
+pub fn topcuoglu_2002(work: [f64; 10]) -> Result<Workload> {
+    let mut b = WorkloadBuilder::new("topcuoglu-2002");
+    let j = b.add_job("fig2")?;
+    let t = (1..=10)
+        .map(|i| b.add_task(j, format!("T{i}"), work[i - 1], None))
+        .collect::<Result<Vec<_>>>()?;
+    for (u, v, c) in TOPCUOGLU_2002_EDGES {
+        b.add_edge(t[u - 1], t[v - 1], c)?;
     }
     b.build()
 }

@@ -178,6 +178,26 @@ pub fn split_spec_list(list: &str) -> Vec<String> {
     out
 }
 
+/// The specs of a command line's `--schedulers` values (each split by [`split_spec_list`]),
+/// or, when none is given, [`all_registered`] — what the examples do.
+///
+/// ```
+/// use worl_rtgs::experiment::spec::specs_or_all;
+/// let registry = worl_rtgs::Registry::with_builtins();
+/// assert_eq!(specs_or_all(&registry, &["heft,rtgs:whales=5,iterations=2".into()]).len(), 2);
+/// assert!(specs_or_all(&registry, &[]).len() >= 14);
+/// ```
+pub fn specs_or_all(registry: &Registry, lists: &[String]) -> Vec<SchedulerSpec> {
+    if lists.is_empty() {
+        return all_registered(registry);
+    }
+    lists
+        .iter()
+        .flat_map(|list| split_spec_list(list))
+        .map(SchedulerSpec::registry)
+        .collect()
+}
+
 impl From<&str> for SchedulerSpec {
     fn from(spec: &str) -> Self {
         Self::registry(spec)

@@ -79,48 +79,60 @@ fn boxed<S: Scheduler + 'static>(s: crate::Result<S>) -> crate::Result<Box<dyn S
     Ok(Box::new(s?))
 }
 
+/// A registry entry: name, description, constructor from options.
+type Entry = (
+    &'static str,
+    &'static str,
+    fn(Options) -> crate::Result<Box<dyn Scheduler>>,
+);
+
 /// Registers every scheduler of this module in `registry`.
 pub(crate) fn register_builtins(registry: &mut Registry) {
-    registry.register(
-        Heft::NAME,
-        "HEFT (Topcuoglu et al. 2002): rank_u order, min-EFT GPU, insertion; options: policy",
-        |o: Options| boxed(Heft::from_options(o)),
-    );
-    registry.register(
-        Cpop::NAME,
-        "CPOP (Topcuoglu et al. 2002): rank_u+rank_d order, critical path on one GPU; options: policy, tolerance",
-        |o: Options| boxed(Cpop::from_options(o)),
-    );
-    registry.register(
-        Peft::NAME,
-        "PEFT (Arabnejad & Barbosa 2014): optimistic cost table, min EFT+OCT; options: policy",
-        |o: Options| boxed(Peft::from_options(o)),
-    );
-    registry.register(
-        MinMin::NAME,
-        "Min-Min (Ibarra & Kim 1977): ready task of minimum MCT first; options: policy",
-        |o: Options| boxed(MinMin::from_options(o)),
-    );
-    registry.register(
-        MaxMin::NAME,
-        "Max-Min (Ibarra & Kim 1977): ready task of maximum MCT first; options: policy",
-        |o: Options| boxed(MaxMin::from_options(o)),
-    );
-    registry.register(
-        LeastConnection::NAME,
-        "least-connection: each task to the GPU with the fewest tasks; options: policy",
-        |o: Options| boxed(LeastConnection::from_options(o)),
-    );
-    registry.register(
-        RoundRobin::NAME,
-        "round-robin: tasks in topological order to GPUs cyclically; options: policy",
-        |o: Options| boxed(RoundRobin::from_options(o)),
-    );
-    registry.register(
-        RandomAssignment::NAME,
-        "random: seeded uniform GPU per task (stochastic); options: policy",
-        |o: Options| boxed(RandomAssignment::from_options(o)),
-    );
+    let list_schedulers: [Entry; 8] = [
+        (
+            Heft::NAME,
+            "HEFT (Topcuoglu et al. 2002): rank_u order, min-EFT GPU, insertion; options: policy",
+            |o| boxed(Heft::from_options(o)),
+        ),
+        (
+            Cpop::NAME,
+            "CPOP (Topcuoglu et al. 2002): rank_u+rank_d order, critical path on one GPU; options: policy, tolerance",
+            |o| boxed(Cpop::from_options(o)),
+        ),
+        (
+            Peft::NAME,
+            "PEFT (Arabnejad & Barbosa 2014): optimistic cost table, min EFT+OCT; options: policy",
+            |o| boxed(Peft::from_options(o)),
+        ),
+        (
+            MinMin::NAME,
+            "Min-Min (Ibarra & Kim 1977): ready task of minimum MCT first; options: policy",
+            |o| boxed(MinMin::from_options(o)),
+        ),
+        (
+            MaxMin::NAME,
+            "Max-Min (Ibarra & Kim 1977): ready task of maximum MCT first; options: policy",
+            |o| boxed(MaxMin::from_options(o)),
+        ),
+        (
+            LeastConnection::NAME,
+            "least-connection: each task to the GPU with the fewest tasks; options: policy",
+            |o| boxed(LeastConnection::from_options(o)),
+        ),
+        (
+            RoundRobin::NAME,
+            "round-robin: tasks in topological order to GPUs cyclically; options: policy",
+            |o| boxed(RoundRobin::from_options(o)),
+        ),
+        (
+            RandomAssignment::NAME,
+            "random: seeded uniform GPU per task (stochastic); options: policy",
+            |o| boxed(RandomAssignment::from_options(o)),
+        ),
+    ];
+    for (name, description, build) in list_schedulers {
+        registry.register(name, description, build);
+    }
     worl_rtgs::register(registry);
     rtgs::register(registry);
     woa::register(registry);

@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
 use std::sync::Arc;
 use worl_cluster::{ClusterBuilder, GpuModel, Link, LoadState, Network, Problem, presets};
+use worl_dag::generators::shapes::topcuoglu_2002;
 use worl_dag::generators::{alibaba_like, layered, shapes};
 use worl_dag::{TaskId, Workload, WorkloadBuilder};
 use worl_rtgs::{Registry, Scheduler};
@@ -38,26 +39,6 @@ pub fn t(i: usize) -> TaskId {
     TaskId::new(i)
 }
 
-/// Edges of the Topcuoglu et al. 2002 Fig. 2 DAG (1-based tasks) with their communication
-/// cost (= data size).
-pub const EDGES: [(usize, usize, f64); 15] = [
-    (1, 2, 18.0),
-    (1, 3, 12.0),
-    (1, 4, 9.0),
-    (1, 5, 11.0),
-    (1, 6, 14.0),
-    (2, 8, 19.0),
-    (2, 9, 16.0),
-    (3, 7, 23.0),
-    (4, 8, 27.0),
-    (4, 9, 23.0),
-    (5, 9, 13.0),
-    (6, 8, 15.0),
-    (7, 10, 17.0),
-    (8, 10, 11.0),
-    (9, 10, 13.0),
-];
-
 /// W of Topcuoglu et al. 2002 Fig. 2: rows T1..T10, columns P1..P3.
 pub const W: [[f64; 3]; 10] = [
     [14.0, 16.0, 9.0],
@@ -74,15 +55,7 @@ pub const W: [[f64; 3]; 10] = [
 
 /// The Fig. 2 topology with task work `work[i]` (names T1..T10).
 fn fig2(work: [f64; 10]) -> Arc<Workload> {
-    let mut b = WorkloadBuilder::new("topcuoglu-2002");
-    let j = b.add_job("fig2").unwrap();
-    for (i, w) in work.iter().enumerate() {
-        b.add_task(j, format!("T{}", i + 1), *w, None).unwrap();
-    }
-    for (u, v, c) in EDGES {
-        b.add_edge(t(u - 1), t(v - 1), c).unwrap();
-    }
-    Arc::new(b.build().unwrap())
+    Arc::new(topcuoglu_2002(work).unwrap())
 }
 
 /// One GPU per machine with the given speeds, every link 1 B/s and latency 0: comm time =
