@@ -225,7 +225,7 @@ impl<'p> GreedyDecoder<'p> {
             if cand.bound > pick.0 || (cand.bound == pick.0 && (cand.gap, g) > (pick.1, pick.2)) {
                 continue;
             }
-            let (eft, _) = self.eft_of(task, &cand, partial, window);
+            let (eft, _) = self.eft_of(task, &cand, partial, window, false);
             if eft < pick.0 || (eft == pick.0 && (cand.gap, g) < (pick.1, pick.2)) {
                 pick = (eft, cand.gap, g, cand.class as usize, cand.exec);
             }
@@ -298,8 +298,9 @@ impl<'p> GreedyDecoder<'p> {
         Some(first.1)
     }
 
-    /// The EFT of the current task on candidate `cand` under the window's policy, and its
-    /// data-ready time there.
+    /// The EFT of the current task on candidate `cand` under the window's policy and, when
+    /// the policy needs it (append) or `with_ready` asks for it, its data-ready time there
+    /// (NaN otherwise: insertion searches the GPU's gaps through the partial schedule).
     #[inline]
     fn eft_of(
         &self,
@@ -307,12 +308,18 @@ impl<'p> GreedyDecoder<'p> {
         cand: &Candidate,
         partial: &PartialSchedule<'p>,
         window: &mut WindowScratch,
+        with_ready: bool,
     ) -> (f64, f64) {
         let p = self.problem;
         let g = cand.gpu as usize;
         let gpu = GpuId::new(g);
-        let ready = window.data_ready_time(p, gpu, self.machine[g] as usize);
-        let eft = if self.policy == Policy::Append {
+        let append = self.policy == Policy::Append;
+        let ready = if append || with_ready {
+            window.data_ready_time(p, gpu, self.machine[g] as usize)
+        } else {
+            f64::NAN
+        };
+        let eft = if append {
             // As `PartialSchedule::eft` under append.
             larger(larger(ready, p.ready_time(gpu)), cand.free) + cand.exec
         } else {
@@ -324,7 +331,10 @@ impl<'p> GreedyDecoder<'p> {
     }
 
     /// Every candidate of the window of `task` with its EFT, into `out` (cleared), for a
-    /// decoder that chooses among them (WORL-RTGS). Requires a window.
+    /// decoder that chooses among them (WORL-RTGS).
+    ///
+    /// # Panics
+    /// Without a window (WORL-RTGS checks `ω > 0` before building its decoder).
     pub(crate) fn scored_candidates(
         &self,
         task: TaskId,
@@ -335,29 +345,11 @@ impl<'p> GreedyDecoder<'p> {
         out: &mut Vec<ScoredCandidate>,
     ) {
         out.clear();
-        if self.gather(task, hope, index, partial, window).is_none() {
-            let (gap, g, class, exec) = window.nearest;
-            let gpu = GpuId::new(g);
-            let eft = partial
-                .eft(task, gpu, self.policy)
-                .expect("predecessors placed, the task fits");
-            let ready = partial
-                .data_ready_time(task, gpu)
-                .expect("predecessors placed");
-            out.push(ScoredCandidate {
-                gpu: g,
-                class,
-                exec,
-                gap,
-                eft,
-                data_ready: ready,
-                free: partial.available(gpu),
-            });
-            return;
-        }
+        self.gather(task, hope, index, partial, window)
+            .expect("a decoder that scores candidates has a window");
         for i in 0..window.candidates.len() {
             let cand = window.candidates[i];
-            let (eft, ready) = self.eft_of(task, &cand, partial, window);
+            let (eft, ready) = self.eft_of(task, &cand, partial, window, true);
             out.push(ScoredCandidate {
                 gpu: cand.gpu as usize,
                 class: cand.class as usize,

@@ -30,8 +30,9 @@ pub(crate) struct LearnSettings {
 }
 
 impl LearnSettings {
-    /// ε after `iteration` (0 = the initial population): linear from `epsilon_start` to
-    /// `epsilon_end` over the run.
+    /// ε of the iteration after `iteration` (0 = the initial population): linear in the
+    /// iteration, `epsilon_start + (epsilon_end − epsilon_start)·(iteration + 1)/iterations`,
+    /// so `epsilon_end` in the last iteration.
     fn epsilon(&self, iteration: usize) -> f64 {
         let f = ((iteration + 1) as f64 / self.iterations.max(1) as f64).min(1.0);
         self.epsilon_start + (self.epsilon_end - self.epsilon_start) * f
@@ -132,9 +133,11 @@ impl<'p> DdqnDecoder<'p> {
             greedy,
             features,
             settings,
+            // ε and the leader are set by `after_iteration(0)`, before the first decoding
+            // (the initial population is not decoded).
             policy: RwLock::new(PolicyState {
                 snapshot,
-                epsilon: settings.epsilon(0).max(settings.epsilon_start),
+                epsilon: settings.epsilon_start,
                 leader: f64::INFINITY,
             }),
             agent: Mutex::new(agent),
@@ -189,11 +192,10 @@ impl<'p> DdqnDecoder<'p> {
                 })?;
             }
         }
-        let mut trained = false;
         for _ in 0..self.settings.train_steps {
-            trained |= agent.train_step()?.is_some();
+            agent.train_step()?;
         }
-        if trained || agent.train_steps() > 0 {
+        if agent.train_steps() > 0 {
             Ok(Some(agent.snapshot()?))
         } else {
             Ok(None)

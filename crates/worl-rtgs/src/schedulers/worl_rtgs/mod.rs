@@ -163,7 +163,8 @@ pub struct WorlRtgsConfig {
     pub recorded_steps: usize,
     /// Gradient steps after each iteration (option `train-steps`; default 8).
     pub train_steps: usize,
-    /// ε of the first iteration (option `epsilon-start`, in [0, 1]; default 0.2).
+    /// ε at the start of the run (option `epsilon-start`, in [0, 1]; default 0.2):
+    /// iteration `t` of `I` decodes with `ε = start + (end − start)·t/I`.
     pub epsilon_start: f64,
     /// ε of the last iteration (option `epsilon-end`, in [0, 1]; default 0.02).
     pub epsilon_end: f64,
@@ -342,15 +343,23 @@ impl WorlRtgsConfig {
         }
     }
 
+    /// [`agent`](Self::agent) with the feature sizes WORL-RTGS uses ([`STATE_DIM`],
+    /// [`ACTION_DIM`]), whatever it says.
+    fn agent_config(&self) -> AgentConfig {
+        AgentConfig {
+            state_dim: STATE_DIM,
+            action_dim: ACTION_DIM,
+            ..self.agent.clone()
+        }
+    }
+
     /// A fresh agent for a run seeded with `seed` on `device`.
     ///
     /// Errors: [`ScheduleError::Ddqn`] for an invalid agent configuration.
     pub fn fresh_agent(&self, seed: u64, device: &ComputeDevice) -> Result<Agent> {
         let config = AgentConfig {
-            state_dim: STATE_DIM,
-            action_dim: ACTION_DIM,
             seed: self.agent.seed ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            ..self.agent.clone()
+            ..self.agent_config()
         };
         Ok(Agent::new(config, device)?)
     }
@@ -516,14 +525,9 @@ impl Scheduler for WorlRtgs {
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         let device = self.device()?.clone();
-        let spec = self.config.agent.network_spec();
         let agent = match &self.config.checkpoint {
             Some(path) => {
-                let spec = worl_ddqn::NetworkSpec {
-                    state_dim: STATE_DIM,
-                    action_dim: ACTION_DIM,
-                    ..spec
-                };
+                let spec = self.config.agent_config().network_spec();
                 load_checkpoint_expecting(path, &device, &spec)?
             }
             None => self.config.fresh_agent(ctx.seed(), &device)?,
