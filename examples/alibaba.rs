@@ -41,7 +41,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 use worl_cluster::network::{gbit_per_s, mbit_per_s};
-use worl_cluster::{Cluster, Link, LoadState, MachineTable, Problem, TableSample, loaders};
+use worl_cluster::{Cluster, Link, LoadState, MachineTable, Problem, TableSample, formats::pai};
 use worl_dag::ccr::with_ccr;
 use worl_dag::formats::alibaba::{self, AlibabaOptions};
 use worl_dag::generators::layered::{LayeredParams, layered};
@@ -245,7 +245,7 @@ fn build_problems(args: &Args, sizes: &[usize], seeds: u64) -> Result<ProblemSet
             return Err(format!("unknown workload kind `{k}` (alibaba, layered, nn)").into());
         }
     }
-    let table = loaders::load_pai_machine_spec(data_file(
+    let table = pai::load_pai_machine_spec(data_file(
         &args.machines,
         "alibaba-pai-v2020/pai_machine_spec.csv",
     )?)?;

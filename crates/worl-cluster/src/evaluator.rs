@@ -1,57 +1,11 @@
-//! [`Plan`] and the plan [`Evaluator`]: decoding a GPU assignment plus a task order into a
-//! schedule, the hot path of every metaheuristic.
+//! The plan [`Evaluator`]: decoding a [`Plan`] (a GPU assignment plus a task order) into a
+//! makespan or a schedule, the hot path of every metaheuristic.
 
 use crate::error::{ClusterError, Result};
-use crate::ids::GpuId;
 use crate::partial::PartialSchedule;
+use crate::plan::{Plan, Policy};
 use crate::problem::Problem;
 use crate::schedule::Schedule;
-use serde::{Deserialize, Serialize};
-use worl_dag::{TaskGraph, TaskId};
-
-/// How a task is put on its GPU's timeline.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Policy {
-    /// After the GPU's last task: `S_v = max(DRT(v, k), r_k, F of the last task on k)`.
-    /// Evaluating a plan is `O(|V| + |E|)`.
-    Append,
-    /// In the earliest idle gap of the GPU, after `max(DRT(v, k), r_k)`, long enough for
-    /// `exec(v, k)`; after the last task if none is (HEFT's insertion-based policy, Topcuoglu
-    /// et al. 2002, §4.1). `O(|V| · tasks per GPU + |E|)`. A task never finishes later than
-    /// under `Append` with the same plan; a zero-duration task may go into the zero-length
-    /// gap between two back-to-back tasks.
-    Insertion,
-}
-
-/// A plan: a GPU per task and the order in which tasks are placed.
-///
-/// `gpu[v.index()]` is the GPU of task `v` (length `n_tasks`); `order` is a permutation of
-/// all tasks that is topological (every task after its predecessors). Decoded by
-/// [`Evaluator`]: a list scheduler that records its GPU choices and its placement order in a
-/// plan gets its schedule back exactly (with the policy it used).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Plan {
-    /// GPU of each task, indexed by [`TaskId::index`].
-    pub gpu: Vec<GpuId>,
-    /// Placement order: a topological permutation of the tasks.
-    pub order: Vec<TaskId>,
-}
-
-impl Plan {
-    /// A plan from its parts (checked when evaluated).
-    pub fn new(gpu: Vec<GpuId>, order: Vec<TaskId>) -> Self {
-        Self { gpu, order }
-    }
-
-    /// A plan placing tasks in the graph's cached topological order
-    /// ([`TaskGraph::topo_order`]).
-    pub fn in_topo_order(graph: &TaskGraph, gpu: Vec<GpuId>) -> Self {
-        Self {
-            gpu,
-            order: graph.topo_order().to_vec(),
-        }
-    }
-}
 
 /// Decodes [`Plan`]s into makespans or [`Schedule`]s for one [`Problem`], reusing its
 /// buffers: after construction, [`makespan`](Self::makespan) allocates nothing.

@@ -8,18 +8,22 @@
 //! [validator](Schedule::validate), [metrics](Schedule::metrics) and the makespan
 //! [lower bound](Problem::lower_bound). The model and its formulas: `docs/model.md`.
 //!
+//! Modules in reading order: each depends only on those above it and on [`error`] (which uses
+//! only [`ids`]).
+//!
 //! | module | holds |
 //! |---|---|
 //! | [`ids`] | typed dense ids [`GpuId`], [`MachineId`], [`ClassId`] |
 //! | [`catalog`] | [`GpuModel`]: K80 … H200 datasheet figures, relative training speed |
 //! | [`network`] | [`Link`] defaults (NVLink, PCIe, Ethernet, InfiniBand), [`Network`] |
-//! | [`cluster`] | [`Cluster`], [`ClusterBuilder`], [`Gpu`], [`LoadState`], TOML/JSON format |
+//! | [`cluster`] | [`Cluster`], [`ClusterBuilder`], [`Gpu`], [`LoadState`] |
 //! | [`presets`] | [`homogeneous`](presets::homogeneous), [`dgx`](presets::dgx), [`pai_mix`](presets::pai_mix), [`paper_pool`](presets::paper_pool) |
-//! | [`loaders`] | Alibaba PAI v2020 machine spec, v2023 node lists, machine usage |
+//! | [`formats`] | Alibaba PAI v2020 machine spec, GPU v2023 node lists, v2018 machine usage, the native TOML/JSON format; [`MachineTable`], [`TableSample`] |
 //! | [`problem`] | [`Problem`]: `exec_time`, `comm_time`, `fits`, mean/min costs, GPU classes |
+//! | [`plan`] | [`Plan`], [`Policy`] |
+//! | [`schedule`] | [`Schedule`], [`ScheduledTask`], [`Schedule::to_plan`] |
 //! | [`partial`] | [`PartialSchedule`], [`Slot`]: EST/EFT and placement (append, insertion) |
-//! | [`evaluator`] | [`Plan`], [`Policy`], [`Evaluator`] |
-//! | [`schedule`] | [`Schedule`], [`ScheduledTask`] |
+//! | [`evaluator`] | [`Evaluator`]: a [`Plan`] decoded into a makespan or a [`Schedule`] |
 //! | [`validate`] | [`Violation`], [`Schedule::validate`] |
 //! | [`metrics`] | [`Metrics`], [`LowerBound`] |
 //! | [`error`] | [`ClusterError`] |
@@ -64,11 +68,12 @@ pub mod catalog;
 pub mod cluster;
 pub mod error;
 pub mod evaluator;
+pub mod formats;
 pub mod ids;
-pub mod loaders;
 pub mod metrics;
 pub mod network;
 pub mod partial;
+pub mod plan;
 pub mod presets;
 pub mod problem;
 pub mod schedule;
@@ -77,12 +82,13 @@ pub mod validate;
 pub use catalog::GpuModel;
 pub use cluster::{Cluster, ClusterBuilder, Gpu, LoadState};
 pub use error::{ClusterError, Result};
-pub use evaluator::{Evaluator, Plan, Policy};
+pub use evaluator::Evaluator;
+pub use formats::{MachineTable, TableSample};
 pub use ids::{ClassId, GpuId, MachineId};
-pub use loaders::{MachineTable, TableSample};
 pub use metrics::{LowerBound, Metrics};
 pub use network::{Link, Network};
 pub use partial::{PartialSchedule, Slot};
+pub use plan::{Plan, Policy};
 pub use problem::Problem;
 pub use schedule::{Schedule, ScheduledTask};
 pub use validate::Violation;

@@ -1,7 +1,7 @@
 //! Schedule metrics (makespan, SLR, speedup, efficiency, utilisation) and the makespan
 //! lower bound.
 //!
-//! Definitions (Topcuoglu et al. 2002, §5; REFERENCE.md A.3; docs/model.md):
+//! Definitions (Topcuoglu et al. 2002, §5; `docs/model.md`, "Metrics"):
 //! * `SLR = makespan / Σ_{v ∈ CP_MIN} min_k exec(v, k)`, `CP_MIN` the critical path under
 //!   minimum execution costs and zero communication;
 //! * `speedup = min_k Σ_v exec(v, k) / makespan` (the best single-GPU sequential time);

@@ -3,7 +3,7 @@
 //! The network is given between **machines**: entry `[a, b]` (`a != b`) is the link between a
 //! GPU of machine `a` and a GPU of machine `b`; the diagonal `[a, a]` is the intra-machine
 //! link (NVLink or PCIe) between two distinct GPUs of machine `a`. A transfer between tasks on
-//! the *same* GPU is free (DESIGN.md, "The model": `comm = 0 if k = l`).
+//! the *same* GPU is free (`comm = 0 if k = l`, `docs/model.md`, "Costs").
 //!
 //! Units: bandwidth in **bytes per second**, latency in **seconds**. Helpers convert from
 //! the units vendors and papers use: [`mbit_per_s`], [`gbit_per_s`], [`gbyte_per_s`].
@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 
 /// `x` megabits per second in bytes per second: `x · 10⁶ / 8`.
 ///
-/// The paper's "highest bandwidth 500 / 2000" scenarios (PAPER.md §6) are read as Mbit/s:
+/// The "highest bandwidth 500 / 2000" scenarios of the WORL-RTGS experiments (Du et al.,
+/// BDCC 9(11):284, 2025) are read as Mbit/s:
 /// 500 Mbit/s = 62.5 · 10⁶ bytes/s.
 #[inline]
 pub fn mbit_per_s(x: f64) -> f64 {
@@ -189,8 +190,9 @@ impl Network {
     /// max_bandwidth]` (bytes/s) and the latency is `inter_latency` (s); the diagonal is
     /// `intra`. Same seed, same network (ChaCha8).
     ///
-    /// This models the paper's scenarios "highest bandwidth 500 / 2000" (PAPER.md §6, links
-    /// drawn at random up to a cap); see [`paper_bandwidth`](Self::paper_bandwidth).
+    /// This models the WORL-RTGS scenarios "highest bandwidth 500 / 2000" (Du et al., BDCC
+    /// 9(11):284, 2025: links drawn at random up to a cap); see
+    /// [`paper_bandwidth`](Self::paper_bandwidth).
     ///
     /// Errors: [`ClusterError::InvalidParameter`] if `n_machines == 0`, `max_bandwidth` is not
     /// finite and `> 0`, or `min_fraction` is not in `(0, 1]`;
@@ -243,8 +245,8 @@ impl Network {
         Ok(Self::PerMachinePair { bandwidth, latency })
     }
 
-    /// The paper's network scenario "highest bandwidth `max_mbit_s`" (500 or 2000, PAPER.md
-    /// §6): random symmetric links between machines, bandwidth uniform in
+    /// The WORL-RTGS network scenario "highest bandwidth `max_mbit_s`" (500 or 2000; Du et
+    /// al., BDCC 9(11):284, 2025): random symmetric links between machines, bandwidth uniform in
     /// `[0.1 · max, max]` Mbit/s (converted to bytes/s with [`mbit_per_s`]), zero latency
     /// (the reconstructed NIP's `T_comm = z / b` has none), PCIe 3.0 x16 inside a machine.
     /// Units and the lower end 10 % are our assumptions (the paper's are not published).

@@ -3,8 +3,8 @@
 //! under a [`Policy`], and placing it.
 
 use crate::error::{ClusterError, Result};
-use crate::evaluator::Policy;
 use crate::ids::GpuId;
+use crate::plan::Policy;
 use crate::problem::Problem;
 use crate::schedule::{Schedule, ScheduledTask};
 use worl_dag::TaskId;

@@ -1,5 +1,5 @@
-//! Ready-made clusters: homogeneous, DGX-style, the Alibaba PAI GPU mix, and the paper's GPU
-//! pool.
+//! Ready-made clusters: homogeneous, DGX-style, the Alibaba PAI GPU mix, and the GPU pool of
+//! the WORL-RTGS experiments.
 
 use crate::catalog::GpuModel;
 use crate::cluster::{Cluster, ClusterBuilder};
@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 /// Counts are the sum of `cap_gpu` per `gpu_type` over the 1,897 rows of
 /// `pai_machine_spec.csv` (P100 798 machines × 2, T4 497 × 2, V100 104 × 8, V100M32 135 × 8,
 /// MISC 280 × 8; 83 CPU-only machines); the loader test re-derives them from the file.
-/// `MISC` is the trace's bucket of older GPUs (K40m, K80, M60; REFERENCE.md D.2): we model
+/// `MISC` is the trace's bucket of older GPUs (K40m, K80, M60): we model
 /// it as a K80 GPU (per-GPU figures, between K40m and M60 in speed and memory).
 pub const PAI_GPU_TYPES: [(&str, usize, usize); 5] = [
     ("MISC", 2240, 8),
@@ -153,7 +153,8 @@ pub fn pai_mix(m: usize, seed: u64) -> Result<Cluster> {
     b.build()
 }
 
-/// The paper's simulated GPU pool (PAPER.md §6): `m` GPUs, **one per machine** (the authors'
+/// The simulated GPU pool of the WORL-RTGS experiments (Du et al., BDCC 9(11):284, 2025): `m`
+/// GPUs, **one per machine** (the authors'
 /// pool is a list of 50 or 500 machines), GPU models drawn as in [`pai_mix`], links between
 /// GPUs random up to `max_mbit_s` ([`Network::paper_bandwidth`]: the "highest bandwidth 500 /
 /// 2000" scenarios). Combine with [`LoadState::paper_busy`](crate::LoadState::paper_busy)

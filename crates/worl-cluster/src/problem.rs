@@ -81,7 +81,7 @@ enum ExecModel {
 
 /// A scheduling problem: a [`Workload`] on a [`Cluster`], with the cost model.
 ///
-/// Costs (DESIGN.md, "The model"; docs/model.md):
+/// Costs (`docs/model.md`, "Costs"):
 /// * execution, **related machines** ([`Problem::new`]): `exec(v, k) = w_v / (s_k (1 − u_k))`
 ///   seconds, `w_v` the task's work in reference GPU-seconds, `s_k` the GPU's relative
 ///   speed, `u_k` its background utilisation;

@@ -1,8 +1,8 @@
 //! [`Schedule`]: per task GPU, start and finish; per GPU timeline.
 
 use crate::error::{ClusterError, Result};
-use crate::evaluator::Plan;
 use crate::ids::GpuId;
+use crate::plan::Plan;
 use crate::problem::Problem;
 use serde::{Deserialize, Serialize};
 use worl_dag::TaskId;

@@ -6,7 +6,7 @@ use crate::schedule::Schedule;
 use serde::{Deserialize, Serialize};
 use worl_dag::TaskId;
 
-/// One violated constraint of a schedule (DESIGN.md, "The model"). Amounts are in seconds
+/// One violated constraint of a schedule (`docs/model.md`, "Schedules"). Amounts are in seconds
 /// (GiB for memory) and positive.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[non_exhaustive]

@@ -8,9 +8,10 @@
 mod common;
 
 use std::collections::BTreeMap;
-use worl_cluster::loaders::{
-    TableSample, load_machine_usage, load_openb_node_list, load_pai_machine_spec,
-};
+use worl_cluster::TableSample;
+use worl_cluster::formats::machine_usage::load_machine_usage;
+use worl_cluster::formats::openb::load_openb_node_list;
+use worl_cluster::formats::pai::load_pai_machine_spec;
 use worl_cluster::{LoadState, Problem, presets};
 
 fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {

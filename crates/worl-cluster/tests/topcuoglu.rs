@@ -1,6 +1,6 @@
 //! Golden test: the 10-task / 3-processor DAG of Topcuoglu, Hariri and Wu, "Performance-
 //! effective and low-complexity task scheduling for heterogeneous computing", IEEE TPDS
-//! 13(3), 2002, Fig. 2 (values in REFERENCE.md F). Unrelated execution costs (the W
+//! 13(3), 2002, Fig. 2 and its computation costs table. Unrelated execution costs (the W
 //! matrix); communication = edge cost on different processors (bytes = cost, 1 B/s,
 //! latency 0).
 

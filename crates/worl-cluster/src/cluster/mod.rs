@@ -1,0 +1,463 @@
+//! [`Cluster`]: machines holding GPUs, and the network between them; [`ClusterBuilder`]; GPU
+//! load states ([`LoadState`]). The native TOML/JSON file format is
+//! [`formats::native`](crate::formats::native).
+
+mod builder;
+
+pub use builder::ClusterBuilder;
+
+use crate::catalog::GpuModel;
+use crate::error::{ClusterError, Result, non_negative, positive};
+use crate::ids::{GpuId, MachineId};
+use crate::network::{Link, Network};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One GPU of a cluster.
+///
+/// Its execution speed is the *effective speed* `speed · (1 − background)` (`docs/model.md`,
+/// "Costs"); it cannot start work before `ready_time`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Gpu {
+    /// Name of its [`GpuModel`] (one of [`Cluster::models`]).
+    pub model: String,
+    /// The machine it sits in.
+    pub machine: MachineId,
+    /// Relative speed `s_k` (V100 = 1.0), finite `> 0`; defaults to the model's.
+    pub speed: f64,
+    /// Memory, GiB, finite `> 0`; defaults to the model's.
+    pub mem_gib: f64,
+    /// Ready time `r_k`: the GPU is busy until then, s (finite, `>= 0`).
+    pub ready_time: f64,
+    /// Background utilisation `u_k` in `[0, 1)`: the share of the GPU taken by other work.
+    pub background: f64,
+}
+
+impl Gpu {
+    /// Effective speed `s_k (1 − u_k)`.
+    #[inline]
+    pub fn effective_speed(&self) -> f64 {
+        self.speed * (1.0 - self.background)
+    }
+}
+
+/// One GPU before validation, as the builder and the native format hand it to
+/// [`Cluster::from_parts`]: speed and memory default to the model's.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct GpuEntry {
+    pub(crate) model: String,
+    pub(crate) machine: MachineId,
+    pub(crate) speed: Option<f64>,
+    pub(crate) mem_gib: Option<f64>,
+    pub(crate) ready_time: f64,
+    pub(crate) background: f64,
+}
+
+/// A cluster before validation: what [`Cluster::from_parts`] checks and
+/// [`Cluster::into_parts`] returns.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ClusterParts {
+    pub(crate) name: String,
+    pub(crate) machines: Vec<String>,
+    pub(crate) network: Network,
+    pub(crate) models: Vec<GpuModel>,
+    pub(crate) gpus: Vec<GpuEntry>,
+}
+
+/// A GPU cluster: machines with GPUs and the network between them.
+///
+/// Always valid: built by [`ClusterBuilder`], a preset, a trace reader or the native format,
+/// all of which check that there is at least one GPU, every speed and memory is finite and
+/// `> 0`, every ready time finite and `>= 0`, every background utilisation in `[0, 1)`, and
+/// every link has a finite bandwidth `> 0` and a finite latency `>= 0`.
+///
+/// Serialises to (and deserialises from, with the same checks) the native TOML/JSON format
+/// of [`formats::native`](crate::formats::native).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cluster {
+    name: String,
+    machines: Vec<String>,
+    network: Network,
+    models: Vec<GpuModel>,
+    gpus: Vec<Gpu>,
+    /// Per GPU: index into `models`.
+    gpu_model: Vec<u32>,
+    /// Per machine: its GPUs in id order.
+    machine_gpus: Vec<Vec<GpuId>>,
+}
+
+impl Cluster {
+    /// Validates `parts` and builds the cluster (models named by GPUs but absent from
+    /// `parts.models` are taken from the catalog, [`GpuModel::by_name`]).
+    pub(crate) fn from_parts(parts: ClusterParts) -> Result<Self> {
+        let ClusterParts {
+            name,
+            machines,
+            network,
+            mut models,
+            gpus: gpu_data,
+        } = parts;
+        if gpu_data.is_empty() {
+            return Err(ClusterError::EmptyCluster { cluster: name });
+        }
+        for (i, m) in models.iter().enumerate() {
+            m.validate()?;
+            if models[..i].iter().any(|o| o.name == m.name) {
+                return Err(ClusterError::DuplicateModel {
+                    name: m.name.clone(),
+                });
+            }
+        }
+        network.validate(&machines)?;
+        let mut gpus = Vec::with_capacity(gpu_data.len());
+        let mut gpu_model = Vec::with_capacity(gpu_data.len());
+        let mut machine_gpus = vec![Vec::new(); machines.len()];
+        for (k, g) in gpu_data.into_iter().enumerate() {
+            let id = GpuId::new(k);
+            let mi = match models.iter().position(|m| m.name == g.model) {
+                Some(i) => i,
+                None => {
+                    let m =
+                        GpuModel::by_name(&g.model).ok_or_else(|| ClusterError::UnknownModel {
+                            name: g.model.clone(),
+                        })?;
+                    // A trace code (e.g. V100M32) resolves to a catalog model of another name.
+                    match models.iter().position(|o| o.name == m.name) {
+                        Some(i) => i,
+                        None => {
+                            models.push(m);
+                            models.len() - 1
+                        }
+                    }
+                }
+            };
+            if g.machine.index() >= machines.len() {
+                return Err(ClusterError::UnknownId {
+                    kind: "machine",
+                    index: g.machine.index(),
+                    len: machines.len(),
+                });
+            }
+            let model = &models[mi];
+            let gpu = Gpu {
+                model: model.name.clone(),
+                machine: g.machine,
+                speed: g.speed.unwrap_or(model.relative_speed),
+                mem_gib: g.mem_gib.unwrap_or(model.mem_gib),
+                ready_time: g.ready_time,
+                background: g.background,
+            };
+            validate_gpu(id, &gpu)?;
+            machine_gpus[g.machine.index()].push(id);
+            gpus.push(gpu);
+            gpu_model.push(mi as u32);
+        }
+        Ok(Self {
+            name,
+            machines,
+            network,
+            models,
+            gpus,
+            gpu_model,
+            machine_gpus,
+        })
+    }
+
+    /// The cluster's parts, every GPU with its speed and memory given explicitly.
+    pub(crate) fn into_parts(self) -> ClusterParts {
+        let c = self;
+        let gpus = c
+            .gpus
+            .into_iter()
+            .map(|g| GpuEntry {
+                model: g.model,
+                machine: g.machine,
+                speed: Some(g.speed),
+                mem_gib: Some(g.mem_gib),
+                ready_time: g.ready_time,
+                background: g.background,
+            })
+            .collect();
+        ClusterParts {
+            name: c.name,
+            machines: c.machines,
+            network: c.network,
+            models: c.models,
+            gpus,
+        }
+    }
+}
+
+fn validate_gpu(id: GpuId, g: &Gpu) -> Result<()> {
+    let item = || id.to_string();
+    positive(item, "speed", g.speed)?;
+    positive(item, "mem_gib", g.mem_gib)?;
+    non_negative(item, "ready_time", g.ready_time)?;
+    validate_background(id, g.background)
+}
+
+fn validate_background(id: GpuId, u: f64) -> Result<()> {
+    if (0.0..1.0).contains(&u) {
+        Ok(())
+    } else {
+        Err(ClusterError::InvalidValue {
+            item: id.to_string(),
+            field: "background",
+            value: u,
+            expected: "a utilisation in [0, 1)",
+        })
+    }
+}
+
+/// Background load of the GPUs: the "idle" and "busy" GPU states of the WORL-RTGS experiments
+/// (Du et al., BDCC 9(11):284, 2025).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LoadState {
+    /// Every GPU idle: background utilisation 0, ready time 0.
+    Idle,
+    /// Every GPU's background utilisation drawn uniformly from `utilisation = (lo, hi)`
+    /// (`0 <= lo <= hi < 1`) and its ready time uniformly from `ready_time = (lo, hi)` s.
+    Busy {
+        /// Range of the background utilisation `u_k`.
+        utilisation: (f64, f64),
+        /// Range of the ready time `r_k`, s.
+        ready_time: (f64, f64),
+    },
+}
+
+impl LoadState {
+    /// The WORL-RTGS busy state as we reconstruct it (Du et al., BDCC 9(11):284, 2025):
+    /// background utilisation uniform in 58–85 %, the range of `cpu_util_percent` in the
+    /// authors' `GPU.csv` (50 machines of the Alibaba cluster-trace-v2018 `machine_usage`
+    /// table); ready times 0.
+    pub fn paper_busy() -> Self {
+        Self::Busy {
+            utilisation: (0.58, 0.85),
+            ready_time: (0.0, 0.0),
+        }
+    }
+}
+
+impl Cluster {
+    /// Name of the cluster.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of GPUs `m`.
+    #[inline]
+    pub fn n_gpus(&self) -> usize {
+        self.gpus.len()
+    }
+
+    /// Number of machines.
+    #[inline]
+    pub fn n_machines(&self) -> usize {
+        self.machines.len()
+    }
+
+    /// All GPUs, indexed by [`GpuId::index`].
+    pub fn gpus(&self) -> &[Gpu] {
+        &self.gpus
+    }
+
+    /// The GPU `id`.
+    ///
+    /// # Panics
+    /// If `id` is not a GPU of this cluster.
+    #[inline]
+    pub fn gpu(&self, id: GpuId) -> &Gpu {
+        &self.gpus[id.index()]
+    }
+
+    /// All GPU ids `0..m`.
+    pub fn gpu_ids(&self) -> impl ExactSizeIterator<Item = GpuId> + use<> {
+        (0..self.n_gpus()).map(GpuId::new)
+    }
+
+    /// Machine names, indexed by [`MachineId::index`].
+    pub fn machines(&self) -> &[String] {
+        &self.machines
+    }
+
+    /// The GPUs of machine `id`, in id order.
+    ///
+    /// # Panics
+    /// If `id` is not a machine of this cluster.
+    pub fn gpus_of(&self, id: MachineId) -> &[GpuId] {
+        &self.machine_gpus[id.index()]
+    }
+
+    /// The GPU models used by the cluster (each once).
+    pub fn models(&self) -> &[GpuModel] {
+        &self.models
+    }
+
+    /// The model of GPU `id`.
+    ///
+    /// # Panics
+    /// If `id` is not a GPU of this cluster.
+    pub fn model_of(&self, id: GpuId) -> &GpuModel {
+        &self.models[self.gpu_model[id.index()] as usize]
+    }
+
+    /// Number of GPUs per model name.
+    pub fn gpu_counts(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for g in &self.gpus {
+            *counts.entry(g.model.clone()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Network {
+        &self.network
+    }
+
+    /// The link between two distinct GPUs, `None` for `k == l` (no transfer needed).
+    ///
+    /// # Panics
+    /// If `k` or `l` is not a GPU of this cluster.
+    pub fn link(&self, k: GpuId, l: GpuId) -> Option<Link> {
+        if k == l {
+            return None;
+        }
+        let (a, b) = (self.gpu(k).machine.index(), self.gpu(l).machine.index());
+        Some(Link {
+            bandwidth: self.network.bandwidth(a, b),
+            latency: self.network.latency(a, b),
+        })
+    }
+
+    fn check_gpu(&self, id: GpuId) -> Result<()> {
+        if id.index() < self.gpus.len() {
+            Ok(())
+        } else {
+            Err(ClusterError::UnknownId {
+                kind: "GPU",
+                index: id.index(),
+                len: self.gpus.len(),
+            })
+        }
+    }
+
+    /// Sets the ready time `r_k` of GPU `id` (s, finite `>= 0`).
+    ///
+    /// Errors: [`ClusterError::UnknownId`], [`ClusterError::InvalidValue`].
+    pub fn set_ready_time(&mut self, id: GpuId, ready_time: f64) -> Result<()> {
+        self.check_gpu(id)?;
+        non_negative(|| id.to_string(), "ready_time", ready_time)?;
+        self.gpus[id.index()].ready_time = ready_time;
+        Ok(())
+    }
+
+    /// Sets the background utilisation `u_k` of GPU `id` (in `[0, 1)`).
+    ///
+    /// Errors: [`ClusterError::UnknownId`], [`ClusterError::InvalidValue`].
+    pub fn set_background(&mut self, id: GpuId, background: f64) -> Result<()> {
+        self.check_gpu(id)?;
+        validate_background(id, background)?;
+        self.gpus[id.index()].background = background;
+        Ok(())
+    }
+
+    /// Replaces the network.
+    ///
+    /// Errors: as [`Network::validate`] for this cluster's machines.
+    pub fn set_network(&mut self, network: Network) -> Result<()> {
+        network.validate(&self.machines)?;
+        self.network = network;
+        Ok(())
+    }
+
+    /// Sets every GPU's background utilisation and ready time from a [`LoadState`], drawing
+    /// in GPU id order from ChaCha8 seeded with `seed` (same seed, same loads).
+    ///
+    /// Errors: [`ClusterError::InvalidParameter`] if a range is reversed, the utilisation
+    /// range is not inside `[0, 1)` or the ready-time range not finite and `>= 0`.
+    pub fn apply_load(&mut self, state: &LoadState, seed: u64) -> Result<()> {
+        match *state {
+            LoadState::Idle => {
+                for g in &mut self.gpus {
+                    g.background = 0.0;
+                    g.ready_time = 0.0;
+                }
+            }
+            LoadState::Busy {
+                utilisation: (ulo, uhi),
+                ready_time: (rlo, rhi),
+            } => {
+                if !(0.0 <= ulo && ulo <= uhi && uhi < 1.0) {
+                    return Err(ClusterError::InvalidParameter {
+                        name: "utilisation",
+                        reason: format!("({ulo}, {uhi}) is not a range inside [0, 1)"),
+                    });
+                }
+                if !(0.0 <= rlo && rlo <= rhi && rhi.is_finite()) {
+                    return Err(ClusterError::InvalidParameter {
+                        name: "ready_time",
+                        reason: format!("({rlo}, {rhi}) is not a finite range >= 0"),
+                    });
+                }
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                for g in &mut self.gpus {
+                    g.background = rng.random_range(ulo..=uhi);
+                    g.ready_time = rng.random_range(rlo..=rhi);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Two machines: two V100-32GB on `a`, a custom model `X` (speed 2.5, 24 GiB) on `b`.
+    pub(crate) fn two_machines() -> Cluster {
+        let mut b = ClusterBuilder::new("t");
+        let m0 = b.add_machine("a");
+        let m1 = b.add_machine("b");
+        b.add_gpus(m0, &GpuModel::v100_32gb(), 2).unwrap();
+        b.add_gpu(m1, &GpuModel::custom("X", 2.5, 24.0).unwrap())
+            .unwrap();
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn load_states_are_seeded_and_in_range() {
+        let mut a = two_machines();
+        let mut b = two_machines();
+        let state = LoadState::Busy {
+            utilisation: (0.58, 0.85),
+            ready_time: (0.0, 100.0),
+        };
+        a.apply_load(&state, 11).unwrap();
+        b.apply_load(&state, 11).unwrap();
+        assert_eq!(a, b);
+        for g in a.gpus() {
+            assert!((0.58..=0.85).contains(&g.background));
+            assert!((0.0..=100.0).contains(&g.ready_time));
+        }
+        a.apply_load(&LoadState::Idle, 0).unwrap();
+        assert!(
+            a.gpus()
+                .iter()
+                .all(|g| g.background == 0.0 && g.ready_time == 0.0)
+        );
+        assert!(
+            a.apply_load(
+                &LoadState::Busy {
+                    utilisation: (0.5, 1.0),
+                    ready_time: (0.0, 0.0)
+                },
+                0
+            )
+            .is_err()
+        );
+    }
+}

@@ -1,0 +1,289 @@
+//! The native cluster file format, TOML or JSON: [`Cluster::to_toml_string`] /
+//! [`Cluster::from_toml_str`], [`Cluster::to_json_string`] / [`Cluster::from_json_str`], and
+//! [`Cluster::load`] / [`Cluster::save`] by file extension. [`Cluster`] implements
+//! `Serialize` and `Deserialize` through this format; reading checks everything
+//! [`ClusterBuilder::build`](crate::ClusterBuilder::build) checks.
+//!
+//! ```toml
+//! name = "two-nodes"
+//! machines = ["node-0", "node-1"]
+//!
+//! [network]
+//! kind = "uniform"                    # or "per_machine_pair" with bandwidth/latency matrices
+//! intra = { bandwidth = 12e9, latency = 1e-5 }   # bytes/s, s
+//! inter = { bandwidth = 3.125e9, latency = 5e-5 }
+//!
+//! [[gpus]]
+//! model = "V100-32GB"                 # a catalog name, or one defined under [[models]]
+//! machine = 0                         # index into `machines`
+//! ready_time = 0.0                    # optional, s
+//! background = 0.0                    # optional, in [0, 1)
+//! # speed = 1.0, mem_gib = 32.0       # optional, default to the model's
+//! ```
+//!
+//! Models named by GPUs but absent from `[[models]]` are taken from the catalog
+//! ([`GpuModel::by_name`], which also knows the Alibaba trace codes such as `V100M32`). Writing
+//! gives every GPU its speed and memory explicitly.
+
+use crate::catalog::GpuModel;
+use crate::cluster::{Cluster, ClusterParts, GpuEntry};
+use crate::error::{ClusterError, Result};
+use crate::ids::MachineId;
+use crate::network::Network;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::path::Path;
+
+/// One GPU as written in the native file format: speed and memory default to the model's,
+/// ready time and background to 0.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct GpuData {
+    model: String,
+    machine: MachineId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    speed: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mem_gib: Option<f64>,
+    #[serde(default)]
+    ready_time: f64,
+    #[serde(default)]
+    background: f64,
+}
+
+/// The native file format of a cluster (TOML or JSON). Models named by GPUs but absent from
+/// `models` are taken from the catalog ([`GpuModel::by_name`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct ClusterData {
+    name: String,
+    machines: Vec<String>,
+    network: Network,
+    #[serde(default)]
+    models: Vec<GpuModel>,
+    gpus: Vec<GpuData>,
+}
+
+impl From<ClusterData> for ClusterParts {
+    fn from(d: ClusterData) -> Self {
+        let gpus = d
+            .gpus
+            .into_iter()
+            .map(|g| GpuEntry {
+                model: g.model,
+                machine: g.machine,
+                speed: g.speed,
+                mem_gib: g.mem_gib,
+                ready_time: g.ready_time,
+                background: g.background,
+            })
+            .collect();
+        Self {
+            name: d.name,
+            machines: d.machines,
+            network: d.network,
+            models: d.models,
+            gpus,
+        }
+    }
+}
+
+impl From<ClusterParts> for ClusterData {
+    fn from(p: ClusterParts) -> Self {
+        let gpus = p
+            .gpus
+            .into_iter()
+            .map(|g| GpuData {
+                model: g.model,
+                machine: g.machine,
+                speed: g.speed,
+                mem_gib: g.mem_gib,
+                ready_time: g.ready_time,
+                background: g.background,
+            })
+            .collect();
+        Self {
+            name: p.name,
+            machines: p.machines,
+            network: p.network,
+            models: p.models,
+            gpus,
+        }
+    }
+}
+
+impl TryFrom<ClusterData> for Cluster {
+    type Error = ClusterError;
+
+    fn try_from(data: ClusterData) -> Result<Self> {
+        Cluster::from_parts(data.into())
+    }
+}
+
+impl From<Cluster> for ClusterData {
+    fn from(c: Cluster) -> Self {
+        c.into_parts().into()
+    }
+}
+
+impl Serialize for Cluster {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        ClusterData::from(self.clone()).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Cluster {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let data = ClusterData::deserialize(deserializer)?;
+        Cluster::try_from(data).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Cluster {
+    /// The cluster in the native JSON format.
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a cluster serialises to JSON")
+    }
+
+    /// Reads a cluster from the native JSON format.
+    ///
+    /// Errors: [`ClusterError::Parse`] (file `<memory>`, with line) for malformed JSON or an
+    /// invalid cluster.
+    pub fn from_json_str(text: &str) -> Result<Self> {
+        serde_json::from_str(text).map_err(|e| ClusterError::Parse {
+            file: "<memory>".to_owned(),
+            line: e.line(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The cluster in the native TOML format.
+    ///
+    /// Errors: [`ClusterError::InvalidParameter`] if TOML cannot express it (it always can
+    /// for a valid cluster; reported rather than panicking).
+    pub fn to_toml_string(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| ClusterError::InvalidParameter {
+            name: "cluster",
+            reason: format!("cannot write TOML: {e}"),
+        })
+    }
+
+    /// Reads a cluster from the native TOML format.
+    ///
+    /// Errors: [`ClusterError::Parse`] (file `<memory>`, with line) for malformed TOML or an
+    /// invalid cluster.
+    pub fn from_toml_str(text: &str) -> Result<Self> {
+        toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(0, |s| {
+                text[..s.start.min(text.len())].matches('\n').count() + 1
+            });
+            ClusterError::Parse {
+                file: "<memory>".to_owned(),
+                line,
+                message: e.message().to_owned(),
+            }
+        })
+    }
+
+    /// Reads a cluster file in the native format, TOML for `*.toml`, JSON otherwise.
+    ///
+    /// Errors: [`ClusterError::Io`], [`ClusterError::Parse`] naming the file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ClusterError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let parsed = if is_toml(path) {
+            Self::from_toml_str(&text)
+        } else {
+            Self::from_json_str(&text)
+        };
+        parsed.map_err(|e| match e {
+            ClusterError::Parse { line, message, .. } => ClusterError::Parse {
+                file: path.display().to_string(),
+                line,
+                message,
+            },
+            other => other,
+        })
+    }
+
+    /// Writes the cluster in the native format, TOML for `*.toml`, JSON otherwise.
+    ///
+    /// Errors: [`ClusterError::Io`].
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let text = if is_toml(path) {
+            self.to_toml_string()?
+        } else {
+            self.to_json_string()
+        };
+        std::fs::write(path, text).map_err(|source| ClusterError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    }
+}
+
+fn is_toml(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::LoadState;
+    use crate::cluster::tests::two_machines;
+    use crate::ids::GpuId;
+
+    #[test]
+    fn native_formats_round_trip() {
+        let mut c = two_machines();
+        c.apply_load(&LoadState::paper_busy(), 3).unwrap();
+        c.set_ready_time(GpuId::new(1), 12.5).unwrap();
+        let t = c.to_toml_string().unwrap();
+        assert_eq!(Cluster::from_toml_str(&t).unwrap(), c);
+        let j = c.to_json_string();
+        assert_eq!(Cluster::from_json_str(&j).unwrap(), c);
+        let c2 = Cluster::try_from(ClusterData {
+            network: Network::paper_bandwidth(2, 500.0, 1).unwrap(),
+            ..ClusterData::from(c)
+        })
+        .unwrap();
+        assert_eq!(
+            Cluster::from_toml_str(&c2.to_toml_string().unwrap()).unwrap(),
+            c2
+        );
+    }
+
+    #[test]
+    fn minimal_toml_uses_catalog_defaults() {
+        let text = r#"
+name = "mini"
+machines = ["n0"]
+[network]
+kind = "uniform"
+intra = { bandwidth = 12e9, latency = 1e-5 }
+inter = { bandwidth = 3.125e9, latency = 5e-5 }
+[[gpus]]
+model = "V100M32"
+machine = 0
+[[gpus]]
+model = "A100"
+machine = 0
+background = 0.5
+"#;
+        let c = Cluster::from_toml_str(text).unwrap();
+        assert_eq!(c.n_gpus(), 2);
+        assert_eq!(c.gpu(GpuId::new(0)).model, "V100-32GB");
+        assert_eq!(c.gpu(GpuId::new(0)).mem_gib, 32.0);
+        assert!((c.gpu(GpuId::new(1)).effective_speed() - 0.5 * 2.076_66).abs() < 1e-4);
+        let bad = text.replace("background = 0.5", "background = \"x\"");
+        let err = Cluster::from_toml_str(&bad).unwrap_err();
+        assert!(matches!(err, ClusterError::Parse { line: 14, .. }), "{err}");
+        let bad = text.replace("machine = 0\nbackground", "machine = 4\nbackground");
+        assert!(Cluster::from_toml_str(&bad).is_err());
+        let bad = text.replace("\"A100\"", "\"Z9\"");
+        let err = Cluster::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(err.contains("Z9"), "{err}");
+    }
+}
