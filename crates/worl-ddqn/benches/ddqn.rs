@@ -6,16 +6,14 @@
 //! * `inference/snapshot/batch_<n>`: the same with [`PolicySnapshot`] (plain Rust);
 //! * `train_step/<backend>/batch_64`: one Double DQN training step.
 //!
-//! wgpu runs are skipped when no adapter exists or `WORL_SKIP_WGPU=1`.
+//! wgpu runs are skipped when no adapter exists, when `WORL_SKIP_WGPU=1`, or in a build without
+//! the `wgpu` feature.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
-use worl_ddqn::{
-    Agent, AgentConfig, CandidateBatch, ComputeDevice, DeviceChoice, QNetwork, Transition,
-    select_device,
-};
+use worl_ddqn::{Agent, AgentConfig, CandidateBatch, ComputeDevice, QNetwork, Transition};
 
 const STATE: usize = 34;
 const ACTION: usize = 6;
@@ -45,16 +43,34 @@ fn random_batch(n: usize, rng: &mut ChaCha8Rng) -> CandidateBatch {
 
 fn devices() -> Vec<(&'static str, ComputeDevice)> {
     let mut d = vec![("flex", ComputeDevice::flex())];
-    if std::env::var("WORL_SKIP_WGPU").as_deref() != Ok("1") {
-        match select_device(DeviceChoice::Wgpu) {
-            Ok(w) => {
-                eprintln!("wgpu device: {}", w.description());
-                d.push(("wgpu", w));
-            }
-            Err(e) => eprintln!("wgpu benches skipped: {e}"),
+    d.extend(wgpu_device().map(|w| ("wgpu", w)));
+    d
+}
+
+/// The wgpu device, or `None` (with a message) when skipped or unavailable.
+#[cfg(feature = "wgpu")]
+fn wgpu_device() -> Option<ComputeDevice> {
+    use worl_ddqn::{DeviceChoice, select_device};
+    if std::env::var("WORL_SKIP_WGPU").as_deref() == Ok("1") {
+        return None;
+    }
+    match select_device(DeviceChoice::Wgpu) {
+        Ok(w) => {
+            eprintln!("wgpu device: {}", w.description());
+            Some(w)
+        }
+        Err(e) => {
+            eprintln!("wgpu benches skipped: {e}");
+            None
         }
     }
-    d
+}
+
+/// Without the `wgpu` feature there is no wgpu device to bench.
+#[cfg(not(feature = "wgpu"))]
+fn wgpu_device() -> Option<ComputeDevice> {
+    eprintln!("wgpu benches skipped: worl-ddqn built without the `wgpu` feature");
+    None
 }
 
 fn inference(c: &mut Criterion) {

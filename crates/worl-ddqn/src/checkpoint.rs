@@ -34,7 +34,8 @@ use crate::agent::Agent;
 use crate::config::AgentConfig;
 use crate::device::ComputeDevice;
 use crate::error::{DdqnError, Result};
-use crate::network::{LayerWeights, NetworkSpec, QNetwork};
+use crate::mlp::{LayerWeights, NetworkSpec};
+use crate::network::QNetwork;
 use crate::snapshot::PolicySnapshot;
 
 /// Burnpack metadata key holding the JSON manifest.

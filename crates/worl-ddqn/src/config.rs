@@ -3,12 +3,14 @@
 //! Defaults follow the usual DQN practice (Mnih et al., *Human-level control through deep
 //! reinforcement learning*, Nature 518, 2015; van Hasselt, Guez & Silver, *Deep Reinforcement
 //! Learning with Double Q-learning*, AAAI 2016) scaled to the small MLPs a list scheduler needs;
-//! the WORL-RTGS paper does not publish its values (see `PAPER.md` §4), so they are ours.
+//! the WORL-RTGS paper (Du et al., *Big Data and Cognitive Computing* 9(11):284, 2025) does not
+//! publish its values, so they are ours.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DdqnError, Result};
 use crate::exploration::EpsilonSchedule;
+use crate::mlp::NetworkSpec;
 
 /// How the target network follows the online network (Mnih et al. 2015, "target network").
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,10 +35,10 @@ pub enum TargetUpdate {
 #[serde(rename_all = "snake_case")]
 pub enum TdTarget {
     /// Double DQN (van Hasselt et al. 2016, eq. 4): the online network chooses the next action,
-    /// the target network values it. See [`crate::target::double_dqn_target`].
+    /// the target network values it. Computed by `target::double_dqn_target`.
     Double,
     /// Vanilla DQN (Mnih et al. 2015): max over the target network's values. Kept for
-    /// ablations (WORL-RTGS's option `td=vanilla`). See [`crate::target::dqn_target`].
+    /// ablations (WORL-RTGS's option `td=vanilla`). Computed by `target::dqn_target`.
     Vanilla,
 }
 
@@ -75,7 +77,7 @@ impl ReplayConfig {
     }
 }
 
-/// Every hyper-parameter of an [`Agent`](crate::Agent); JSON round-trips through serde.
+/// Every hyper-parameter of an `Agent`; JSON round-trips through serde.
 ///
 /// Missing fields take their defaults when deserialising (`#[serde(default)]`), so a config
 /// file may name only what it changes.
@@ -108,7 +110,7 @@ pub struct AgentConfig {
     /// Transitions stored before the first training step (default 256, at least `batch_size`
     /// are always required).
     pub learning_starts: usize,
-    /// Environment steps per training step in [`Agent::train`](crate::Agent::train) (default 1).
+    /// Environment steps per training step in `Agent::train` (default 1).
     pub train_every: u64,
     /// Target network update rule (default hard copy every 100 training steps).
     pub target_update: TargetUpdate,
@@ -287,8 +289,8 @@ impl AgentConfig {
     }
 
     /// The network architecture this config describes.
-    pub fn network_spec(&self) -> crate::network::NetworkSpec {
-        crate::network::NetworkSpec {
+    pub fn network_spec(&self) -> NetworkSpec {
+        NetworkSpec {
             state_dim: self.state_dim,
             action_dim: self.action_dim,
             hidden: self.hidden.clone(),

@@ -1,5 +1,5 @@
-//! Choosing the compute device: wgpu (GPU, default when a hardware adapter exists) or flex
-//! (burn's pure-Rust CPU backend, the fallback).
+//! Choosing the compute device: wgpu (GPU, default when a hardware adapter exists; needs the
+//! `wgpu` feature) or flex (burn's pure-Rust CPU backend, the fallback).
 //!
 //! * [`DeviceChoice::Wgpu`] initialises burn's wgpu runtime on the default adapter and fails with
 //!   [`DdqnError::DeviceUnavailable`] if none can be created. Software adapters (Mesa's lavapipe,
@@ -12,9 +12,15 @@
 //!
 //! [`device_from_env`] reads `WORL_DEVICE=wgpu|flex|auto` (unset = auto). The wgpu probe runs
 //! once per process; its outcome is cached.
+//!
+//! The wgpu backend is compiled only with the crate's `wgpu` cargo feature (on by default).
+//! Without it, `Auto` selects flex and `Wgpu` fails with [`DdqnError::FeatureDisabled`]; the
+//! [`DeviceChoice`] and [`DeviceKind`] enums keep their `Wgpu` variants either way, so configs
+//! and `WORL_DEVICE` values parse the same in every build.
 
 use std::fmt;
 use std::str::FromStr;
+#[cfg(feature = "wgpu")]
 use std::sync::OnceLock;
 
 use burn::tensor::Device;
@@ -115,6 +121,7 @@ impl fmt::Display for ComputeDevice {
 }
 
 /// Outcome of the one-time wgpu probe.
+#[cfg(feature = "wgpu")]
 #[derive(Clone, Debug)]
 struct WgpuProbe {
     device: Device,
@@ -122,8 +129,10 @@ struct WgpuProbe {
     hardware: bool,
 }
 
+#[cfg(feature = "wgpu")]
 static WGPU_PROBE: OnceLock<std::result::Result<WgpuProbe, String>> = OnceLock::new();
 
+#[cfg(feature = "wgpu")]
 fn probe_wgpu() -> std::result::Result<WgpuProbe, String> {
     WGPU_PROBE
         .get_or_init(|| {
@@ -169,10 +178,26 @@ fn probe_wgpu() -> std::result::Result<WgpuProbe, String> {
 ///
 /// # Errors
 /// [`DdqnError::DeviceUnavailable`] when [`DeviceChoice::Wgpu`] is requested and no wgpu
-/// adapter can be initialised. `Auto` and `Flex` never fail.
+/// adapter can be initialised; [`DdqnError::FeatureDisabled`] when it is requested from a build
+/// without the `wgpu` feature. `Auto` and `Flex` never fail.
 pub fn select_device(choice: DeviceChoice) -> Result<ComputeDevice> {
     match choice {
         DeviceChoice::Flex => Ok(ComputeDevice::flex()),
+        #[cfg(not(feature = "wgpu"))]
+        DeviceChoice::Wgpu => Err(DdqnError::FeatureDisabled {
+            requested: "wgpu",
+            feature: "wgpu",
+        }),
+        #[cfg(not(feature = "wgpu"))]
+        DeviceChoice::Auto => {
+            let mut d = ComputeDevice::flex();
+            d.description = format!(
+                "{} (auto: worl-ddqn built without the `wgpu` feature)",
+                d.description
+            );
+            Ok(d)
+        }
+        #[cfg(feature = "wgpu")]
         DeviceChoice::Wgpu => match probe_wgpu() {
             Ok(p) => Ok(ComputeDevice {
                 device: p.device,
@@ -184,6 +209,7 @@ pub fn select_device(choice: DeviceChoice) -> Result<ComputeDevice> {
                 reason,
             }),
         },
+        #[cfg(feature = "wgpu")]
         DeviceChoice::Auto => Ok(match probe_wgpu() {
             Ok(p) if p.hardware => ComputeDevice {
                 device: p.device,

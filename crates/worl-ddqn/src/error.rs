@@ -59,6 +59,18 @@ pub enum DdqnError {
         /// The backend's own message.
         reason: String,
     },
+    /// The requested device's backend is not compiled into this build: its cargo feature of
+    /// `worl-ddqn` is off (e.g. `DeviceChoice::Wgpu` with `--no-default-features`).
+    #[error(
+        "device `{requested}` unavailable: worl-ddqn was built without the `{feature}` feature \
+         (enable it, e.g. `worl-ddqn = {{ features = [\"{feature}\"] }}`)"
+    )]
+    FeatureDisabled {
+        /// The choice that was requested (`wgpu`).
+        requested: &'static str,
+        /// The cargo feature of `worl-ddqn` that would provide it (`wgpu`).
+        feature: &'static str,
+    },
     /// `WORL_DEVICE` (or a parsed string) names no known device.
     #[error("unknown device choice `{0}` (expected wgpu, flex or auto)")]
     UnknownDevice(String),

@@ -112,7 +112,7 @@ impl EpsilonSchedule {
 /// `q_values[i]` is the Q-value of candidate `i`; `mask` (empty = all valid) marks valid
 /// candidates. With probability `epsilon` a uniformly random valid candidate is returned,
 /// otherwise the valid candidate of highest Q-value (lowest index on ties). Returns `None` when
-/// no candidate is valid. Allocation-free; usable with [`PolicySnapshot`](crate::PolicySnapshot)
+/// no candidate is valid. Allocation-free; usable with `PolicySnapshot`
 /// Q-values in a scheduler's hot loop.
 pub fn epsilon_greedy<R: Rng + ?Sized>(
     q_values: &[f32],

@@ -1,6 +1,7 @@
 //! # worl-ddqn — a Double DQN agent on burn for variable candidate sets
 //!
-//! The learning half of WORL-RTGS (Du et al., BDCC 9(11):284, 2025): for every task the
+//! The learning half of WORL-RTGS (Du et al., *Big Data and Cognitive Computing* 9(11):284,
+//! 2025): for every task the
 //! scheduler offers a state (where the task stands in the plan and the search) and a set of
 //! candidate GPUs, each described by a feature vector (its finish time, running-time gap to
 //! the task's hope, costs); the agent scores
@@ -19,6 +20,16 @@
 //! Backends: burn 0.22's wgpu backend (GPU) or flex (pure-Rust CPU), chosen at run time
 //! ([`select_device`], env `WORL_DEVICE=wgpu|flex|auto`). Hot-loop inference goes through
 //! [`PolicySnapshot`], a plain-Rust copy of the network (no burn call, no allocation).
+//!
+//! ## Cargo features
+//!
+//! | feature | default | enables |
+//! |---|---|---|
+//! | `wgpu` | yes | burn's wgpu backend (Vulkan / Metal / DX12, software adapters such as Mesa's lavapipe included) |
+//!
+//! flex is always compiled. With `default-features = false` the crate builds without wgpu and
+//! its dependency tree: [`DeviceChoice::Auto`] then selects flex, and [`DeviceChoice::Wgpu`]
+//! (or `WORL_DEVICE=wgpu`) returns [`DdqnError::FeatureDisabled`] instead of a device.
 //!
 //! ## Example
 //!
@@ -90,20 +101,24 @@
 //!
 //! ## Module map
 //!
-//! | module | holds |
-//! |---|---|
-//! | [`env`](mod@env) | [`Environment`] trait, [`Observation`] (state + candidate rows + mask), [`Step`], [`Transition`] |
-//! | [`config`] | [`AgentConfig`] (serde), [`TargetUpdate`], [`TdTarget`], [`ReplayConfig`] |
-//! | [`exploration`] | [`EpsilonSchedule`] (linear / exponential / constant), [`epsilon_greedy`] |
-//! | [`network`] | [`QNetwork`] (burn `Module`, ReLU MLP), [`NetworkSpec`], [`LayerWeights`] |
-//! | [`batch`] | [`CandidateBatch`] (states + candidates flattened with offsets), [`PaddedCandidates`] |
-//! | [`replay`] | [`ReplayBuffer`] (uniform / proportional PER with a sum tree), [`SampledBatch`] |
-//! | [`target`] | [`target::double_dqn_target`], [`target::dqn_target`], [`target::td_targets`] |
-//! | [`agent`] | [`Agent`]: acting, remembering, `train_step`, target updates, train / evaluate loops |
-//! | [`snapshot`] | [`PolicySnapshot`], [`SnapshotScratch`]: allocation-free plain-Rust inference |
-//! | [`device`] | [`DeviceChoice`], [`DeviceKind`], [`ComputeDevice`], [`select_device`], [`device_from_env`] |
-//! | [`checkpoint`] | [`save_checkpoint`], [`load_checkpoint`], [`load_policy`], [`CheckpointManifest`] |
-//! | [`error`] | [`DdqnError`] |
+//! In reading order: every module uses only modules above it (no cycles), so the table can be
+//! read top to bottom.
+//!
+//! | module | holds | uses |
+//! |---|---|---|
+//! | [`error`] | [`DdqnError`] | — |
+//! | [`env`](mod@env) | [`Environment`] trait, [`Observation`] (state + candidate rows + mask), [`Step`], [`Transition`] | — |
+//! | [`exploration`] | [`EpsilonSchedule`] (linear / exponential / constant), [`epsilon_greedy`] | error |
+//! | [`batch`] | [`CandidateBatch`] (states + candidates flattened with offsets), [`PaddedCandidates`] | error |
+//! | [`mlp`] | [`NetworkSpec`], [`LayerWeights`]: the network's architecture and host weights (no burn) | error |
+//! | [`config`] | [`AgentConfig`] (serde), [`TargetUpdate`], [`TdTarget`], [`ReplayConfig`] | error, exploration, mlp |
+//! | [`snapshot`] | [`PolicySnapshot`], [`SnapshotScratch`]: allocation-free plain-Rust inference | error, mlp |
+//! | [`network`] | [`QNetwork`] (burn `Module`, ReLU MLP); reads its weights out as [`LayerWeights`] and a [`PolicySnapshot`] | error, batch, exploration, mlp, snapshot |
+//! | [`replay`] | [`ReplayBuffer`] (uniform / proportional PER with a sum tree), [`SampledBatch`] | error, env, batch, config |
+//! | [`target`] | [`target::double_dqn_target`], [`target::dqn_target`], [`target::td_targets`] | error, batch, config, network |
+//! | [`device`] | [`DeviceChoice`], [`DeviceKind`], [`ComputeDevice`], [`select_device`], [`device_from_env`] | error |
+//! | [`agent`] | [`Agent`]: acting, remembering, `train_step`, target updates, train / evaluate loops | error, env, batch, config, snapshot, network, replay, target, device |
+//! | [`checkpoint`] | [`save_checkpoint`], [`load_checkpoint`], [`load_policy`], [`CheckpointManifest`] | error, config, mlp, snapshot, network, device, agent |
 //!
 //! ## Reproducibility
 //!
@@ -121,6 +136,7 @@ pub mod device;
 pub mod env;
 pub mod error;
 pub mod exploration;
+pub mod mlp;
 pub mod network;
 pub mod replay;
 pub mod snapshot;
@@ -139,6 +155,7 @@ pub use device::{
 pub use env::{Environment, Observation, Step, Transition};
 pub use error::{DdqnError, Result};
 pub use exploration::{EpsilonSchedule, epsilon_greedy};
-pub use network::{LayerWeights, NetworkSpec, QNetwork};
+pub use mlp::{LayerWeights, NetworkSpec};
+pub use network::QNetwork;
 pub use replay::{ReplayBuffer, SampledBatch};
 pub use snapshot::{PolicySnapshot, SnapshotScratch};

@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DdqnError, Result, check_len};
-use crate::network::{LayerWeights, NetworkSpec};
+use crate::mlp::{LayerWeights, NetworkSpec};
 
 /// Weights of a Q-network copied to the host; `Send + Sync + Clone`, share it across rayon
 /// workers (each with its own [`SnapshotScratch`]).

@@ -221,3 +221,28 @@ fn train_step_waits_for_learning_starts() {
     assert!(stats.loss.is_finite() && stats.mean_abs_td > 0.0);
     assert_eq!(agent.train_steps(), 1);
 }
+
+/// Without the `wgpu` feature, asking for wgpu is a typed error naming the feature, and `auto`
+/// says why it chose flex.
+#[cfg(not(feature = "wgpu"))]
+#[test]
+fn wgpu_without_the_feature_is_a_typed_error() {
+    let err = select_device(DeviceChoice::Wgpu).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DdqnError::FeatureDisabled {
+                requested: "wgpu",
+                feature: "wgpu"
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("without the `wgpu` feature"),
+        "{err}"
+    );
+    let auto = select_device(DeviceChoice::Auto).unwrap();
+    assert_eq!(auto.kind(), DeviceKind::Flex);
+    assert!(auto.description().contains("`wgpu` feature"), "{auto}");
+}

@@ -1,6 +1,8 @@
 //! The learning test on the wgpu backend (Mesa lavapipe on CPU-only machines and in CI).
 //!
 //! Fails with a clear message when no wgpu adapter can be created, unless `WORL_SKIP_WGPU=1`.
+//! Built only with the `wgpu` feature (`required-features` in Cargo.toml).
+#![cfg(feature = "wgpu")]
 
 mod common;
 
