@@ -10,9 +10,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
-use worl_cluster::{Problem, presets};
-use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
-use worl_rtgs::{Registry, RunContext};
+use worl::cluster::{Problem, presets};
+use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
+use worl::rtgs::{Registry, RunContext};
 
 /// The smallest Alibaba-like workload (seed 1) with at least `tasks` tasks, on `gpus` GPUs.
 fn problem(tasks: usize, gpus: usize) -> Problem {

@@ -10,14 +10,14 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
-use worl_cluster::{Problem, presets};
-use worl_dag::generators::layered::{LayeredParams, layered};
-use worl_rtgs::RunContext;
-use worl_rtgs::schedulers::rtgs::{
-    DecodeInput, FeasibleGpus, GreedyDecoder, Lookahead, PlanDecoder, RtgsConfig, RtgsWhale,
-    TaskOrder, run_rtgs,
+use worl::cluster::{Problem, presets};
+use worl::dag::generators::layered::{LayeredParams, layered};
+use worl::rtgs::RunContext;
+use worl::rtgs::schedulers::rtgs::{
+    DecodeInput, GreedyDecoder, Lookahead, PlanDecoder, RtgsConfig, RtgsWhale, run_rtgs,
 };
-use worl_rtgs::worl_woa::{Move, MoveKind, whale_rng};
+use worl::rtgs::schedulers::search::{FeasibleGpus, TaskOrder};
+use worl::woa::{Move, MoveKind, whale_rng};
 
 fn problem(n: usize, m: usize) -> Problem {
     let w = Arc::new(layered(&LayeredParams::new(n), 1).unwrap());
@@ -27,7 +27,7 @@ fn problem(n: usize, m: usize) -> Problem {
 /// One decoding of a hope vector: the leader's running times perturbed by ±30 % per task.
 fn bench_decode(c: &mut Criterion, p: &Problem, name: &str) {
     let feasible = FeasibleGpus::new(p);
-    let mut gpu = vec![worl_cluster::GpuId::new(0); p.n_tasks()];
+    let mut gpu = vec![worl::cluster::GpuId::new(0); p.n_tasks()];
     feasible.random_plan(&mut whale_rng(1, 0, 0), &mut gpu);
     let target = RtgsWhale::from_assignment(p, gpu);
     let mut hope = Vec::new();
@@ -43,9 +43,9 @@ fn bench_decode(c: &mut Criterion, p: &Problem, name: &str) {
         ("target", Lookahead::Target, 0.0),
         ("authors", Lookahead::None, 0.0),
     ] {
-        let d = GreedyDecoder::new(p, lookahead).with_window(window, worl_cluster::Policy::Append);
+        let d = GreedyDecoder::new(p, lookahead).with_window(window, worl::cluster::Policy::Append);
         let mut scratch = d.scratch();
-        let mut out = vec![worl_cluster::GpuId::new(0); p.n_tasks()];
+        let mut out = vec![worl::cluster::GpuId::new(0); p.n_tasks()];
         let input = DecodeInput {
             problem: p,
             order: &rank,

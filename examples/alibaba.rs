@@ -1,4 +1,4 @@
-//! The comparison grid of issue 7 on real Alibaba v2018 DAGs and generated DAGs.
+//! The scheduler comparison grid on real Alibaba v2018 DAGs and generated DAGs.
 //!
 //! ```sh
 //! cargo run --release --example alibaba                  # the full grid
@@ -11,7 +11,7 @@
 //! DAG jobs of the Alibaba cluster-trace-v2018 `batch_task` table (`--trace`, default
 //! `alibaba-v2018/batch_task_head50k.csv` of the shared data) drawn at random with the
 //! instance seed and merged until the size is reached exactly; `layered`: DAGGEN-style
-//! layered DAGs (`worl_dag::generators::layered`, defaults); `nn`: GPipe-style GPT-2
+//! layered DAGs (`worl::dag::generators::layered`, defaults); `nn`: GPipe-style GPT-2
 //! medium training (8 stages, 2 data-parallel replicas, micro-batches and iterations for the
 //! size, edge bytes from the model scaled to the cell's CCR) — on 50 GPUs sampled from the Alibaba PAI v2020 machine table (`--machines`,
 //! default `alibaba-pai-v2020/pai_machine_spec.csv`; whole machines, PCIe 3.0 inside) ×
@@ -27,7 +27,7 @@
 //! all instances and per kind, `runs.csv` and `results.json` under `target/worl/alibaba/`;
 //! with `--write-docs`, `docs/results.md` and three SVGs in `docs/results/`.
 //!
-//! Note (issue 7): on the easy cell (10 Gbit/s, CCR 0.5) HEFT is already within about 0.1 %
+//! Note: on the easy cell (10 Gbit/s, CCR 0.5) HEFT is already within about 0.1 %
 //! of the lower bound, so no scheduler can do much better there; the 500 Mbit/s, CCR 5
 //! cells are where schedulers differ.
 
@@ -40,24 +40,26 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-use worl_cluster::network::{gbit_per_s, mbit_per_s};
-use worl_cluster::{Cluster, Link, LoadState, MachineTable, Problem, TableSample, formats::pai};
-use worl_dag::ccr::with_ccr;
-use worl_dag::formats::alibaba::{self, AlibabaOptions};
-use worl_dag::generators::layered::{LayeredParams, layered};
-use worl_dag::generators::nn_training::{Model, NnTrainingParams, nn_training};
-use worl_dag::{JobId, TaskId, Workload, WorkloadBuilder};
-use worl_rtgs::Registry;
-use worl_rtgs::experiment::plot::{self, CurveAxis};
-use worl_rtgs::experiment::spec::specs_or_all;
-use worl_rtgs::experiment::{
+use worl::cluster::network::{gbit_per_s, mbit_per_s};
+use worl::cluster::{Cluster, Link, LoadState, MachineTable, Problem, TableSample, formats::pai};
+use worl::dag::ccr::with_ccr;
+use worl::dag::formats::alibaba::{self, AlibabaOptions};
+use worl::dag::generators::layered::{LayeredParams, layered};
+use worl::dag::generators::nn_training::{Model, NnTrainingParams, nn_training};
+use worl::dag::{JobId, TaskId, Workload, WorkloadBuilder};
+use worl::experiment::plot::{self, CurveAxis};
+use worl::experiment::spec::specs_or_all;
+use worl::experiment::{
     Alpha, Experiment, GroupBy, Metric, NamedProblem, ProblemSet, Results, SchedulerSpec, report,
 };
+use worl::rtgs::Registry;
 
 type BoxError = Box<dyn std::error::Error>;
 
 #[derive(Parser, Debug)]
-#[command(about = "Scheduler comparison on Alibaba v2018 DAGs and generated DAGs (issue 7 grid)")]
+#[command(
+    about = "Scheduler comparison on Alibaba v2018 DAGs and generated DAGs (Alibaba v2018 and generated DAGs on 50 PAI GPUs)"
+)]
 struct Args {
     /// Alibaba v2018 batch_task CSV (default: the shared data's head-50k extract).
     #[arg(long)]
@@ -124,11 +126,11 @@ fn data_file(arg: &Option<PathBuf>, relative: &str) -> Result<PathBuf, BoxError>
     if let Some(p) = arg {
         return Ok(p.clone());
     }
-    match worl_dag::datasets::data_file(relative)? {
+    match worl::dag::datasets::data_file(relative)? {
         Some(p) => Ok(p),
         None => Err(format!(
             "the shared data directory is absent: give the file with an option, or set {}",
-            worl_dag::datasets::DATA_DIR_ENV
+            worl::dag::datasets::DATA_DIR_ENV
         )
         .into()),
     }
@@ -309,7 +311,7 @@ fn rank_section(
     out: &mut String,
     results: &Results,
     title: &str,
-    filter: &dyn Fn(&worl_rtgs::experiment::RunRecord) -> bool,
+    filter: &dyn Fn(&worl::experiment::RunRecord) -> bool,
 ) {
     let _ = writeln!(out, "### {title}\n");
     match results.rank_test(filter, Alpha::P05) {
@@ -336,7 +338,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
     }
     let problems = build_problems(args, &sizes, seeds)?;
     let registry = Registry::with_builtins();
-    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers);
+    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers)?;
     let experiment = Experiment::new(problems)
         .with_registry(registry)
         .schedulers(specs)
@@ -449,7 +451,10 @@ fn write_docs(
         svgs.push("size.svg");
     }
     let mut md = String::new();
-    let _ = writeln!(md, "# Results: scheduler comparison (issue 7 grid)\n");
+    let _ = writeln!(
+        md,
+        "# Results: scheduler comparison (Alibaba v2018 and generated DAGs on 50 PAI GPUs)\n"
+    );
     let _ = writeln!(
         md,
         "Generated by `cargo run --release --example alibaba -- --write-docs{}` (`examples/alibaba.rs`); \
@@ -467,8 +472,8 @@ fn write_docs(
     );
     let _ = writeln!(
         md,
-        "On the 10 Gbit/s, CCR 0.5 cells HEFT is already close to the lower bound (issue 7 \
-         measured within 0.1 %), so no scheduler can improve much there.\n"
+        "On the 10 Gbit/s, CCR 0.5 cells HEFT is already close to the lower bound (measured \
+         within 0.1 %), so no scheduler can improve much there.\n"
     );
     let _ = writeln!(md, "![critical difference diagram](results/cd-all.svg)\n");
     md.push_str(body);

@@ -26,15 +26,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-use worl_cluster::{Cluster, LoadState, Problem, presets};
-use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
-use worl_dag::{REFERENCE_BANDWIDTH, Workload, load_path};
-use worl_rtgs::Registry;
-use worl_rtgs::experiment::plot::{self, CurveAxis};
-use worl_rtgs::experiment::spec::specs_or_all;
-use worl_rtgs::experiment::{
-    Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, SchedulerSpec, report,
-};
+use worl::dag::REFERENCE_BANDWIDTH;
+use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
+use worl::experiment::plot::{self, CurveAxis};
+use worl::experiment::spec::specs_or_all;
+use worl::experiment::{KeepSchedules, report};
+use worl::prelude::*;
 
 /// Seed of the built-in workload and of the cluster.
 const SEED: u64 = 2025;
@@ -114,7 +111,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let registry = Registry::with_builtins();
-    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers);
+    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers)?;
     if specs.is_empty() {
         return Err("no scheduler is registered".into());
     }

@@ -1,8 +1,8 @@
-//! The SPD–FTG study of Du et al. (J. Supercomputing 2025, BDCC 2025; PAPER.md §2) on
+//! The SPD–FTG study of Du et al. (J. Supercomputing 2025, BDCC 2025) on
 //! Alibaba cluster-trace-v2018 DAG jobs: Pearson's r between the scheduling plan distance
 //! (SPD, Euclidean distance of running-time vectors) and the finish time gap (FTG) of plan
 //! pairs, per workload size, on 50 and 500 GPUs, idle and busy. The paper reports r between
-//! about 0.4 and 0.5 (PAPER.md §2.2).
+//! about 0.4 and 0.5.
 //!
 //! ```sh
 //! cargo run --release --example spd_ftg_study
@@ -18,10 +18,10 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use worl_cluster::{LoadState, Problem, presets};
-use worl_dag::datasets::data_file;
-use worl_dag::formats::alibaba::{AlibabaOptions, load};
-use worl_rtgs::study::{PairSampler, PlanDistance, SpdFtgConfig, spd_ftg_study};
+use worl::cluster::{LoadState, Problem, presets};
+use worl::dag::datasets::data_file;
+use worl::dag::formats::alibaba::{AlibabaOptions, load};
+use worl::experiment::study::{SpdFtgConfig, spd_ftg_study};
 
 const SEED: u64 = 2025;
 
@@ -48,21 +48,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         match arg.as_str() {
             "--pairs" => config.pairs = value()?.parse()?,
             "--seed" => config.seed = value()?.parse()?,
-            "--sampler" => {
-                config.sampler = match value()?.as_str() {
-                    "perturbation" => PairSampler::Perturbation,
-                    "independent" => PairSampler::Independent,
-                    other => return Err(format!("unknown sampler `{other}`").into()),
-                }
-            }
-            "--distance" => {
-                config.distance = match value()?.as_str() {
-                    "euclidean" => PlanDistance::Euclidean,
-                    "l1" => PlanDistance::L1,
-                    "hamming" => PlanDistance::Hamming,
-                    other => return Err(format!("unknown distance `{other}`").into()),
-                }
-            }
+            "--sampler" => config.sampler = value()?.parse()?,
+            "--distance" => config.distance = value()?.parse()?,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }

@@ -11,7 +11,7 @@
 //! Training problems alternate Alibaba-like jobs and layered DAGs on PAI-mix clusters of
 //! 8 to 64 GPUs (busy), each with its own seed; one agent learns across all of them
 //! (`run_worl_rtgs` hands the trained agent back), then is written atomically with
-//! `worl_ddqn::save_checkpoint` (Burnpack weights + JSON manifest). The evaluation runs
+//! `worl::ddqn::save_checkpoint` (Burnpack weights + JSON manifest). The evaluation runs
 //! WORL-RTGS (`paper` preset, so the agent's effect is not hidden by the HEFT/PEFT seeds)
 //! with a fresh agent and with the pre-trained one, frozen and learning, on held-out
 //! problems (seeds the training never saw), five seeds each.
@@ -21,12 +21,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-use worl_cluster::{LoadState, Problem, presets};
-use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
-use worl_dag::generators::layered::{LayeredParams, layered};
-use worl_ddqn::{ComputeDevice, DeviceChoice, save_checkpoint, select_device};
-use worl_rtgs::RunContext;
-use worl_rtgs::schedulers::worl_rtgs::{WorlRtgsConfig, run_worl_rtgs};
+use worl::cluster::{LoadState, Problem, presets};
+use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
+use worl::dag::generators::layered::{LayeredParams, layered};
+use worl::ddqn::{ComputeDevice, DeviceChoice, save_checkpoint, select_device};
+use worl::rtgs::RunContext;
+use worl::rtgs::schedulers::worl_rtgs::{WorlRtgsConfig, run_worl_rtgs};
 
 #[derive(Parser, Debug)]
 #[command(about = "Pre-train the WORL-RTGS agent and save it (worl train_agent)")]
@@ -116,7 +116,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 .schedule
                 .makespan();
             for (slot, learn) in [(1, false), (2, true)] {
-                let loaded = worl_ddqn::load_checkpoint(&out, &device)?;
+                let loaded = worl::ddqn::load_checkpoint(&out, &device)?;
                 let c = WorlRtgsConfig {
                     learn,
                     ..config.clone()

@@ -20,13 +20,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-use worl_cluster::{LoadState, Problem, presets};
-use worl_dag::REFERENCE_BANDWIDTH;
-use worl_rtgs::Registry;
-use worl_rtgs::experiment::spec::specs_or_all;
-use worl_rtgs::experiment::{
+use worl::cluster::{LoadState, Problem, presets};
+use worl::dag::REFERENCE_BANDWIDTH;
+use worl::experiment::spec::specs_or_all;
+use worl::experiment::{
     Alpha, Experiment, GroupBy, NamedProblem, ProblemSet, SchedulerSpec, plot, report,
 };
+use worl::rtgs::Registry;
 
 type BoxError = Box<dyn std::error::Error>;
 
@@ -64,11 +64,11 @@ fn instance_dir(args: &Args) -> Result<PathBuf, BoxError> {
     if let Some(d) = &args.dir {
         return Ok(d.clone());
     }
-    match worl_dag::datasets::shared_data_dir()? {
+    match worl::dag::datasets::shared_data_dir()? {
         Some(d) => Ok(d.join("wfcommons-wfinstances")),
         None => Err(format!(
             "the shared data directory is absent: give --dir, or set {}",
-            worl_dag::datasets::DATA_DIR_ENV
+            worl::dag::datasets::DATA_DIR_ENV
         )
         .into()),
     }
@@ -96,7 +96,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
     );
     let mut problems = ProblemSet::new();
     for f in &files {
-        let (w, _) = worl_dag::load_path(f)?;
+        let (w, _) = worl::dag::load_path(f)?;
         let s = w.stats(REFERENCE_BANDWIDTH)?;
         println!(
             "| {} | {} | {} | {} | {:.0} | {:.3} |",
@@ -116,7 +116,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
         }
     }
     let registry = Registry::with_builtins();
-    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers);
+    let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers)?;
     let experiment = Experiment::new(problems)
         .with_registry(registry)
         .schedulers(specs)

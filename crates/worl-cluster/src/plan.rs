@@ -7,18 +7,34 @@ use serde::{Deserialize, Serialize};
 use worl_dag::{TaskGraph, TaskId};
 
 /// How a task is put on its GPU's timeline.
+///
+/// Text form (scheduler options, serde, `FromStr`/`Display`): `append`, `insertion` (also
+/// read: `insert`, and serde's older `Append`, `Insertion`).
+///
+/// ```
+/// use worl_cluster::Policy;
+/// assert_eq!("insertion".parse::<Policy>().unwrap(), Policy::Insertion);
+/// assert_eq!(Policy::Append.to_string(), "append");
+/// assert!("sideways".parse::<Policy>().is_err());
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Policy {
     /// After the GPU's last task: `S_v = max(DRT(v, k), r_k, F of the last task on k)`.
     /// Evaluating a plan is `O(|V| + |E|)`.
+    #[serde(alias = "Append")]
     Append,
     /// In the earliest idle gap of the GPU, after `max(DRT(v, k), r_k)`, long enough for
     /// `exec(v, k)`; after the last task if none is (HEFT's insertion-based policy, Topcuoglu
     /// et al. 2002, §4.1). `O(|V| · tasks per GPU + |E|)`. A task never finishes later than
     /// under `Append` with the same plan; a zero-duration task may go into the zero-length
     /// gap between two back-to-back tasks.
+    #[serde(alias = "Insertion", alias = "insert")]
     Insertion,
 }
+
+serde_plain::derive_fromstr_from_deserialize!(Policy);
+serde_plain::derive_display_from_serialize!(Policy);
 
 /// A plan: a GPU per task and the order in which tasks are placed.
 ///

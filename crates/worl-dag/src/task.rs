@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// `work` is in *reference GPU-seconds*: the task's run time on a GPU of relative speed 1.0
 /// (the reference is an NVIDIA V100). Its run time on GPU `k` is `work / speed_k`
-/// (DESIGN.md, "The model").
+///.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     /// Name, unique within its job (e.g. `M2_1` in the Alibaba trace).

@@ -3,14 +3,14 @@
 use worl_dag::generators::shapes::topcuoglu_2002;
 use worl_dag::{DagError, TaskId, Workload, WorkloadBuilder};
 
-/// The Topcuoglu et al. 2002 10-task DAG (REFERENCE.md F) with edge bytes = its comm costs.
+/// The Topcuoglu et al. 2002 10-task DAG (Topcuoglu et al. 2002, Fig. 2) with edge bytes = its comm costs.
 fn topcuoglu() -> Workload {
     topcuoglu_2002([1.0; 10]).unwrap()
 }
 
 #[test]
 fn upward_rank_of_topcuoglu_example_matches_the_paper() {
-    // Mean execution costs over the three processors (REFERENCE.md F, W matrix).
+    // Mean execution costs over the three processors (Topcuoglu et al. 2002, Fig. 2, W matrix).
     let w = [
         [14., 16., 9.],
         [13., 19., 18.],

@@ -31,8 +31,10 @@ pub enum TargetUpdate {
 }
 
 /// Which bootstrap target the loss regresses on.
+///
+/// Text form (WORL-RTGS's option `td`, serde, `FromStr`/`Display`): `double`, `vanilla`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum TdTarget {
     /// Double DQN (van Hasselt et al. 2016, eq. 4): the online network chooses the next action,
     /// the target network values it. Computed by `target::double_dqn_target`.
@@ -41,6 +43,9 @@ pub enum TdTarget {
     /// ablations (WORL-RTGS's option `td=vanilla`). Computed by `target::dqn_target`.
     Vanilla,
 }
+
+serde_plain::derive_fromstr_from_deserialize!(TdTarget);
+serde_plain::derive_display_from_serialize!(TdTarget);
 
 /// Replay buffer sampling scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

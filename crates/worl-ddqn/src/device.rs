@@ -32,17 +32,24 @@ use crate::error::{DdqnError, Result};
 pub const DEVICE_ENV_VAR: &str = "WORL_DEVICE";
 
 /// What the caller asks for.
+///
+/// Text form (option `device`, `WORL_DEVICE`, serde, `FromStr`/`Display`): `auto`, `wgpu`,
+/// `flex` (also read: `gpu`, `cpu`; `FromStr` ignores case and blanks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum DeviceChoice {
     /// wgpu on a hardware GPU if there is one, else flex.
     #[default]
     Auto,
     /// wgpu (any adapter, software ones included); an error if none exists.
+    #[serde(alias = "gpu")]
     Wgpu,
     /// flex, burn's pure-Rust CPU backend.
+    #[serde(alias = "cpu")]
     Flex,
 }
+
+serde_plain::derive_display_from_serialize!(DeviceChoice);
 
 impl FromStr for DeviceChoice {
     type Err = DdqnError;

@@ -3,7 +3,7 @@
 //! * Topcuoglu, Hariri and Wu, IEEE TPDS 13(3), 2002, Fig. 2: 10 tasks on 3 unrelated
 //!   processors (the W matrix), comm = edge cost between different processors (bytes = cost
 //!   at 1 B/s, latency 0), 0 on the same processor. HEFT 80 with the published schedule,
-//!   CPOP 86 with the critical path T1, T2, T9, T10 on P2 (REFERENCE.md F).
+//!   CPOP 86 with the critical path T1, T2, T9, T10 on P2 (Topcuoglu et al. 2002, Fig. 2).
 //! * dslab-dag (`crates/dslab-dag/src/tests.rs`, `test_4`): same topology, work 64, 76, 52,
 //!   32, 56, 64, 60, 44, 48, 28 flops, 4 related resources of speed 1, 2, 4, 4, bandwidth 1,
 //!   latency 0. HEFT 98, PEFT 95 (the latter with dslab's `original_network_estimation`,
@@ -95,7 +95,7 @@ fn heft_reproduces_the_published_schedule_makespan_80() {
     assert_eq!(s.makespan(), 80.0);
     // No gap is filled on this instance: append gives the same schedule.
     assert_eq!(run(&mut Heft::new().with_policy(Policy::Append), &p), s);
-    // SLR 80 / 41 (REFERENCE.md F).
+    // SLR 80 / 41 (Topcuoglu et al. 2002, Fig. 2).
     assert_eq!(s.metrics(&p).slr, 80.0 / 41.0);
 }
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{NAMES, all_schedulers, data_dir, generated, problems, with_memory};
+use common::{all_schedulers, data_dir, generated, list_names, problems, with_memory};
 use std::path::Path;
 use std::sync::Arc;
 use worl_cluster::{GpuModel, Problem, presets};
@@ -51,7 +51,7 @@ fn check_all(w: Workload, m: usize, what: &str) {
         for s in &mut all_schedulers() {
             check(s.as_mut(), &p, &what);
         }
-        for name in NAMES {
+        for name in list_names() {
             for policy in ["append", "insertion"] {
                 let mut s = registry
                     .build_spec(&format!("{name}:policy={policy}"))

@@ -7,84 +7,27 @@
 mod common;
 
 use common::all_schedulers;
-use ndarray::Array2;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::Arc;
-use worl_cluster::{
-    ClusterBuilder, GpuId, GpuModel, LoadState, PartialSchedule, Policy, Problem, Schedule, presets,
-};
-use worl_dag::{TaskId, WorkloadBuilder};
+use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
+use worl_dag::TaskId;
 use worl_rtgs::schedulers::list::{GapIndex, upward_ranks};
 use worl_rtgs::schedulers::{Heft, MaxMin, MinMin, OptimisticCostTable, Peft};
+use worl_rtgs::testing::{self, ClusterKind};
 use worl_rtgs::{RunContext, Scheduler};
 
-/// A random DAG of `n` tasks (edge `i -> j`, `i < j`, with probability `density`), work in
-/// `[work_min, 100)`, bytes in `[0, 2e9)`, some tasks needing 14 GiB; and a cluster of `m`
-/// GPUs of kind `kind` (0 homogeneous, 1 PAI mix, 2 busy PAI mix, 3 unrelated, 4 GPUs of
-/// equal speed on different machines with ready times).
+/// [`testing::random_problem`] with the cluster kind by index (0 homogeneous, 1 PAI mix, 2
+/// busy PAI mix, 3 unrelated, 4 GPUs of equal speed with ready times).
 fn random_problem(n: usize, m: usize, density: f64, kind: u8, work_min: f64, seed: u64) -> Problem {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut b = WorkloadBuilder::new("random");
-    let j = b.add_job("j").unwrap();
-    let ids: Vec<TaskId> = (0..n)
-        .map(|i| {
-            let mem = rng.random_bool(0.2).then_some(14.0);
-            b.add_task(j, format!("t{i}"), rng.random_range(work_min..100.0), mem)
-                .unwrap()
-        })
-        .collect();
-    for v in 0..n {
-        for u in 0..v {
-            if rng.random_bool(density) {
-                b.add_edge(ids[u], ids[v], rng.random_range(0.0..2.0e9))
-                    .unwrap();
-            }
-        }
-    }
-    let w = Arc::new(b.build().unwrap());
-    let cluster = match kind {
-        0 => presets::homogeneous(m, &GpuModel::v100_16gb()).unwrap(),
-        4 => {
-            let mut cb = ClusterBuilder::new("same-speed");
-            for i in 0..m {
-                let mach = cb.add_machine(format!("n{i}"));
-                let g = cb.add_gpu(mach, &GpuModel::a10()).unwrap();
-                cb.set_ready_time(g, rng.random_range(0.0..50.0)).unwrap();
-            }
-            cb.build().unwrap()
-        }
-        _ => {
-            let mut c = presets::pai_mix(m, seed).unwrap();
-            if kind >= 2 {
-                c.apply_load(
-                    &LoadState::Busy {
-                        utilisation: (0.0, 0.8),
-                        ready_time: (0.0, 200.0),
-                    },
-                    seed,
-                )
-                .unwrap();
-            }
-            c
-        }
-    };
-    // Every cluster needs a GPU with 16 GiB or more for the 14 GiB tasks.
-    let cluster = if cluster.gpus().iter().any(|g| g.mem_gib >= 14.0) {
-        cluster
-    } else {
-        presets::homogeneous(m, &GpuModel::t4()).unwrap()
-    };
-    let cluster = Arc::new(cluster);
-    if kind == 3 {
-        let exec = Array2::from_shape_fn((n, m), |(v, _)| {
-            w.graph().task(TaskId::new(v)).work * rng.random_range(0.2..5.0)
-        });
-        Problem::with_exec_times(w, cluster, exec).unwrap()
-    } else {
-        Problem::new(w, cluster).unwrap()
-    }
+    testing::random_problem(
+        n,
+        m,
+        density,
+        ClusterKind::ALL[kind as usize],
+        work_min,
+        seed,
+    )
 }
 
 /// Textbook Min-Min / Max-Min: at every step the MCT of every ready task over every GPU

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::NAMES;
+use common::list_names;
 use worl_cluster::Policy;
 use worl_rtgs::schedulers::{Cpop, Heft, MaxMin, MinMin, Peft};
 use worl_rtgs::{Options, Registry, ScheduleError};
@@ -20,7 +20,7 @@ fn every_baseline_is_registered_with_a_description_and_its_display_name() {
         ("round-robin", "round-robin"),
         ("random", "random"),
     ];
-    assert_eq!(expected.len(), NAMES.len());
+    assert_eq!(expected.len(), list_names().len());
     for (name, display) in expected {
         assert!(r.names().any(|n| n == name), "{name} not registered");
         assert!(!r.description(name).unwrap().is_empty());
@@ -67,7 +67,7 @@ fn policy_and_tolerance_options_are_parsed() {
 #[test]
 fn bad_options_are_typed_errors_naming_the_option() {
     let r = Registry::with_builtins();
-    for name in NAMES {
+    for name in list_names() {
         match r.build_spec(&format!("{name}:policy=sideways")) {
             Err(ScheduleError::InvalidOption { key, value, .. }) => {
                 assert_eq!((key.as_str(), value.as_str()), ("policy", "sideways"));
@@ -90,5 +90,81 @@ fn bad_options_are_typed_errors_naming_the_option() {
             ),
             "tolerance={bad}"
         );
+    }
+}
+
+/// One vocabulary: every option enum's `Display` is its serde spelling and parses back with
+/// `FromStr`; the older spellings still parse.
+#[test]
+fn option_enums_share_one_spelling_for_options_serde_and_display() {
+    use worl_rtgs::schedulers::rtgs::{HopeRule, Lookahead, RtgsPreset};
+    use worl_rtgs::schedulers::search::TaskOrder;
+    use worl_woa::{ASchedule, Replacement};
+
+    fn same<T>(values: &[T])
+    where
+        T: std::fmt::Display + std::str::FromStr + serde::Serialize + PartialEq + std::fmt::Debug,
+        T::Err: std::fmt::Debug,
+    {
+        for v in values {
+            let text = v.to_string();
+            assert_eq!(serde_json::to_string(v).unwrap(), format!("\"{text}\""));
+            assert_eq!(&text.parse::<T>().unwrap(), v);
+        }
+    }
+    same(&[Policy::Append, Policy::Insertion]);
+    same(&[TaskOrder::Topological, TaskOrder::UpwardRank]);
+    same(&[HopeRule::Canonical, HopeRule::Authors]);
+    same(&[Lookahead::Target, Lookahead::None]);
+    same(&[RtgsPreset::Default, RtgsPreset::Authors]);
+    same(&[Replacement::Canonical, Replacement::ElitistTruncation]);
+    same(&[ASchedule::Linear, ASchedule::Exponential { rate: 3.0 }]);
+    assert_eq!(TaskOrder::UpwardRank.to_string(), "upward-rank");
+    for (old, new) in [
+        ("rank", TaskOrder::UpwardRank),
+        ("upward_rank", TaskOrder::UpwardRank),
+    ] {
+        assert_eq!(old.parse::<TaskOrder>().unwrap(), new);
+    }
+    assert_eq!(
+        "elitist".parse::<Replacement>().unwrap(),
+        Replacement::ElitistTruncation
+    );
+    assert_eq!("insert".parse::<Policy>().unwrap(), Policy::Insertion);
+    // The same spellings through a spec.
+    let r = Registry::with_builtins();
+    for spec in [
+        "rtgs[order=upward-rank,replacement=elitist-truncation,a-schedule=exponential:3]",
+        "rtgs:order=rank,replacement=elitist,a-schedule=exponential:3",
+    ] {
+        assert!(r.build_spec(spec).is_ok(), "{spec}");
+    }
+    match r.build_spec("rtgs[order=sideways]") {
+        Err(ScheduleError::InvalidOption {
+            key, value, reason, ..
+        }) => {
+            assert_eq!((key.as_str(), value.as_str()), ("order", "sideways"));
+            assert!(reason.contains("topological"), "{reason}");
+        }
+        other => panic!("{:?}", other.map(|s| s.name().to_owned())),
+    }
+}
+
+/// The spec grammar rejects what it cannot read unambiguously, naming the spec.
+#[test]
+fn malformed_specs_are_typed_errors() {
+    let r = Registry::with_builtins();
+    for bad in [
+        "heft:",
+        "heft[]",
+        "heft[policy=append",
+        "rtgs[whales=1,whales=2]",
+        ":x=1",
+        "heft[=1]",
+    ] {
+        match r.build_spec(bad) {
+            Err(ScheduleError::InvalidSpec { spec, .. }) => assert_eq!(spec, bad),
+            other => panic!("{bad}: {:?}", other.map(|s| s.name().to_owned())),
+        }
     }
 }

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use worl_cluster::{Problem, Schedule, presets};
 use worl_dag::generators::layered::{LayeredParams, layered};
-use worl_rtgs::schedulers::rtgs::{GreedyDecoder, Lookahead, RtgsConfig, TaskOrder, run_rtgs};
+use worl_rtgs::schedulers::rtgs::{GreedyDecoder, Lookahead, RtgsConfig, run_rtgs};
+use worl_rtgs::schedulers::search::TaskOrder;
 use worl_rtgs::{Budget, Options, Progress, Registry, RunContext, ScheduleError, Scheduler};
 
 fn problem() -> Problem {
@@ -226,7 +227,7 @@ fn seeding_with_heft_starts_from_hefts_plan() {
     // RTGS places tasks in upward-rank order (its default): HEFT's GPUs, placed that way.
     let order = TaskOrder::UpwardRank.tasks(&p);
     let mut eval =
-        worl_rtgs::schedulers::rtgs::PlanEvaluator::new(&p, worl_cluster::Policy::Append)
+        worl_rtgs::schedulers::search::PlanEvaluator::new(&p, worl_cluster::Policy::Append)
             .with_order(&order);
     let seeded = eval.makespan(&heft.to_plan(&p).gpu);
     let config = RtgsConfig {

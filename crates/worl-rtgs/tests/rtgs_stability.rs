@@ -11,10 +11,9 @@ use worl_cluster::{GpuId, GpuModel, Policy, Problem, presets};
 use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_rtgs::schedulers::rtgs::{
-    DecodeInput, FeasibleGpus, GreedyDecoder, HopeRule, PlanDecoder, PlanEvaluator, RtgsConfig,
-    run_rtgs,
+    DecodeInput, GreedyDecoder, HopeRule, PlanDecoder, RtgsConfig, run_rtgs,
 };
-use worl_rtgs::schedulers::woa::PlainWoaConfig;
+use worl_rtgs::schedulers::search::{FeasibleGpus, PlainWoaConfig, PlanEvaluator};
 use worl_rtgs::schedulers::{Heft, PlainWoa, Rtgs};
 use worl_rtgs::{RunContext, Scheduler};
 use worl_woa::{WhaleRng, whale_rng};

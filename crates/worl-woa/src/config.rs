@@ -5,6 +5,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::WoaError;
 
+serde_plain::derive_fromstr_from_deserialize!(MoveRule);
+serde_plain::derive_display_from_serialize!(MoveRule);
+serde_plain::derive_fromstr_from_deserialize!(Replacement);
+serde_plain::derive_display_from_serialize!(Replacement);
+serde_plain::derive_fromstr_from_deserialize!(RandomWhaleDraw);
+serde_plain::derive_display_from_serialize!(RandomWhaleDraw);
+
 /// How the control parameter `a` decreases from 2 to 0 over the run.
 ///
 /// `a` scales the coefficient `A = 2a·r1 − a` (Mirjalili & Lewis 2016, Eq. 2.3), so it sets the
@@ -12,8 +19,20 @@ use crate::error::WoaError;
 /// The schedule is a function of the progress `τ = (t − 1) / T ∈ [0, 1)` of iteration
 /// `t = 1..=T`, as in the authors' reference MATLAB code (`a = 2 − t·2/Max_iter` with its loop
 /// counter starting at 0): the first iteration uses `a = 2` and the last `a = a(1 − 1/T) > 0`.
+///
+/// Text form (options, serde, `FromStr`/`Display`): `linear`, `quadratic`, `cosine`,
+/// `exponential:RATE`; serde also reads the older tagged form `{"exponential": {"rate": 3.0}}`.
+///
+/// ```
+/// use worl_woa::ASchedule;
+/// let a: ASchedule = "exponential:3".parse().unwrap();
+/// assert_eq!(a, ASchedule::Exponential { rate: 3.0 });
+/// assert_eq!(a.to_string(), "exponential:3");
+/// assert!("exponential:-1".parse::<ASchedule>().is_err());
+/// assert_eq!(serde_json::to_string(&ASchedule::Cosine).unwrap(), "\"cosine\"");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "ASchedulePlain", into = "String")]
 pub enum ASchedule {
     /// `a(τ) = 2 (1 − τ)`: the canonical linear decrease (WOA paper, Eq. 2.3).
     #[default]
@@ -28,6 +47,80 @@ pub enum ASchedule {
         /// The decay rate `k`; must be finite and > 0.
         rate: f64,
     },
+}
+
+impl std::str::FromStr for ASchedule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "linear" => return Ok(ASchedule::Linear),
+            "quadratic" => return Ok(ASchedule::Quadratic),
+            "cosine" => return Ok(ASchedule::Cosine),
+            _ => {}
+        }
+        if let Some(rate) = text.trim().strip_prefix("exponential:")
+            && let Ok(rate) = rate.trim().parse::<f64>()
+            && rate.is_finite()
+            && rate > 0.0
+        {
+            return Ok(ASchedule::Exponential { rate });
+        }
+        Err(format!(
+            "`{text}`: expected `linear`, `quadratic`, `cosine` or `exponential:RATE` with RATE > 0"
+        ))
+    }
+}
+
+impl std::fmt::Display for ASchedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ASchedule::Linear => f.write_str("linear"),
+            ASchedule::Quadratic => f.write_str("quadratic"),
+            ASchedule::Cosine => f.write_str("cosine"),
+            ASchedule::Exponential { rate } => write!(f, "exponential:{rate}"),
+        }
+    }
+}
+
+impl From<ASchedule> for String {
+    fn from(a: ASchedule) -> String {
+        a.to_string()
+    }
+}
+
+/// What serde reads as an [`ASchedule`]: its text form, or the older tagged form.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ASchedulePlain {
+    Text(String),
+    Tagged(AScheduleTagged),
+}
+
+/// The tagged serde form of [`ASchedule`] before its text form.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum AScheduleTagged {
+    Linear,
+    Quadratic,
+    Cosine,
+    Exponential { rate: f64 },
+}
+
+impl TryFrom<ASchedulePlain> for ASchedule {
+    type Error = String;
+
+    fn try_from(plain: ASchedulePlain) -> Result<Self, String> {
+        match plain {
+            ASchedulePlain::Text(text) => text.parse(),
+            ASchedulePlain::Tagged(AScheduleTagged::Linear) => Ok(ASchedule::Linear),
+            ASchedulePlain::Tagged(AScheduleTagged::Quadratic) => Ok(ASchedule::Quadratic),
+            ASchedulePlain::Tagged(AScheduleTagged::Cosine) => Ok(ASchedule::Cosine),
+            ASchedulePlain::Tagged(AScheduleTagged::Exponential { rate }) => {
+                format!("exponential:{rate}").parse()
+            }
+        }
+    }
 }
 
 impl ASchedule {
@@ -53,8 +146,11 @@ impl ASchedule {
 }
 
 /// Which WOA move a whale makes, given its draws `A` and `p`.
+///
+/// Text form (options, serde, `FromStr`/`Display`): `canonical`, `explore-first` (serde also
+/// reads `explore_first`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum MoveRule {
     /// The WOA paper and reference code (Eq. 2.6): `p < 0.5` → (`|A| >= 1` → search for prey
     /// around a random whale, else encircle the leader); `p >= 0.5` → spiral bubble-net attack.
@@ -62,42 +158,52 @@ pub enum MoveRule {
     /// leader's slot included), as `floor(N·rand() + 1)` in the reference code.
     #[default]
     Canonical,
-    /// The WORL-RTGS authors' code (`WORLRTGS.java`, PAPER.md §3.2): `|A| >= 1` → search around a
+    /// The WORL-RTGS authors' code (`WORLRTGS.java`): `|A| >= 1` → search around a
     /// random whale regardless of `p`; else `p <= 0.5` → encircle, else spiral. The random whale
     /// is drawn uniformly from the whales whose fitness differs from the leader's, excluding the
     /// moving whale itself; when no such whale exists the leader is the target.
+    #[serde(alias = "explore_first")]
     ExploreFirst,
 }
 
 /// How the next population is formed from the moved whales.
+///
+/// Text form (options, serde, `FromStr`/`Display`): `canonical`, `elitist-truncation` (also
+/// read: `elitist`, `elitist_truncation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum Replacement {
     /// Every whale is replaced by its moved version (reference code); the leader is the best
     /// whale ever evaluated, kept outside the population.
     #[default]
     Canonical,
-    /// The WORL-RTGS authors' elitism (PAPER.md §3.2): the leader is carried into the next
+    /// The WORL-RTGS authors' elitism: the leader is carried into the next
     /// population unchanged, whales whose fitness equals the leader's are skipped as movers
     /// (carried unchanged), every other whale is replaced by its moved version, and the result
     /// is ordered by fitness and truncated to `whales`. The order is a stable sort by fitness
     /// with the leader first among equal fitness and then previous index, so slot 0 always holds
     /// the leader. (Leader plus carried plus moved whales are exactly `whales`, so the truncation
     /// never drops a whale; the authors' code instead loses the skipped whales.)
+    #[serde(alias = "elitist", alias = "elitist_truncation")]
     ElitistTruncation,
 }
 
 /// Whether a search-for-prey move uses one random whale or one per coordinate.
+///
+/// Text form (options, serde, `FromStr`/`Display`): `per-dimension`, `per-whale` (serde also
+/// reads `per_dimension`, `per_whale`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum RandomWhaleDraw {
     /// A fresh random whale for every coordinate, as the reference MATLAB code does: its
     /// `rand_leader_index = floor(SearchAgents_no*rand()+1)` sits inside the `for j=1:dim` loop.
     /// Problems honour it through [`Target::component_whale`](crate::Target::component_whale).
     #[default]
+    #[serde(alias = "per_dimension")]
     PerDimension,
     /// One random whale for the whole move (the WOA paper's Eq. 2.8 as written, and the
     /// WORL-RTGS authors' code).
+    #[serde(alias = "per_whale")]
     PerWhale,
 }
 
@@ -199,7 +305,7 @@ impl WoaConfig {
         }
     }
 
-    /// The WORL-RTGS authors' variant (`WORLRTGS.java`, PAPER.md §3.2): explore-first move rule,
+    /// The WORL-RTGS authors' variant (`WORLRTGS.java`): explore-first move rule,
     /// elitist truncation, one random whale per move, `b = 1`, linear `a`.
     ///
     /// Two engine details stay those of the canonical WOA rather than the authors' code: the

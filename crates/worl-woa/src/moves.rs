@@ -101,7 +101,7 @@ impl Move {
         self.spiral_factor
     }
 
-    /// The step factor `F` of the RTGS adaptation (PAPER.md §2.4): `A` for encircle and search,
+    /// The step factor `F` of the RTGS adaptation: `A` for encircle and search,
     /// the spiral factor for spiral moves.
     pub fn step_factor(&self) -> f64 {
         match self.kind {

@@ -5,8 +5,8 @@ use std::ops::ControlFlow;
 use std::sync::Mutex;
 
 use worl_woa::{
-    ASchedule, Bounds, ContinuousProblem, EarlyStop, Move, MoveKind, MoveRule, StopReason, Target,
-    WhaleProblem, WhaleRng, Woa, WoaConfig, functions, minimize,
+    ASchedule, Bounds, ContinuousProblem, EarlyStop, Move, MoveKind, MoveRule, Replacement,
+    StopReason, Target, WhaleProblem, WhaleRng, Woa, WoaConfig, functions, minimize,
 };
 
 fn cube(dim: usize, r: f64) -> Bounds {
@@ -285,11 +285,27 @@ fn config_and_history_round_trip_through_json() {
         .with_max_evaluations(1000)
         .with_parallel(true);
     let json = serde_json::to_string(&cfg).unwrap();
+    // One spelling for options, serde and Display: kebab-case.
     assert!(
-        json.contains("\"explore_first\"") && json.contains("\"elitist_truncation\""),
+        json.contains("\"explore-first\"")
+            && json.contains("\"elitist-truncation\"")
+            && json.contains("\"exponential:2.5\""),
         "{json}"
     );
     assert_eq!(serde_json::from_str::<WoaConfig>(&json).unwrap(), cfg);
+    // The older snake_case and tagged spellings still read.
+    let old = json
+        .replace("explore-first", "explore_first")
+        .replace("elitist-truncation", "elitist_truncation")
+        .replace("per-whale", "per_whale")
+        .replace("\"exponential:2.5\"", r#"{"exponential":{"rate":2.5}}"#);
+    assert_ne!(old, json);
+    assert_eq!(serde_json::from_str::<WoaConfig>(&old).unwrap(), cfg);
+    assert_eq!(
+        "elitist".parse::<Replacement>().unwrap(),
+        Replacement::ElitistTruncation
+    );
+    assert_eq!(MoveRule::ExploreFirst.to_string(), "explore-first");
     // Missing fields take their defaults.
     let partial: WoaConfig = serde_json::from_str(r#"{"whales": 7}"#).unwrap();
     assert_eq!(

@@ -1,7 +1,7 @@
 //! WOA on the WOA paper's benchmark functions (Mirjalili & Lewis 2016, Table 2 setup: 30
 //! dimensions, 30 whales, 500 iterations, canonical WOA, linear `a`, `b = 1`).
 //!
-//! Paper means over 30 runs (REFERENCE.md §F): F1 sphere 1.41e−30, F5 Rosenbrock 27.87 (std
+//! Paper means over 30 runs (Topcuoglu et al. 2002, Fig. 2): F1 sphere 1.41e−30, F5 Rosenbrock 27.87 (std
 //! 0.76), F9 Rastrigin 0, F10 Ackley 7.40 (std 9.90; dominated by outliers, reimplementations of
 //! the reference code reach ~1e−15).
 //!

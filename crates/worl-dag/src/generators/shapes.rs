@@ -132,7 +132,7 @@ pub const TOPCUOGLU_2002_EDGES: [(usize, usize, f64); 15] = [
 ];
 
 /// The 10-task DAG of Topcuoglu, Hariri, Wu 2002, Fig. 2 (the HEFT/CPOP worked example,
-/// REFERENCE.md F): workload `topcuoglu-2002`, one job `fig2`, tasks `T1..T10` (ids 0..9)
+/// Topcuoglu et al. 2002, Fig. 2): workload `topcuoglu-2002`, one job `fig2`, tasks `T1..T10` (ids 0..9)
 /// with work `work[i]` (reference GPU-seconds), edges [`TOPCUOGLU_2002_EDGES`] carrying their
 /// communication cost as bytes (so a 1 B/s, zero-latency network reproduces the paper's
 /// costs). The paper's execution-time matrix belongs to the cost model (unrelated machines).

@@ -1,21 +1,28 @@
-//! Every scheduler of this crate, one module each, and the list-scheduling primitives they
-//! share ([`list`]).
+//! Every scheduler of this crate, grouped by family, and the one registration table
+//! ([`BUILTINS`]) that gives each its registry name.
 //!
-//! | scheduler | module | registry name | source |
-//! |---|---|---|---|
-//! | [`Heft`] | [`heft`] | `heft` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.1 |
-//! | [`Cpop`] | [`cpop`] | `cpop` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.2 |
-//! | [`Peft`] | [`peft`] | `peft` | Arabnejad, Barbosa, IEEE TPDS 2014, §3 |
-//! | [`MinMin`] | [`min_min`] | `min-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2 |
-//! | [`MaxMin`] | [`max_min`] | `max-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2 |
-//! | [`LeastConnection`] | [`least_connection`] | `least-connection` | load balancing (MDTS paper's baseline) |
-//! | [`RoundRobin`] | [`round_robin`] | `round-robin` | cyclic assignment |
-//! | [`RandomAssignment`] | [`random`] | `random` | seeded uniform assignment |
-//! | [`WorlRtgs`] | [`worl_rtgs`] | `worl-rtgs` | Du et al., Big Data Cogn. Comput. 9(11):284, 2025 |
-//! | [`Rtgs`] | [`rtgs`] | `rtgs` | Du et al., J. Supercomputing 81:911, 2025 (authors' code) |
-//! | [`PlainWoa`] | [`woa`] | `woa` | Mirjalili, Lewis, Adv. Eng. Softw. 2016 |
-//! | [`Pso`] | [`pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
-//! | [`Ga`] | [`ga`] | `ga` | Holland 1975; Braun et al., JPDC 2001, §2.10 |
+//! | family | module | schedulers |
+//! |---|---|---|
+//! | list scheduling | [`list`] | HEFT, CPOP, PEFT, Min-Min, Max-Min, least-connection, round-robin, random |
+//! | plan-based search | [`search`] | plain WOA, PSO, GA (and the plan evaluation every search shares) |
+//! | RTGS | [`rtgs`] | RTGS: WOA over running-time vectors with greedy running-time-gap decoding |
+//! | WORL-RTGS | `worl_rtgs` (feature `ddqn`) | RTGS with a Double DQN plan decoder |
+//!
+//! | scheduler | registry name | source |
+//! |---|---|---|
+//! | [`Heft`] | `heft` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.1 |
+//! | [`Cpop`] | `cpop` | Topcuoglu, Hariri, Wu, IEEE TPDS 2002, §4.2 |
+//! | [`Peft`] | `peft` | Arabnejad, Barbosa, IEEE TPDS 2014, §3 |
+//! | [`MinMin`] | `min-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2 |
+//! | [`MaxMin`] | `max-min` | Ibarra, Kim, JACM 1977; Braun et al., JPDC 2001, §2 |
+//! | [`LeastConnection`] | `least-connection` | load balancing (the baseline of the MDTS study) |
+//! | [`RoundRobin`] | `round-robin` | cyclic assignment |
+//! | [`RandomAssignment`] | `random` | seeded uniform assignment |
+//! | `WorlRtgs` | `worl-rtgs`, `worl-rtgs-paper` | Du et al., Big Data Cogn. Comput. 9(11):284, 2025 |
+//! | [`Rtgs`] | `rtgs` | Du et al., J. Supercomputing 81:911, 2025 |
+//! | [`PlainWoa`] | `woa` | Mirjalili, Lewis, Adv. Eng. Softw. 2016 |
+//! | [`Pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
+//! | [`Ga`] | `ga` | Holland 1975; Braun et al., JPDC 2001, §2.10 |
 //!
 //! Every scheduler builds its schedule through
 //! [`PartialSchedule`](worl_cluster::PartialSchedule), never places a task on a GPU it does
@@ -39,103 +46,159 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod cpop;
-pub mod heft;
-pub mod least_connection;
 pub mod list;
-pub mod max_min;
-pub mod min_min;
-pub mod peft;
-pub mod random;
-pub mod round_robin;
-
-pub mod ga;
-pub mod pso;
 pub mod rtgs;
-pub mod woa;
+pub mod search;
+#[cfg(feature = "ddqn")]
 pub mod worl_rtgs;
 
-mod batch;
-
-pub use cpop::{Cpop, CriticalPathAssignment};
-pub use heft::Heft;
-pub use least_connection::LeastConnection;
-pub use max_min::MaxMin;
-pub use min_min::MinMin;
-pub use peft::{OptimisticCostTable, Peft};
-pub use random::RandomAssignment;
-pub use round_robin::RoundRobin;
-
-pub use ga::Ga;
-pub use pso::Pso;
+pub use list::{
+    Cpop, CriticalPathAssignment, Heft, LeastConnection, MaxMin, MinMin, OptimisticCostTable, Peft,
+    RandomAssignment, RoundRobin,
+};
 pub use rtgs::Rtgs;
-pub use woa::PlainWoa;
+pub use search::{Ga, PlainWoa, Pso};
+#[cfg(feature = "ddqn")]
 pub use worl_rtgs::WorlRtgs;
 
-use crate::registry::{Options, Registry};
+use crate::registry::Options;
 use crate::scheduler::Scheduler;
+
+/// The family of a scheduler: the module that holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// A list scheduler ([`list`]): one pass, deterministic unless it draws GPUs at random.
+    List,
+    /// A plan-based search ([`search`]): WOA, PSO, GA.
+    Search,
+    /// RTGS ([`rtgs`]).
+    Rtgs,
+    /// WORL-RTGS (`worl_rtgs`, feature `ddqn`).
+    WorlRtgs,
+}
+
+/// A registry entry of [`BUILTINS`].
+#[derive(Clone, Copy, Debug)]
+pub struct Builtin {
+    /// Registry name (lowercase, kebab-case).
+    pub name: &'static str,
+    /// One line: the method, its source and its options.
+    pub description: &'static str,
+    /// Its family.
+    pub family: Family,
+    /// Options of a short run (a few whales and iterations for a search; empty for a list
+    /// scheduler), for smoke and conformance tests: `Spec` option syntax without brackets.
+    pub quick: &'static str,
+    /// Builds the scheduler from its options.
+    pub build: fn(Options) -> crate::Result<Box<dyn Scheduler>>,
+}
 
 fn boxed<S: Scheduler + 'static>(s: crate::Result<S>) -> crate::Result<Box<dyn Scheduler>> {
     Ok(Box::new(s?))
 }
 
-/// A registry entry: name, description, constructor from options.
-type Entry = (
-    &'static str,
-    &'static str,
-    fn(Options) -> crate::Result<Box<dyn Scheduler>>,
-);
-
-/// Registers every scheduler of this module in `registry`.
-pub(crate) fn register_builtins(registry: &mut Registry) {
-    let list_schedulers: [Entry; 8] = [
-        (
-            Heft::NAME,
-            "HEFT (Topcuoglu et al. 2002): rank_u order, min-EFT GPU, insertion; options: policy",
-            |o| boxed(Heft::from_options(o)),
-        ),
-        (
-            Cpop::NAME,
-            "CPOP (Topcuoglu et al. 2002): rank_u+rank_d order, critical path on one GPU; options: policy, tolerance",
-            |o| boxed(Cpop::from_options(o)),
-        ),
-        (
-            Peft::NAME,
-            "PEFT (Arabnejad & Barbosa 2014): optimistic cost table, min EFT+OCT; options: policy",
-            |o| boxed(Peft::from_options(o)),
-        ),
-        (
-            MinMin::NAME,
-            "Min-Min (Ibarra & Kim 1977): ready task of minimum MCT first; options: policy",
-            |o| boxed(MinMin::from_options(o)),
-        ),
-        (
-            MaxMin::NAME,
-            "Max-Min (Ibarra & Kim 1977): ready task of maximum MCT first; options: policy",
-            |o| boxed(MaxMin::from_options(o)),
-        ),
-        (
-            LeastConnection::NAME,
-            "least-connection: each task to the GPU with the fewest tasks; options: policy",
-            |o| boxed(LeastConnection::from_options(o)),
-        ),
-        (
-            RoundRobin::NAME,
-            "round-robin: tasks in topological order to GPUs cyclically; options: policy",
-            |o| boxed(RoundRobin::from_options(o)),
-        ),
-        (
-            RandomAssignment::NAME,
-            "random: seeded uniform GPU per task (stochastic); options: policy",
-            |o| boxed(RandomAssignment::from_options(o)),
-        ),
-    ];
-    for (name, description, build) in list_schedulers {
-        registry.register(name, description, build);
-    }
-    worl_rtgs::register(registry);
-    rtgs::register(registry);
-    woa::register(registry);
-    pso::register(registry);
-    ga::register(registry);
-}
+/// Every scheduler of this crate, in the order of the table above; the registry
+/// ([`Registry::with_builtins`](crate::Registry::with_builtins)) and the conformance check
+/// read this table, so a scheduler added here is registered and tested.
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: Heft::NAME,
+        description: "HEFT (Topcuoglu et al. 2002): rank_u order, min-EFT GPU, insertion; options: policy",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(Heft::from_options(o)),
+    },
+    Builtin {
+        name: Cpop::NAME,
+        description: "CPOP (Topcuoglu et al. 2002): rank_u+rank_d order, critical path on one GPU; options: policy, tolerance",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(Cpop::from_options(o)),
+    },
+    Builtin {
+        name: Peft::NAME,
+        description: "PEFT (Arabnejad & Barbosa 2014): optimistic cost table, min EFT+OCT; options: policy",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(Peft::from_options(o)),
+    },
+    Builtin {
+        name: MinMin::NAME,
+        description: "Min-Min (Ibarra & Kim 1977): ready task of minimum MCT first; options: policy",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(MinMin::from_options(o)),
+    },
+    Builtin {
+        name: MaxMin::NAME,
+        description: "Max-Min (Ibarra & Kim 1977): ready task of maximum MCT first; options: policy",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(MaxMin::from_options(o)),
+    },
+    Builtin {
+        name: LeastConnection::NAME,
+        description: "least-connection: each task to the GPU with the fewest tasks; options: policy",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(LeastConnection::from_options(o)),
+    },
+    Builtin {
+        name: RoundRobin::NAME,
+        description: "round-robin: tasks in topological order to GPUs cyclically; options: policy",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(RoundRobin::from_options(o)),
+    },
+    Builtin {
+        name: RandomAssignment::NAME,
+        description: "random: seeded uniform GPU per task (stochastic); options: policy",
+        family: Family::List,
+        quick: "",
+        build: |o| boxed(RandomAssignment::from_options(o)),
+    },
+    #[cfg(feature = "ddqn")]
+    Builtin {
+        name: WorlRtgs::NAME,
+        description: "WORL-RTGS (Du et al. 2025): RTGS whose plan generation is a Double DQN agent learning online, initial whales include HEFT and PEFT; options: preset=default|paper, agent=PATH, learn, device, candidates, and RTGS's",
+        family: Family::WorlRtgs,
+        quick: "whales=4,iterations=3",
+        build: |o| boxed(WorlRtgs::from_options(o)),
+    },
+    #[cfg(feature = "ddqn")]
+    Builtin {
+        name: WorlRtgs::NAME_PAPER,
+        description: "WORL-RTGS, paper preset (random initial whales, as published); same options as worl-rtgs",
+        family: Family::WorlRtgs,
+        quick: "whales=4,iterations=3",
+        build: |o| boxed(WorlRtgs::paper_from_options(o)),
+    },
+    Builtin {
+        name: Rtgs::NAME,
+        description: "RTGS (Du et al. 2025): WOA over running-time vectors, greedy running-time-gap decoding with an EFT window",
+        family: Family::Rtgs,
+        quick: "whales=4,iterations=3",
+        build: |o| boxed(Rtgs::from_options(o)),
+    },
+    Builtin {
+        name: PlainWoa::NAME,
+        description: "plain WOA (Mirjalili & Lewis 2016): continuous positions floored to GPUs",
+        family: Family::Search,
+        quick: "whales=4,iterations=3",
+        build: |o| boxed(PlainWoa::from_options(o)),
+    },
+    Builtin {
+        name: Pso::NAME,
+        description: "PSO (Kennedy & Eberhart 1995, inertia weight of Shi & Eberhart 1998) over task -> GPU positions",
+        family: Family::Search,
+        quick: "particles=4,iterations=3",
+        build: |o| boxed(Pso::from_options(o)),
+    },
+    Builtin {
+        name: Ga::NAME,
+        description: "GA on task -> GPU assignment vectors (tournament, uniform crossover, reset mutation, elitism)",
+        family: Family::Search,
+        quick: "population=4,generations=3",
+        build: |o| boxed(Ga::from_options(o)),
+    },
+];

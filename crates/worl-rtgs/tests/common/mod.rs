@@ -11,24 +11,22 @@ use worl_cluster::{ClusterBuilder, GpuModel, Link, LoadState, Network, Problem, 
 use worl_dag::generators::shapes::topcuoglu_2002;
 use worl_dag::generators::{alibaba_like, layered, shapes};
 use worl_dag::{TaskId, Workload, WorkloadBuilder};
+use worl_rtgs::schedulers::{BUILTINS, Family};
 use worl_rtgs::{Registry, Scheduler};
 
-/// Every builtin scheduler name.
-pub const NAMES: [&str; 8] = [
-    "heft",
-    "cpop",
-    "peft",
-    "min-min",
-    "max-min",
-    "least-connection",
-    "round-robin",
-    "random",
-];
+/// The registry names of the list schedulers, from the registration table.
+pub fn list_names() -> Vec<&'static str> {
+    BUILTINS
+        .iter()
+        .filter(|b| b.family == Family::List)
+        .map(|b| b.name)
+        .collect()
+}
 
-/// Every builtin scheduler, with default options.
+/// Every list scheduler, with default options.
 pub fn all_schedulers() -> Vec<Box<dyn Scheduler>> {
     let r = Registry::with_builtins();
-    NAMES
+    list_names()
         .iter()
         .map(|n| r.build(n, Default::default()).unwrap())
         .collect()

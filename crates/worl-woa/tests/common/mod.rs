@@ -84,7 +84,7 @@ impl WhaleProblem for IntegerTarget {
     }
 }
 
-/// A GPU-assignment toy in the style of RTGS (PAPER.md §2.4): tasks with work `w_i` on machines
+/// A GPU-assignment toy in the style of RTGS: tasks with work `w_i` on machines
 /// with speed `c_g`, no precedence; fitness = makespan = max machine load. A whale is a task →
 /// machine vector; its position for WOA is the running-time vector `RT_i = load of the machine
 /// hosting i`. A move builds `hope_i = RT_i(T) + s_i·F·(RT_i(T) − RT_i(X))` (`s_i = ±1`, `F` =

@@ -33,7 +33,7 @@ pub struct DecodeInput<'a> {
 }
 
 /// Builds a plan (a GPU for every task) from a hope vector: the plan-generation step of
-/// RTGS (PAPER.md §2.4, step 4) and WORL-RTGS (§4–5).
+/// RTGS and WORL-RTGS (§4–5).
 ///
 /// The split between [`RtgsProblem`](super::RtgsProblem) and a decoder:
 /// * the problem owns the whale representation (plan + per-GPU running times), the WOA

@@ -5,14 +5,14 @@ use serde::{Deserialize, Serialize};
 use worl_woa::Move;
 
 /// Which formula turns running times into hopes (one per task `v`; `RT_T`, `RT_X` are the
-/// running times of `v` in the target and in the moving whale, PAPER.md §2.4, §3).
+/// running times of `v` in the target and in the moving whale).
 ///
 /// Measured (layered DAGs on 16 PAI-mix GPUs, seeds 0..10, 30 whales × 100 iterations,
 /// the authors' decoder): 200 tasks 11506 ± 576 s ([`Authors`](Self::Authors)) vs
 /// 3566 ± 50 s ([`Canonical`](Self::Canonical)); 500 tasks 29663 ± 920 vs 6847 ± 79 (plain
 /// WOA 4112 ± 235 and 9202 ± 1240). See the [module docs](super) for the other settings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum HopeRule {
     /// Canonical WOA (Mirjalili & Lewis 2016, Eq. 2.1, 2.5, 2.8) in running-time space, with
     /// the engine's per-whale coefficients ([`Move::coef_a`], [`Move::coef_c`],
@@ -25,13 +25,16 @@ pub enum HopeRule {
     /// search around the leader. Our default.
     #[default]
     Canonical,
-    /// The authors' code (`WORLRTGS.java`, PAPER.md §2.4): `hope = RT_T + s·F·(RT_T − RT_X)`
+    /// The authors' code (`WORLRTGS.java`): `hope = RT_T + s·F·(RT_T − RT_X)`
     /// with an independent random sign `s = ±1` per task standing in for `C`, and
     /// `F = A` (encircle, search) or `e^{bl}cos(2πl)` (spiral) ([`Move::step_factor`]).
     /// When `X ≈ T` (late in a run, most whales near the leader) the gap vanishes, the hope
     /// is `RT_T`, and the move gives the leader back: the search stalls.
     Authors,
 }
+
+serde_plain::derive_fromstr_from_deserialize!(HopeRule);
+serde_plain::derive_display_from_serialize!(HopeRule);
 
 impl HopeRule {
     /// The hope of one task: `rt_t` = its running time in the target, `rt_x` in the moving

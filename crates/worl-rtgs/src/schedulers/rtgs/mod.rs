@@ -1,6 +1,6 @@
 //! **RTGS**, the Running Time Gap Strategy (N. Du, Y. Ji, C. Wu, A. Hou, W. Nie, *Scheduling
 //! DAG-structured workloads based on whale optimization algorithm*, J. Supercomputing
-//! 81:911, 2025), after the authors' `WORLRTGS.java` (PAPER.md §1.2, §2.4, §3.2): a whale
+//! 81:911, 2025), after the authors' `WORLRTGS.java`: a whale
 //! optimisation algorithm whose whales are scheduling plans, corrected where the authors'
 //! code does not search (measurements below; [`RtgsConfig::authors`] is their code).
 //!
@@ -124,8 +124,6 @@ mod class_index;
 mod decoder;
 mod greedy;
 mod hope;
-pub(crate) mod options;
-mod plan;
 mod treap;
 mod whale;
 
@@ -133,24 +131,40 @@ pub use decoder::{DecodeInput, PlanDecoder};
 pub(crate) use greedy::ScoredCandidate;
 pub use greedy::{GreedyDecoder, GreedyScratch, Lookahead};
 pub use hope::HopeRule;
-pub use plan::{FeasibleGpus, PlanEvaluator, TaskOrder, running_times};
 pub use whale::{RtgsProblem, RtgsScratch, RtgsWhale};
 
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Policy, Problem, Schedule};
-use worl_woa::{ASchedule, Replacement, WhaleProblem, Woa, WoaConfig, WoaResult};
+use worl_woa::{ASchedule, Replacement, WoaConfig, WoaResult};
 
 use crate::error::Result;
-use crate::registry::{Options, Registry};
-use crate::scheduler::{Progress, RunContext, Scheduler};
-use crate::schedulers::heft::Heft;
-use crate::schedulers::list::take_policy;
-use options::{take_a_schedule, take_count};
+use crate::registry::Options;
+use crate::scheduler::{RunContext, Scheduler};
+use crate::schedulers::list::Heft;
+use crate::schedulers::search::options::take_count;
+use crate::schedulers::search::{PlanEvaluator, TaskOrder, run_engine};
+
+/// The starting point of [`RtgsConfig::from_options`] (option `preset`): `default` (our
+/// corrected RTGS, [`RtgsConfig::default`]) or `authors` (the authors' code,
+/// [`RtgsConfig::authors`]). Text form as the other option enums (serde, `FromStr`,
+/// `Display`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtgsPreset {
+    /// [`RtgsConfig::default`].
+    #[default]
+    Default,
+    /// [`RtgsConfig::authors`].
+    Authors,
+}
+
+serde_plain::derive_fromstr_from_deserialize!(RtgsPreset);
+serde_plain::derive_display_from_serialize!(RtgsPreset);
 
 /// Configuration of [`Rtgs`] (and of [`run_rtgs`] with any decoder).
 ///
 /// Defaults: 30 whales, 100 iterations (the authors' demo uses 10 × 50; their experiment
-/// values are unknown, PAPER.md §3.2), `b = 1` (hard-coded in the authors' code), linear
+/// values are unknown), `b = 1` (hard-coded in the authors' code), linear
 /// `a`, the authors' engine rules ([`WoaConfig::authors_rtgs`]: explore-first moves,
 /// elitist truncation), and our corrections of the move and the decoder (see the
 /// [module docs](self) for why and the measurements): canonical hope, target look-ahead,
@@ -220,7 +234,7 @@ impl Default for RtgsConfig {
 }
 
 impl RtgsConfig {
-    /// The authors' code (`WORLRTGS.java`, PAPER.md §2.4, §3.2) with 30 whales × 100
+    /// The authors' code (`WORLRTGS.java`) with 30 whales × 100
     /// iterations: [`HopeRule::Authors`], [`Lookahead::None`], no window, tasks in
     /// [topological order](TaskOrder::Topological); other fields as the default. Also the
     /// registry option `preset=authors`.
@@ -242,13 +256,9 @@ impl RtgsConfig {
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
     /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
     pub fn from_options(mut opts: Options) -> Result<Self> {
-        let d = match opts.take::<String>("preset")? {
-            None => RtgsConfig::default(),
-            Some(v) => match v.to_ascii_lowercase().as_str() {
-                "default" => RtgsConfig::default(),
-                "authors" => RtgsConfig::authors(),
-                _ => return Err(opts.invalid("preset", v, "expected `default` or `authors`")),
-            },
+        let d = match opts.take_or("preset", RtgsPreset::Default)? {
+            RtgsPreset::Default => RtgsConfig::default(),
+            RtgsPreset::Authors => RtgsConfig::authors(),
         };
         Self::from_options_over(d, opts)
     }
@@ -268,23 +278,9 @@ impl RtgsConfig {
                 }
                 b
             },
-            a_schedule: take_a_schedule(&mut opts, "a-schedule", d.a_schedule)?,
-            hope: match opts.take::<String>("hope")? {
-                None => d.hope,
-                Some(v) => match v.to_ascii_lowercase().as_str() {
-                    "canonical" => HopeRule::Canonical,
-                    "authors" => HopeRule::Authors,
-                    _ => return Err(opts.invalid("hope", v, "expected `canonical` or `authors`")),
-                },
-            },
-            lookahead: match opts.take::<String>("lookahead")? {
-                None => d.lookahead,
-                Some(v) => match v.to_ascii_lowercase().as_str() {
-                    "target" => Lookahead::Target,
-                    "none" => Lookahead::None,
-                    _ => return Err(opts.invalid("lookahead", v, "expected `target` or `none`")),
-                },
-            },
+            a_schedule: opts.take_or("a-schedule", d.a_schedule)?,
+            hope: opts.take_or("hope", d.hope)?,
+            lookahead: opts.take_or("lookahead", d.lookahead)?,
             window: {
                 let w: f64 = opts.take_or("window", d.window)?;
                 if !(w.is_finite() && w >= 0.0) {
@@ -292,29 +288,9 @@ impl RtgsConfig {
                 }
                 w
             },
-            order: match opts.take::<String>("order")? {
-                None => d.order,
-                Some(v) => match v.to_ascii_lowercase().as_str() {
-                    "rank" => TaskOrder::UpwardRank,
-                    "topological" => TaskOrder::Topological,
-                    _ => return Err(opts.invalid("order", v, "expected `rank` or `topological`")),
-                },
-            },
-            replacement: match opts.take::<String>("replacement")? {
-                None => d.replacement,
-                Some(v) => match v.to_ascii_lowercase().as_str() {
-                    "elitist" => Replacement::ElitistTruncation,
-                    "canonical" => Replacement::Canonical,
-                    _ => {
-                        return Err(opts.invalid(
-                            "replacement",
-                            v,
-                            "expected `elitist` or `canonical`",
-                        ));
-                    }
-                },
-            },
-            policy: take_policy(&mut opts, d.policy)?,
+            order: opts.take_or("order", d.order)?,
+            replacement: opts.take_or("replacement", d.replacement)?,
+            policy: opts.take_or("policy", d.policy)?,
             seed_with_heft: opts.take_or("seed-with-heft", d.seed_with_heft)?,
             parallel: opts.take_or("parallel", d.parallel)?,
         };
@@ -412,29 +388,6 @@ pub fn plan_whale(problem: &Problem, schedule: &Schedule) -> RtgsWhale {
     RtgsWhale::from_assignment(problem, schedule.to_plan(problem).gpu)
 }
 
-/// Runs the WOA engine on a plan problem, reporting [`Progress`] to `ctx` after every
-/// iteration (step 0 = the initial population) and stopping when `ctx` asks to (observer
-/// break or wall-time budget).
-pub(crate) fn run_engine<P: WhaleProblem>(
-    problem: &P,
-    config: WoaConfig,
-    initial: Vec<P::Whale>,
-    ctx: &mut RunContext<'_>,
-) -> Result<WoaResult<P::Whale>> {
-    let total = config.horizon() as u64;
-    let result = Woa::new(problem, config)
-        .with_initial_whales(initial)
-        .run_with(|stats, _| {
-            ctx.report(Progress {
-                step: stats.iteration as u64,
-                total_steps: total,
-                evaluations: stats.evaluations,
-                best_makespan: stats.best_fitness,
-            })
-        })?;
-    Ok(result)
-}
-
 /// The RTGS scheduler: [`run_rtgs`] with the [`GreedyDecoder`].
 ///
 /// Registered as `rtgs`; options: see [`RtgsConfig::from_options`], e.g.
@@ -447,6 +400,9 @@ pub struct Rtgs {
 }
 
 impl Rtgs {
+    /// Registry name.
+    pub const NAME: &'static str = "rtgs";
+
     /// RTGS with `config`.
     pub fn new(config: RtgsConfig) -> Self {
         Rtgs { config }
@@ -478,13 +434,4 @@ impl Scheduler for Rtgs {
     fn is_stochastic(&self) -> bool {
         true
     }
-}
-
-/// Registers `rtgs`.
-pub(crate) fn register(registry: &mut Registry) {
-    registry.register(
-        "rtgs",
-        "RTGS (Du et al. 2025): WOA over running-time vectors, greedy running-time-gap decoding with an EFT window",
-        |opts| Ok(Box::new(Rtgs::from_options(opts)?)),
-    );
 }

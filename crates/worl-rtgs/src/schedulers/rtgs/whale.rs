@@ -8,11 +8,11 @@ use worl_woa::{Move, MoveKind, Target, WhaleProblem, WhaleRng, WoaError};
 
 use super::decoder::{DecodeInput, PlanDecoder};
 use super::hope::HopeRule;
-use super::plan::{FeasibleGpus, PlanEvaluator, TaskOrder, running_times};
+use crate::schedulers::search::{FeasibleGpus, PlanEvaluator, TaskOrder, running_times};
 
 /// A whale of RTGS: a plan (one GPU per task; tasks are placed in the problem's
 /// [`TaskOrder`]) and its per-GPU running times, from which its position, the running-time
-/// vector `RT_v = loads[π(v)]`, is read (PAPER.md §1.2, §3.2).
+/// vector `RT_v = loads[π(v)]`, is read.
 #[derive(Debug)]
 pub struct RtgsWhale {
     gpu: Vec<GpuId>,

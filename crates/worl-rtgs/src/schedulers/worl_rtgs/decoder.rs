@@ -62,7 +62,7 @@ struct PlanRecord {
 }
 
 /// RTGS's [`GreedyDecoder`] (window `ω > 0` required) whose GPU choice among the window is
-/// made by a Double DQN agent (PAPER.md §4–5; design in [`super`]). For each task in order:
+/// made by a Double DQN agent (Du et al. 2025; design in [`super`]). For each task in order:
 /// the window's GPUs with their EFTs in the schedule built so far; the `k` of smallest EFT
 /// are the actions, with the features of [`ACTION_DIM`](super::ACTION_DIM); ε-greedy on the online network's Q-values
 /// (ε and the exploration draws from the whale's random stream, so runs are reproducible

@@ -1,5 +1,5 @@
-//! **WORL-RTGS** (N. Du et al., *Big Data and Cognitive Computing* 9(11):284, 2025; PAPER.md
-//! §4–5): RTGS ([`super::rtgs`]) whose plan generation is made by a Double DQN agent
+//! **WORL-RTGS** (N. Du et al., *Big Data and Cognitive Computing* 9(11):284, 2025):
+//! RTGS ([`super::rtgs`]) whose plan generation is made by a Double DQN agent
 //! ([`worl_ddqn`]) that learns online during the whale search and can be pre-trained,
 //! saved and loaded.
 //!
@@ -117,22 +117,21 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
 use worl_ddqn::{
-    Agent, AgentConfig, ComputeDevice, DeviceChoice, TargetUpdate, TdTarget,
-    load_checkpoint_expecting, select_device,
+    Agent, AgentConfig, ComputeDevice, DeviceChoice, TargetUpdate, load_checkpoint_expecting,
+    select_device,
 };
 
 use crate::error::{Result, ScheduleError};
-use crate::registry::{Options, Registry};
+use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::heft::Heft;
-use crate::schedulers::peft::Peft;
+use crate::schedulers::list::{Heft, Peft};
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, plan_whale, run_rtgs_from};
 use decoder::LearnSettings;
 use worl_woa::Replacement;
 
 /// The two set-ups of WORL-RTGS (see the [module docs](self)): the published one and ours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum WorlPreset {
     /// Ours: initial whales include the HEFT and PEFT plans; never worse than either.
     #[default]
@@ -140,6 +139,9 @@ pub enum WorlPreset {
     /// Random initial whales, as published.
     Paper,
 }
+
+serde_plain::derive_fromstr_from_deserialize!(WorlPreset);
+serde_plain::derive_display_from_serialize!(WorlPreset);
 
 /// Configuration of [`WorlRtgs`]. Defaults are those of the [module docs](self).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -242,14 +244,7 @@ impl WorlRtgsConfig {
     /// Errors: [`ScheduleError::InvalidOption`], [`ScheduleError::UnknownOption`].
     pub fn from_options(mut opts: Options) -> Result<Self> {
         let d = WorlRtgsConfig::default();
-        let preset = match opts.take::<String>("preset")? {
-            None => d.preset,
-            Some(v) => match v.to_ascii_lowercase().as_str() {
-                "default" => WorlPreset::Default,
-                "paper" => WorlPreset::Paper,
-                _ => return Err(opts.invalid("preset", v, "expected `default` or `paper`")),
-            },
-        };
+        let preset = opts.take_or("preset", d.preset)?;
         let candidates: usize = opts.take_or("candidates", d.candidates)?;
         if !(2..=32).contains(&candidates) {
             return Err(opts.invalid("candidates", candidates, "must be in 2..=32"));
@@ -282,27 +277,14 @@ impl WorlRtgsConfig {
                 _ => return Err(opts.invalid("hidden", h, "expected widths like `16-16`")),
             }
         }
-        agent.td_target = match opts.take::<String>("td")? {
-            None => agent.td_target,
-            Some(v) => match v.to_ascii_lowercase().as_str() {
-                "double" => TdTarget::Double,
-                "vanilla" => TdTarget::Vanilla,
-                _ => return Err(opts.invalid("td", v, "expected `double` or `vanilla`")),
-            },
-        };
+        agent.td_target = opts.take_or("td", agent.td_target)?;
         agent.gamma = opts.take_or("gamma", agent.gamma)?;
         agent.learning_rate = opts.take_or("learning-rate", agent.learning_rate)?;
         agent.batch_size = opts.take_or("batch", agent.batch_size)?;
         if let Err(e) = agent.validate() {
             return Err(opts.invalid("agent", "(gamma, learning-rate, batch)", e.to_string()));
         }
-        let device = match opts.take::<String>("device")? {
-            None => d.device,
-            Some(v) => match v.parse::<DeviceChoice>() {
-                Ok(c) => Some(c),
-                Err(e) => return Err(opts.invalid("device", v, e.to_string())),
-            },
-        };
+        let device = opts.take::<DeviceChoice>("device")?.or(d.device);
         let config = WorlRtgsConfig {
             preset,
             candidates,
@@ -470,6 +452,19 @@ impl WorlRtgs {
         Ok(WorlRtgs::new(WorlRtgsConfig::from_options(opts)?))
     }
 
+    /// WORL-RTGS with the [`WorlPreset::Paper`] preset from registry options (the registry
+    /// entry `worl-rtgs-paper`); the options may not name a `preset`.
+    ///
+    /// Errors: as [`WorlRtgsConfig::from_options`]; `preset` is an invalid option here.
+    pub fn paper_from_options(mut opts: Options) -> Result<Self> {
+        if opts.take::<String>("preset")?.is_some() {
+            return Err(opts.invalid("preset", "(any)", "worl-rtgs-paper is the paper preset"));
+        }
+        let mut config = WorlRtgsConfig::from_options(opts)?;
+        config.preset = WorlPreset::Paper;
+        Ok(WorlRtgs::new(config))
+    }
+
     /// The configuration.
     pub fn config(&self) -> &WorlRtgsConfig {
         &self.config
@@ -540,26 +535,4 @@ impl Scheduler for WorlRtgs {
     fn is_stochastic(&self) -> bool {
         true
     }
-}
-
-/// Registers `worl-rtgs` and `worl-rtgs-paper` (the `paper` preset, so that tables of
-/// every registered scheduler show both).
-pub(crate) fn register(registry: &mut Registry) {
-    registry.register(
-        WorlRtgs::NAME,
-        "WORL-RTGS (Du et al. 2025): RTGS whose plan generation is a Double DQN agent learning online, initial whales include HEFT and PEFT; options: preset=default|paper, agent=PATH, learn, device, candidates, and RTGS's",
-        |opts| Ok(Box::new(WorlRtgs::from_options(opts)?)),
-    );
-    registry.register(
-        WorlRtgs::NAME_PAPER,
-        "WORL-RTGS, paper preset (random initial whales, as published); same options as worl-rtgs",
-        |mut opts: Options| {
-            if opts.take::<String>("preset")?.is_some() {
-                return Err(opts.invalid("preset", "(any)", "worl-rtgs-paper is the paper preset"));
-            }
-            let mut config = WorlRtgsConfig::from_options(opts)?;
-            config.preset = WorlPreset::Paper;
-            Ok(Box::new(WorlRtgs::new(config)))
-        },
-    );
 }

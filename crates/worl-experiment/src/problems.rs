@@ -1,0 +1,122 @@
+//! The problems an experiment runs on: [`NamedProblem`] (a [`Problem`] with a unique name,
+//! tags and optional own seeds) and [`ProblemSet`].
+
+use crate::error::{ExperimentError, Result};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use worl_cluster::Problem;
+
+/// A problem of an experiment: a unique name, free-form tags (e.g. `cell = "10G/ccr0.5/idle"`,
+/// `workload = "alibaba"`), and optionally its own run seeds.
+///
+/// Tags group results ([`GroupBy::Tag`](crate::GroupBy::Tag)) and become
+/// `tag:<key>` columns in CSV. A problem with its own seeds runs every stochastic scheduler
+/// with those seeds instead of the experiment's (e.g. one scheduler seed per problem instance
+/// drawn with that seed).
+#[derive(Clone, Debug)]
+pub struct NamedProblem {
+    /// Unique name within its [`ProblemSet`].
+    pub name: String,
+    /// Tags, key → value (an empty value reads back from CSV as an absent tag).
+    pub tags: BTreeMap<String, String>,
+    /// The problem (shared, never copied per run).
+    pub problem: Arc<Problem>,
+    /// Seeds of this problem's runs; `None` uses the experiment's seeds.
+    pub seeds: Option<Vec<u64>>,
+}
+
+impl NamedProblem {
+    /// `problem` under `name`, without tags and with the experiment's seeds.
+    pub fn new(name: impl Into<String>, problem: impl Into<Arc<Problem>>) -> Self {
+        Self {
+            name: name.into(),
+            tags: BTreeMap::new(),
+            problem: problem.into(),
+            seeds: None,
+        }
+    }
+
+    /// Adds (or replaces) tag `key = value`.
+    pub fn tag(mut self, key: impl Into<String>, value: impl ToString) -> Self {
+        self.tags.insert(key.into(), value.to_string());
+        self
+    }
+
+    /// Runs this problem with `seeds` instead of the experiment's.
+    pub fn with_seeds(mut self, seeds: impl Into<Vec<u64>>) -> Self {
+        self.seeds = Some(seeds.into());
+        self
+    }
+
+    /// Number of tasks (the "DAG size" of size plots).
+    pub fn n_tasks(&self) -> usize {
+        self.problem.n_tasks()
+    }
+}
+
+/// An ordered set of [`NamedProblem`]s with unique names. Results keep this order.
+#[derive(Clone, Debug, Default)]
+pub struct ProblemSet {
+    problems: Vec<NamedProblem>,
+}
+
+impl ProblemSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends `problem`.
+    ///
+    /// Errors: [`ExperimentError::Duplicate`] if its name is taken.
+    pub fn push(&mut self, problem: NamedProblem) -> Result<()> {
+        if self.get(&problem.name).is_some() {
+            return Err(ExperimentError::Duplicate {
+                what: "problem",
+                name: problem.name,
+            });
+        }
+        self.problems.push(problem);
+        Ok(())
+    }
+
+    /// `self` with `problem` appended (see [`push`](Self::push)).
+    ///
+    /// Errors: as [`push`](Self::push).
+    pub fn with(mut self, problem: NamedProblem) -> Result<Self> {
+        self.push(problem)?;
+        Ok(self)
+    }
+
+    /// The problem named `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&NamedProblem> {
+        self.problems.iter().find(|p| p.name == name)
+    }
+
+    pub(crate) fn at(&self, index: usize) -> &NamedProblem {
+        &self.problems[index]
+    }
+
+    /// The problems in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, NamedProblem> {
+        self.problems.iter()
+    }
+
+    /// Number of problems.
+    pub fn len(&self) -> usize {
+        self.problems.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a ProblemSet {
+    type Item = &'a NamedProblem;
+    type IntoIter = std::slice::Iter<'a, NamedProblem>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.problems.iter()
+    }
+}

@@ -1,0 +1,495 @@
+//! Reports of [`Results`]: Markdown tables, CSV and JSON files.
+//!
+//! * [`markdown_table`]: per group, one row per scheduler (makespan mean ± std, CV, min/max,
+//!   gap to the lower bound, SLR, utilisation, wall time, evaluations) and, with a reference,
+//!   its mean makespan reduction over each other scheduler and wins/ties/losses;
+//! * [`markdown_rank_test`]: Friedman/Iman–Davenport statistics, average ranks, Nemenyi CD;
+//! * CSV: one row per run ([`Results::write_csv`], [`Results::read_csv`]; tags as
+//!   `tag:<key>` columns), per summary ([`write_summaries_csv`]), and the convergence curves
+//!   in long format ([`Results::write_convergence_csv`]);
+//! * JSON: the whole results with curves ([`Results::to_json`], [`Results::from_json`]).
+
+use crate::error::{ExperimentError, Result};
+use crate::run::{Results, RunRecord};
+use crate::stats::RankTest;
+use crate::summary::{Comparison, GroupBy, Summary};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// A number with about four significant digits, without exponent for the usual ranges.
+pub fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let a = x.abs();
+    if a >= 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else if a >= 10.0 {
+        format!("{x:.2}")
+    } else if a >= 0.01 || a == 0.0 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.2e}")
+    }
+}
+
+/// A duration in seconds as `µs`, `ms` or `s`.
+pub fn fmt_time(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{:.0} µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+/// Markdown tables of `results` grouped `by`: one table per group, one row per scheduler.
+/// With `reference`, two more columns give its mean makespan reduction over the row's
+/// scheduler (per problem on mean makespans, averaged over problems; positive: the reference
+/// is better) and its wins/ties/losses (problems).
+///
+/// Errors: [`ExperimentError::Invalid`] if `reference` is not a scheduler of the results.
+pub fn markdown_table(results: &Results, by: &GroupBy, reference: Option<&str>) -> Result<String> {
+    let summaries = results.summaries(by);
+    let comparisons = match reference {
+        Some(r) => results.compare(r, by)?,
+        None => Vec::new(),
+    };
+    Ok(markdown_summaries(&summaries, &comparisons, reference))
+}
+
+/// The tables of [`markdown_table`] from precomputed summaries and comparisons.
+pub fn markdown_summaries(
+    summaries: &[Summary],
+    comparisons: &[Comparison],
+    reference: Option<&str>,
+) -> String {
+    let mut out = String::new();
+    let mut group: Option<&str> = None;
+    for s in summaries {
+        if group != Some(s.group.as_str()) {
+            if group.is_some() {
+                out.push('\n');
+            }
+            group = Some(&s.group);
+            if s.group != "all" {
+                let _ = writeln!(out, "**{}**\n", s.group);
+            }
+            out.push_str(
+                "| scheduler | problems | runs | makespan (s) mean ± std | CV | min | max | gap to LB | SLR | utilisation | wall time | evaluations |",
+            );
+            if let Some(r) = reference {
+                let _ = write!(out, " {r} reduction | {r} W/T/L |");
+            }
+            out.push('\n');
+            out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            if reference.is_some() {
+                out.push_str("---:|---:|");
+            }
+            out.push('\n');
+        }
+        let _ = write!(
+            out,
+            "| {} | {} | {} | {} ± {} | {:.2} % | {} | {} | {:.4} | {} | {:.1} % | {} | {} |",
+            s.scheduler,
+            s.problems,
+            s.runs,
+            fmt_num(s.makespan.mean),
+            fmt_num(s.makespan.std),
+            s.makespan.cv * 100.0,
+            fmt_num(s.makespan.min),
+            fmt_num(s.makespan.max),
+            s.gap.mean,
+            fmt_num(s.slr.mean),
+            s.utilisation.mean * 100.0,
+            fmt_time(s.wall_time_s.mean),
+            fmt_num(s.evaluations.mean),
+        );
+        if let Some(r) = reference {
+            match comparisons
+                .iter()
+                .find(|c| c.group == s.group && c.other == s.scheduler)
+            {
+                Some(c) => {
+                    let _ = write!(
+                        out,
+                        " {:+.2} % | {}/{}/{} |",
+                        c.improvement_mean_pct, c.wins, c.ties, c.losses
+                    );
+                }
+                None if s.scheduler == r => out.push_str(" (reference) | |"),
+                None => out.push_str(" | |"),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A Markdown account of a rank test: the Friedman and Iman–Davenport statistics with
+/// p-values, the Nemenyi CD, and a table of average ranks (best first) marking which
+/// schedulers are not significantly worse than the best.
+pub fn markdown_rank_test(t: &RankTest) -> String {
+    let f = &t.friedman;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Friedman test over N = {} problems, k = {} schedulers: χ²_F = {} (p = {:.3e}), \
+         Iman–Davenport F_F = {} (df {}, {}; p = {:.3e}){}.",
+        f.blocks,
+        f.k,
+        fmt_num(f.chi2),
+        f.chi2_p_value,
+        fmt_num(f.f),
+        f.f_df.0,
+        f.f_df.1,
+        f.f_p_value,
+        if t.rejects_null() {
+            format!(": the schedulers differ at α = {}", t.alpha)
+        } else {
+            format!(": no significant difference at α = {}", t.alpha)
+        }
+    );
+    match (t.q_alpha, t.cd) {
+        (Some(q), Some(cd)) => {
+            let _ = writeln!(
+                out,
+                "Nemenyi critical difference CD = q_α·√(k(k+1)/6N) = {q}·√({}·{}/(6·{})) = {:.3} (α = {}; Demšar 2006).",
+                f.k,
+                f.k + 1,
+                f.blocks,
+                cd,
+                t.alpha
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "Nemenyi CD: no tabulated q_α for k = {}.", f.k);
+        }
+    }
+    out.push('\n');
+    out.push_str(
+        "| rank | scheduler | average rank | within CD of the best |\n|---:|---|---:|---|\n",
+    );
+    let order = t.order();
+    let best = order.first().copied();
+    for (pos, &j) in order.iter().enumerate() {
+        let within = match (best, t.cd) {
+            (Some(b), Some(_)) => {
+                if j == b || !t.significant(b, j) {
+                    "yes"
+                } else {
+                    "no"
+                }
+            }
+            _ => "-",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.3} | {} |",
+            pos + 1,
+            t.names[j],
+            f.average_ranks[j],
+            within
+        );
+    }
+    out
+}
+
+fn create(path: &Path) -> Result<std::fs::File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| ExperimentError::io(dir, e))?;
+    }
+    std::fs::File::create(path).map_err(|e| ExperimentError::io(path, e))
+}
+
+/// Writes `text` to `path`, creating its directory.
+///
+/// Errors: [`ExperimentError::Io`].
+pub fn write_text(path: impl AsRef<Path>, text: &str) -> Result<()> {
+    let path = path.as_ref();
+    create(path)?
+        .write_all(text.as_bytes())
+        .map_err(|e| ExperimentError::io(path, e))
+}
+
+/// The fixed CSV columns of a run, before the `tag:<key>` columns.
+pub const CSV_COLUMNS: [&str; 15] = [
+    "problem",
+    "scheduler",
+    "seed",
+    "stochastic",
+    "tasks",
+    "gpus",
+    "makespan",
+    "slr",
+    "speedup",
+    "efficiency",
+    "utilisation",
+    "lower_bound",
+    "gap",
+    "wall_time_s",
+    "evaluations",
+];
+
+impl Results {
+    /// Writes one CSV row per run to `w`: [`CSV_COLUMNS`] then one `tag:<key>` column per tag
+    /// key (sorted; empty where a problem lacks it). Floats are written in Rust's shortest
+    /// round-trip form, so [`read_csv`](Self::read_csv) restores them exactly. Convergence
+    /// curves are not included ([`write_convergence_csv`](Self::write_convergence_csv)).
+    ///
+    /// Errors: [`ExperimentError::Csv`].
+    pub fn write_csv_to(&self, w: impl Write) -> Result<()> {
+        let mem = Path::new("<writer>");
+        let keys: Vec<&String> = {
+            let mut k: Vec<&String> = self.records().iter().flat_map(|r| r.tags.keys()).collect();
+            k.sort();
+            k.dedup();
+            k
+        };
+        let mut wr = csv::Writer::from_writer(w);
+        let header: Vec<String> = CSV_COLUMNS
+            .iter()
+            .map(|c| (*c).to_owned())
+            .chain(keys.iter().map(|k| format!("tag:{k}")))
+            .collect();
+        wr.write_record(&header)
+            .map_err(|e| ExperimentError::csv(mem, e))?;
+        for r in self.records() {
+            let mut row: Vec<String> = vec![
+                r.problem.clone(),
+                r.scheduler.clone(),
+                r.seed.to_string(),
+                r.stochastic.to_string(),
+                r.tasks.to_string(),
+                r.gpus.to_string(),
+                r.makespan.to_string(),
+                r.slr.to_string(),
+                r.speedup.to_string(),
+                r.efficiency.to_string(),
+                r.utilisation.to_string(),
+                r.lower_bound.to_string(),
+                r.gap.to_string(),
+                r.wall_time_s.to_string(),
+                r.evaluations.to_string(),
+            ];
+            row.extend(
+                keys.iter()
+                    .map(|k| r.tags.get(*k).cloned().unwrap_or_default()),
+            );
+            wr.write_record(&row)
+                .map_err(|e| ExperimentError::csv(mem, e))?;
+        }
+        wr.flush().map_err(|e| ExperimentError::csv(mem, e))
+    }
+
+    /// [`write_csv_to`](Self::write_csv_to) a file, creating its directory.
+    ///
+    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
+    pub fn write_csv(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let f = create(path)?;
+        self.write_csv_to(std::io::BufWriter::new(f))
+            .map_err(|e| match e {
+                ExperimentError::Csv { message, .. } => ExperimentError::csv(path, message),
+                e => e,
+            })
+    }
+
+    /// Reads results written by [`write_csv_to`](Self::write_csv_to) (curves empty, no
+    /// schedules); `source` names the input in errors.
+    ///
+    /// Errors: [`ExperimentError::Csv`] naming the line for a missing column or a value that
+    /// does not parse.
+    pub fn read_csv_from(r: impl Read, source: &str) -> Result<Results> {
+        let mut rd = csv::Reader::from_reader(r);
+        let header = rd
+            .headers()
+            .map_err(|e| ExperimentError::csv(source, e))?
+            .clone();
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .ok_or_else(|| ExperimentError::csv(source, format!("no column `{name}`")))
+        };
+        let idx: Vec<usize> = CSV_COLUMNS
+            .iter()
+            .map(|c| col(c))
+            .collect::<Result<_, _>>()?;
+        let tag_cols: Vec<(usize, String)> = header
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| h.strip_prefix("tag:").map(|k| (i, k.to_owned())))
+            .collect();
+        let mut records = Vec::new();
+        for (n, row) in rd.records().enumerate() {
+            let row = row.map_err(|e| ExperimentError::csv(source, e))?;
+            let line = row.position().map_or(n + 2, |p| p.line() as usize);
+            let get = |c: usize| row.get(idx[c]).unwrap_or("");
+            fn parse<T: std::str::FromStr>(
+                source: &str,
+                line: usize,
+                name: &str,
+                v: &str,
+            ) -> Result<T> {
+                v.parse().map_err(|_| {
+                    ExperimentError::csv(
+                        source,
+                        format!("line {line}: column `{name}`: `{v}` does not parse"),
+                    )
+                })
+            }
+            let num = |c: usize| parse::<f64>(source, line, CSV_COLUMNS[c], get(c));
+            let mut tags = BTreeMap::new();
+            for (i, k) in &tag_cols {
+                if let Some(v) = row.get(*i).filter(|v| !v.is_empty()) {
+                    tags.insert(k.clone(), v.to_owned());
+                }
+            }
+            records.push(RunRecord {
+                problem: get(0).to_owned(),
+                scheduler: get(1).to_owned(),
+                seed: parse(source, line, CSV_COLUMNS[2], get(2))?,
+                stochastic: parse(source, line, CSV_COLUMNS[3], get(3))?,
+                tasks: parse(source, line, CSV_COLUMNS[4], get(4))?,
+                gpus: parse(source, line, CSV_COLUMNS[5], get(5))?,
+                makespan: num(6)?,
+                slr: num(7)?,
+                speedup: num(8)?,
+                efficiency: num(9)?,
+                utilisation: num(10)?,
+                lower_bound: num(11)?,
+                gap: num(12)?,
+                wall_time_s: num(13)?,
+                evaluations: parse(source, line, CSV_COLUMNS[14], get(14))?,
+                tags,
+                convergence: Vec::new(),
+            });
+        }
+        Ok(Results::from_records(records))
+    }
+
+    /// [`read_csv_from`](Self::read_csv_from) a file.
+    ///
+    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
+    pub fn read_csv(path: impl AsRef<Path>) -> Result<Results> {
+        let path = path.as_ref();
+        let f = std::fs::File::open(path).map_err(|e| ExperimentError::io(path, e))?;
+        Self::read_csv_from(std::io::BufReader::new(f), &path.display().to_string())
+    }
+
+    /// Writes every convergence point as a CSV row `problem, scheduler, seed, step,
+    /// evaluations, best_makespan`, creating the directory.
+    ///
+    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
+    pub fn write_convergence_csv(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
+        let err = |e: csv::Error| ExperimentError::csv(path, e);
+        wr.write_record([
+            "problem",
+            "scheduler",
+            "seed",
+            "step",
+            "evaluations",
+            "best_makespan",
+        ])
+        .map_err(err)?;
+        for r in self.records() {
+            for c in &r.convergence {
+                wr.write_record([
+                    r.problem.clone(),
+                    r.scheduler.clone(),
+                    r.seed.to_string(),
+                    c.step.to_string(),
+                    c.evaluations.to_string(),
+                    c.best_makespan.to_string(),
+                ])
+                .map_err(err)?;
+            }
+        }
+        wr.flush().map_err(|e| ExperimentError::io(path, e))
+    }
+
+    /// The results as pretty JSON (records with their curves; no schedules). Non-finite
+    /// numbers (an infinite SLR of a zero-work problem) become `null` and do not read back.
+    ///
+    /// Errors: [`ExperimentError::Json`].
+    pub fn to_json(&self) -> Result<String> {
+        Ok(serde_json::to_string_pretty(self)?)
+    }
+
+    /// Results from [`to_json`](Self::to_json)'s output.
+    ///
+    /// Errors: [`ExperimentError::Json`].
+    pub fn from_json(text: &str) -> Result<Results> {
+        Ok(serde_json::from_str(text)?)
+    }
+
+    /// Writes [`to_json`](Self::to_json) to `path`, creating its directory.
+    ///
+    /// Errors: [`ExperimentError::Io`], [`ExperimentError::Json`].
+    pub fn write_json(&self, path: impl AsRef<Path>) -> Result<()> {
+        write_text(path, &self.to_json()?)
+    }
+}
+
+/// Writes summaries as CSV: group, scheduler, problems, runs, then mean/std/cv/min/max of
+/// makespan, and means (and std where useful) of the other metrics.
+///
+/// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
+pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Result<()> {
+    let path = path.as_ref();
+    let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
+    let err = |e: csv::Error| ExperimentError::csv(path, e);
+    wr.write_record([
+        "group",
+        "scheduler",
+        "problems",
+        "runs",
+        "makespan_mean",
+        "makespan_std",
+        "makespan_cv",
+        "makespan_min",
+        "makespan_max",
+        "gap_mean",
+        "gap_std",
+        "slr_mean",
+        "speedup_mean",
+        "efficiency_mean",
+        "utilisation_mean",
+        "wall_time_s_mean",
+        "wall_time_s_std",
+        "evaluations_mean",
+    ])
+    .map_err(err)?;
+    for s in summaries {
+        let row: Vec<String> = vec![
+            s.group.clone(),
+            s.scheduler.clone(),
+            s.problems.to_string(),
+            s.runs.to_string(),
+            s.makespan.mean.to_string(),
+            s.makespan.std.to_string(),
+            s.makespan.cv.to_string(),
+            s.makespan.min.to_string(),
+            s.makespan.max.to_string(),
+            s.gap.mean.to_string(),
+            s.gap.std.to_string(),
+            s.slr.mean.to_string(),
+            s.speedup.mean.to_string(),
+            s.efficiency.mean.to_string(),
+            s.utilisation.mean.to_string(),
+            s.wall_time_s.mean.to_string(),
+            s.wall_time_s.std.to_string(),
+            s.evaluations.mean.to_string(),
+        ];
+        wr.write_record(&row).map_err(err)?;
+    }
+    wr.flush().map_err(|e| ExperimentError::io(path, e))
+}

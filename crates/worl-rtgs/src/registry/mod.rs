@@ -1,0 +1,132 @@
+//! Building schedulers by name: [`Registry`], [`Options`] and scheduler specs
+//! (`"rtgs[whales=30,iterations=100]"`, [`Spec`]), for examples, experiment configs, the
+//! command line and Python.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`options`] | [`Options`]: key-value settings, typed `take`, unknown keys rejected |
+//! | [`spec`] | [`Spec`]: the spec grammar, [`split_spec_list`] |
+
+pub mod options;
+pub mod spec;
+
+pub use options::Options;
+pub use spec::{Spec, split_spec_list};
+
+use crate::error::{Result, ScheduleError};
+use crate::scheduler::Scheduler;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A function that builds a scheduler from its options.
+pub type Builder = Box<dyn Fn(Options) -> Result<Box<dyn Scheduler>> + Send + Sync>;
+
+struct Entry {
+    description: String,
+    build: Builder,
+}
+
+/// Schedulers by name (case-insensitive). [`Registry::with_builtins`] holds every scheduler
+/// of this crate; [`register`](Self::register) adds your own.
+///
+/// ```
+/// use worl_rtgs::{Options, Registry, Scheduler};
+/// # struct Mine;
+/// # impl Scheduler for Mine {
+/// #     fn name(&self) -> &str { "mine" }
+/// #     fn schedule(&mut self, _: &worl_cluster::Problem, _: &mut worl_rtgs::RunContext<'_>)
+/// #         -> worl_rtgs::Result<worl_cluster::Schedule> { unimplemented!() }
+/// # }
+/// let mut registry = Registry::with_builtins();
+/// // A builtin, by spec: HEFT with the append policy instead of insertion.
+/// let heft = registry.build_spec("heft:policy=append")?;
+/// assert_eq!(heft.name(), "HEFT");
+/// assert!(registry.build_spec("heft:policy=sideways").is_err());
+/// // Your own.
+/// registry.register("mine", "my scheduler", |mut opts: Options| {
+///     let _depth: usize = opts.take_or("depth", 3)?;
+///     opts.finish()?;
+///     Ok(Box::new(Mine))
+/// });
+/// assert_eq!(registry.build_spec("mine:depth=5")?.name(), "mine");
+/// assert!(registry.build_spec("mine:nonsense=1").is_err());
+/// assert!(registry.build_spec("mine:depth=deep").is_err());
+/// # Ok::<(), worl_rtgs::ScheduleError>(())
+/// ```
+#[derive(Default)]
+pub struct Registry {
+    entries: BTreeMap<String, Entry>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.entries.keys()).finish()
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every scheduler of this crate, under the names listed by [`names`](Self::names).
+    pub fn with_builtins() -> Self {
+        let mut r = Self::new();
+        for b in crate::schedulers::BUILTINS {
+            r.register(b.name, b.description, b.build);
+        }
+        r
+    }
+
+    /// Adds (or replaces) scheduler `name` with a one-line `description` and its builder.
+    pub fn register(
+        &mut self,
+        name: &str,
+        description: &str,
+        build: impl Fn(Options) -> Result<Box<dyn Scheduler>> + Send + Sync + 'static,
+    ) {
+        self.entries.insert(
+            name.to_ascii_lowercase(),
+            Entry {
+                description: description.to_owned(),
+                build: Box::new(build),
+            },
+        );
+    }
+
+    /// Registered names, sorted, lowercase.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// The description of scheduler `name`, if registered.
+    pub fn description(&self, name: &str) -> Option<&str> {
+        self.entries
+            .get(&name.to_ascii_lowercase())
+            .map(|e| e.description.as_str())
+    }
+
+    /// Builds scheduler `name` with `options`.
+    ///
+    /// Errors: [`ScheduleError::UnknownScheduler`], or the scheduler's own option errors.
+    pub fn build(&self, name: &str, options: Options) -> Result<Box<dyn Scheduler>> {
+        match self.entries.get(&name.to_ascii_lowercase()) {
+            Some(e) => (e.build)(options),
+            None => Err(ScheduleError::UnknownScheduler {
+                name: name.to_owned(),
+                known: self.entries.keys().cloned().collect(),
+            }),
+        }
+    }
+
+    /// Builds a scheduler from a spec: `name`, `name[key=value,...]` or
+    /// `name:key=value,...` (grammar: [`spec`]).
+    ///
+    /// Errors: [`ScheduleError::InvalidSpec`] for a malformed spec, else as
+    /// [`build`](Self::build).
+    pub fn build_spec(&self, spec: &str) -> Result<Box<dyn Scheduler>> {
+        let spec: Spec = spec.parse()?;
+        self.build(&spec.name, spec.to_options())
+    }
+}

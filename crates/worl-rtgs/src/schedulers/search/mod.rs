@@ -1,0 +1,53 @@
+//! What every plan-based search of this crate shares, and the searches that use nothing
+//! more: plain WOA, PSO and GA.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`plan`] | [`TaskOrder`], [`FeasibleGpus`], [`PlanEvaluator`] (GPU per task -> makespan), [`running_times`] |
+//! | [`codec`] | [`PositionCodec`]: continuous position -> plan, shared by WOA, PSO and GA |
+//! | [`options`] | option parsing shared by the searches (counts, ranges, WOA's `a` schedule) |
+//! | [`woa`], [`pso`], [`ga`] | [`PlainWoa`], [`Pso`], [`Ga`] |
+//!
+//! RTGS ([`super::rtgs`]) and WORL-RTGS build on [`plan`] and the engine driver
+//! [`run_engine`].
+
+pub mod codec;
+pub mod ga;
+pub mod options;
+pub mod plan;
+pub mod pso;
+pub mod woa;
+
+pub use codec::{PositionCodec, PositionScratch};
+pub use ga::{Ga, GaConfig};
+pub use plan::{FeasibleGpus, PlanEvaluator, TaskOrder, running_times};
+pub use pso::{Pso, PsoConfig};
+pub use woa::{PlainWoa, PlainWoaConfig, PositionProblem};
+
+use worl_woa::{WhaleProblem, Woa, WoaConfig, WoaResult};
+
+use crate::error::Result;
+use crate::scheduler::{Progress, RunContext};
+
+/// Runs the WOA engine on a plan problem, reporting [`Progress`] to `ctx` after every
+/// iteration (step 0 = the initial population) and stopping when `ctx` asks to (observer
+/// break or wall-time budget).
+pub(crate) fn run_engine<P: WhaleProblem>(
+    problem: &P,
+    config: WoaConfig,
+    initial: Vec<P::Whale>,
+    ctx: &mut RunContext<'_>,
+) -> Result<WoaResult<P::Whale>> {
+    let total = config.horizon() as u64;
+    let result = Woa::new(problem, config)
+        .with_initial_whales(initial)
+        .run_with(|stats, _| {
+            ctx.report(Progress {
+                step: stats.iteration as u64,
+                total_steps: total,
+                evaluations: stats.evaluations,
+                best_makespan: stats.best_fitness,
+            })
+        })?;
+    Ok(result)
+}

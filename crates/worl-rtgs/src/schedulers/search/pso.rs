@@ -1,0 +1,241 @@
+//! **PSO** scheduling baseline: particle swarm optimisation (J. Kennedy & R. Eberhart,
+//! *Particle swarm optimization*, Proc. IEEE ICNN 1995, pp. 1942–1948) with the inertia
+//! weight of Y. Shi & R. Eberhart (*A modified particle swarm optimizer*, Proc. IEEE ICEC
+//! 1998, pp. 69–73), over the continuous task → GPU positions of [`PositionCodec`].
+//!
+//! Per iteration `t = 1..=T` and particle `i`, per coordinate `j` with fresh `r1, r2 ~ U(0,1)`:
+//! `v ← w_t·v + c1·r1·(pbest_i − x) + c2·r2·(gbest − x)`, clamped to `[−v_max, v_max]`;
+//! `x ← x + v`, clamped to `[0, m]`. The inertia weight falls linearly from `w_start` to
+//! `w_end` over the run (Shi & Eberhart's linearly decreasing schedule, 0.9 → 0.4 by
+//! default). Initial positions are uniform in `[0, m)`, velocities uniform in
+//! `[−v_max, v_max]`.
+//!
+//! **Synchronous update.** The global best used in iteration `t` is the one after iteration
+//! `t − 1` (Kennedy & Eberhart update it after each particle): required for parallel,
+//! thread-count-independent results. Particle `i` in iteration `t` draws from its own ChaCha8
+//! stream [`whale_rng`]`(seed, t, i)`.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use worl_cluster::{Policy, Problem, Schedule};
+use worl_woa::whale_rng;
+
+use super::codec::{PositionCodec, sanitize};
+use super::options::{take_count, take_in_range};
+use crate::error::Result;
+use crate::registry::Options;
+use crate::scheduler::{Progress, RunContext, Scheduler};
+
+/// Configuration of [`Pso`].
+///
+/// Defaults: 30 particles, 100 iterations, `w` 0.9 → 0.4, `c1 = c2 = 2` (Kennedy & Eberhart
+/// 1995), `v_max = m` (the whole coordinate range, `v_max = x_max` as in Shi & Eberhart
+/// 1998), append policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PsoConfig {
+    /// Swarm size (option `particles`, at least 1).
+    pub particles: usize,
+    /// Iterations after the initial swarm (option `iterations`, at least 1).
+    pub iterations: usize,
+    /// Inertia weight of the first iteration (option `w-start`, in `[0, 2]`).
+    pub w_start: f64,
+    /// Inertia weight of the last iteration (option `w-end`, in `[0, 2]`).
+    pub w_end: f64,
+    /// Cognitive acceleration `c1` (option `c1`, in `[0, 4]`).
+    pub c1: f64,
+    /// Social acceleration `c2` (option `c2`, in `[0, 4]`).
+    pub c2: f64,
+    /// Velocity limit `v_max` as a fraction of the coordinate range `m` (option `vmax`, in
+    /// `(0, 1]`).
+    pub vmax_fraction: f64,
+    /// Placement policy (option `policy`).
+    pub policy: Policy,
+    /// Parallel evaluation (option `parallel`).
+    pub parallel: bool,
+}
+
+impl Default for PsoConfig {
+    fn default() -> Self {
+        PsoConfig {
+            particles: 30,
+            iterations: 100,
+            w_start: 0.9,
+            w_end: 0.4,
+            c1: 2.0,
+            c2: 2.0,
+            vmax_fraction: 1.0,
+            policy: Policy::Append,
+            parallel: false,
+        }
+    }
+}
+
+impl PsoConfig {
+    /// Reads `particles`, `iterations`, `w-start`, `w-end`, `c1`, `c2`, `vmax`, `policy`,
+    /// `parallel`.
+    ///
+    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
+    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
+    pub fn from_options(mut opts: Options) -> Result<Self> {
+        let d = PsoConfig::default();
+        let config = PsoConfig {
+            particles: take_count(&mut opts, "particles", d.particles, 1)?,
+            iterations: take_count(&mut opts, "iterations", d.iterations, 1)?,
+            w_start: take_in_range(&mut opts, "w-start", d.w_start, 0.0, 2.0)?,
+            w_end: take_in_range(&mut opts, "w-end", d.w_end, 0.0, 2.0)?,
+            c1: take_in_range(&mut opts, "c1", d.c1, 0.0, 4.0)?,
+            c2: take_in_range(&mut opts, "c2", d.c2, 0.0, 4.0)?,
+            vmax_fraction: take_in_range(&mut opts, "vmax", d.vmax_fraction, 1e-9, 1.0)?,
+            policy: opts.take_or("policy", d.policy)?,
+            parallel: opts.take_or("parallel", d.parallel)?,
+        };
+        opts.finish()?;
+        Ok(config)
+    }
+}
+
+/// The PSO scheduler (registered as `pso`).
+#[derive(Clone, Debug, Default)]
+pub struct Pso {
+    config: PsoConfig,
+}
+
+impl Pso {
+    /// Registry name.
+    pub const NAME: &'static str = "pso";
+
+    /// PSO with `config`.
+    pub fn new(config: PsoConfig) -> Self {
+        Pso { config }
+    }
+
+    /// From registry options (see [`PsoConfig::from_options`]).
+    ///
+    /// Errors: as [`PsoConfig::from_options`].
+    pub fn from_options(opts: Options) -> Result<Self> {
+        Ok(Pso::new(PsoConfig::from_options(opts)?))
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PsoConfig {
+        &self.config
+    }
+}
+
+/// One particle.
+struct Particle {
+    x: Vec<f64>,
+    v: Vec<f64>,
+    best: Vec<f64>,
+    best_fit: f64,
+}
+
+impl Scheduler for Pso {
+    fn name(&self) -> &str {
+        "PSO"
+    }
+
+    fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
+        let c = &self.config;
+        let codec = PositionCodec::new(problem, c.policy);
+        let (n, m) = (codec.dim(), codec.upper());
+        let vmax = c.vmax_fraction * m;
+        let seed = ctx.seed();
+        let budget = ctx.budget().max_evaluations.unwrap_or(u64::MAX);
+        let total = c.iterations as u64;
+        let mut scratch = codec.scratch();
+
+        // Initial swarm (iteration 0); at least one particle even under a tiny budget.
+        let count = (c.particles as u64).min(budget.max(1)) as usize;
+        let mut swarm: Vec<Particle> = (0..count)
+            .map(|_| Particle {
+                x: Vec::with_capacity(n),
+                v: Vec::with_capacity(n),
+                best: Vec::new(),
+                best_fit: f64::INFINITY,
+            })
+            .collect();
+        codec.for_each(&mut swarm, c.parallel, &mut scratch, |i, p, s| {
+            let mut rng = whale_rng(seed, 0, i);
+            codec.random_position(&mut rng, &mut p.x);
+            p.v.extend((0..n).map(|_| rng.random_range(-vmax..=vmax)));
+            p.best.clone_from(&p.x);
+            p.best_fit = sanitize(codec.makespan(&p.x, s));
+        });
+        let mut evaluations = count as u64;
+        let first = best_index(&swarm);
+        let mut gbest = swarm[first].best.clone();
+        let mut gbest_fit = swarm[first].best_fit;
+        let mut stop = ctx
+            .report(Progress {
+                step: 0,
+                total_steps: total,
+                evaluations,
+                best_makespan: gbest_fit,
+            })
+            .is_break();
+
+        let mut t = 0;
+        while !stop && t < c.iterations && evaluations < budget {
+            t += 1;
+            // Under an evaluation budget only the first particles may move.
+            let movers = usize::try_from(budget - evaluations).map_or(count, |r| r.min(count));
+            let w = if c.iterations > 1 {
+                c.w_start - (c.w_start - c.w_end) * (t - 1) as f64 / (c.iterations - 1) as f64
+            } else {
+                c.w_start
+            };
+            let leader = &gbest;
+            codec.for_each(&mut swarm, c.parallel, &mut scratch, |i, p, s| {
+                if i >= movers {
+                    return;
+                }
+                let mut rng = whale_rng(seed, t as u64, i);
+                let coords = p.x.iter_mut().zip(p.v.iter_mut()).zip(&p.best).zip(leader);
+                for (((x, v), &own), &global) in coords {
+                    let (r1, r2): (f64, f64) = (rng.random(), rng.random());
+                    let next = w * *v + c.c1 * r1 * (own - *x) + c.c2 * r2 * (global - *x);
+                    *v = next.clamp(-vmax, vmax);
+                    *x += *v;
+                }
+                codec.clamp(&mut p.x);
+                let f = sanitize(codec.makespan(&p.x, s));
+                if f < p.best_fit {
+                    p.best_fit = f;
+                    p.best.copy_from_slice(&p.x);
+                }
+            });
+            evaluations += movers as u64;
+            let best = best_index(&swarm);
+            if swarm[best].best_fit < gbest_fit {
+                gbest_fit = swarm[best].best_fit;
+                gbest.copy_from_slice(&swarm[best].best);
+            }
+            stop = ctx
+                .report(Progress {
+                    step: t as u64,
+                    total_steps: total,
+                    evaluations,
+                    best_makespan: gbest_fit,
+                })
+                .is_break();
+        }
+        codec.schedule(&gbest)
+    }
+
+    fn is_stochastic(&self) -> bool {
+        true
+    }
+}
+
+/// The particle with the best personal best (the smallest index among ties).
+fn best_index(swarm: &[Particle]) -> usize {
+    (1..swarm.len()).fold(0, |b, i| {
+        if swarm[i].best_fit < swarm[b].best_fit {
+            i
+        } else {
+            b
+        }
+    })
+}
