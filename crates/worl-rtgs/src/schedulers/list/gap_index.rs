@@ -93,8 +93,8 @@ impl GapIndex {
     /// `O(m · |preds(task)|)` plus the gap searches the index cannot rule out; allocates
     /// nothing.
     ///
-    /// Errors: [`ClusterError::NotTopological`] if a predecessor is not placed,
-    /// [`ClusterError::DuplicateTask`] if `task` is; [`ClusterError::TaskFitsNoGpu`] if no
+    /// Errors: [`ClusterError::NotTopological`](worl_cluster::ClusterError::NotTopological) if a predecessor is not placed,
+    /// [`ClusterError::DuplicateTask`](worl_cluster::ClusterError::DuplicateTask) if `task` is; [`ClusterError::TaskFitsNoGpu`](worl_cluster::ClusterError::TaskFitsNoGpu) if no
     /// GPU fits it (impossible for a [`Problem`], which rejects such tasks).
     #[inline]
     pub fn best_slot(

@@ -58,7 +58,7 @@ pub struct ReadyQueue<'g> {
 }
 
 impl<'g> ReadyQueue<'g> {
-    /// A queue over `graph` with one priority per task (indexed by [`TaskId::index`]),
+    /// A queue over `graph` with one priority per task (indexed by [`TaskId::index`](worl_dag::TaskId::index)),
     /// holding the entry tasks.
     ///
     /// # Panics
@@ -84,7 +84,7 @@ impl<'g> ReadyQueue<'g> {
         }
     }
 
-    /// The priorities, indexed by [`TaskId::index`].
+    /// The priorities, indexed by [`TaskId::index`](worl_dag::TaskId::index).
     pub fn priorities(&self) -> &[f64] {
         &self.priority
     }

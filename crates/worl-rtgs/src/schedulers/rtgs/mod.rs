@@ -6,7 +6,7 @@
 //!
 //! * **Whale** ([`RtgsWhale`]): a GPU per task. Its **position** is the running-time vector
 //!   `RT_v` = total busy time of the GPU hosting task `v` (plus the GPU's ready time, see
-//!   [`running_times`]).
+//!   [`running_times`](crate::schedulers::search::running_times)).
 //! * **Move**: the WOA engine ([`worl_woa`], configured as the authors' code:
 //!   [`WoaConfig::authors_rtgs`], explore-first move rule and elitist truncation) draws the
 //!   move `(A, C, l)` and its target `T` (the leader, or a random whale); each task gets a
@@ -73,7 +73,7 @@
 //! 4. **Upward-rank order** ([`TaskOrder`], option `order`): tasks on long remaining paths
 //!    are decoded and placed first (HEFT's order); the authors place them in index order.
 //! 5. **Ready times** start the running times (busy clusters; the authors' model has none,
-//!    see [`running_times`]).
+//!    see [`running_times`](crate::schedulers::search::running_times)).
 //!
 //! The engine keeps the authors' rules (explore-first moves, elitist truncation). Their
 //! elitism does not move whales tied with the leader: on workloads whose makespan is fixed
@@ -128,6 +128,7 @@ mod treap;
 mod whale;
 
 pub use decoder::{DecodeInput, PlanDecoder};
+#[cfg(feature = "ddqn")]
 pub(crate) use greedy::ScoredCandidate;
 pub use greedy::{GreedyDecoder, GreedyScratch, Lookahead};
 pub use hope::HopeRule;
@@ -330,7 +331,7 @@ pub struct RtgsOutcome {
 
 /// Runs RTGS on `problem` with any plan decoder: the greedy one ([`Rtgs`]) or a learned one
 /// (WORL-RTGS). Seeded by [`RunContext::seed`]; honours the context's evaluation and
-/// wall-time budgets; reports [`Progress`] after the initial population (step 0) and after
+/// wall-time budgets; reports [`Progress`](crate::Progress) after the initial population (step 0) and after
 /// every iteration.
 ///
 /// Errors: [`ScheduleError::Woa`](crate::ScheduleError::Woa) for a configuration the engine

@@ -125,7 +125,7 @@ pub struct RtgsScratch<'p, S> {
 ///   path, or the one the decoder computed while placing the tasks the same way
 ///   ([`PlanDecoder::decoded_makespan`]: the window decoder).
 /// * **Distance / diversity:** Euclidean distance of running-time vectors (the SPD of
-///   [`crate::study::spd_ftg`]); diversity = mean distance of the population's RT vectors to
+///   the SPD–FTG study of `worl-experiment`); diversity = mean distance of the population's RT vectors to
 ///   their centroid.
 pub struct RtgsProblem<'p, D> {
     problem: &'p Problem,

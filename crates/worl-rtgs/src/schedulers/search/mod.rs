@@ -9,7 +9,7 @@
 //! | [`woa`], [`pso`], [`ga`] | [`PlainWoa`], [`Pso`], [`Ga`] |
 //!
 //! RTGS ([`super::rtgs`]) and WORL-RTGS build on [`plan`] and the engine driver
-//! [`run_engine`].
+//! `run_engine` (crate-private).
 
 pub mod codec;
 pub mod ga;

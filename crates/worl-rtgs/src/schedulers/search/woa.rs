@@ -104,7 +104,7 @@ impl<'p> WhaleProblem for PositionProblem<'p> {
 
 /// Configuration of the plain [`PlainWoa`] baseline.
 ///
-/// Defaults: 30 whales, 100 iterations (as [`RtgsConfig`](super::rtgs::RtgsConfig)), the
+/// Defaults: 30 whales, 100 iterations (as [`RtgsConfig`](crate::schedulers::rtgs::RtgsConfig)), the
 /// canonical WOA ([`WoaConfig::new`]: canonical move rule and replacement, a random whale
 /// per coordinate in search moves, `b = 1`, linear `a`), append policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

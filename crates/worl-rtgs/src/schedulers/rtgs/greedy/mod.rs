@@ -337,6 +337,7 @@ impl<'p> GreedyDecoder<'p> {
         (eft, ready)
     }
 
+    #[cfg(feature = "ddqn")]
     /// Every candidate of the window of `task` with its EFT, into `out` (cleared), for a
     /// decoder that chooses among them (WORL-RTGS).
     ///
@@ -431,6 +432,7 @@ impl<'p> GreedyDecoder<'p> {
     }
 }
 
+#[cfg(feature = "ddqn")]
 /// A GPU of the window with its earliest finish time, for learned decoders
 /// ([`GreedyDecoder::scored_candidates`]). Times in s.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
