@@ -44,24 +44,33 @@ impl Gpu {
 }
 
 /// One GPU before validation, as the builder and the native format hand it to
-/// [`Cluster::from_parts`]: speed and memory default to the model's.
-#[derive(Clone, Debug, PartialEq)]
+/// [`Cluster::from_parts`]: speed and memory default to the model's, ready time and
+/// background to 0. Its serde form is a GPU of the native file format
+/// ([`formats::native`](crate::formats::native)).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct GpuEntry {
     pub(crate) model: String,
     pub(crate) machine: MachineId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) speed: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) mem_gib: Option<f64>,
+    #[serde(default)]
     pub(crate) ready_time: f64,
+    #[serde(default)]
     pub(crate) background: f64,
 }
 
 /// A cluster before validation: what [`Cluster::from_parts`] checks and
-/// [`Cluster::into_parts`] returns.
-#[derive(Clone, Debug, PartialEq)]
+/// [`Cluster::into_parts`] returns. Its serde form is the native file format
+/// ([`formats::native`](crate::formats::native)); models named by GPUs but absent from
+/// `models` are taken from the catalog ([`GpuModel::by_name`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClusterParts {
     pub(crate) name: String,
     pub(crate) machines: Vec<String>,
     pub(crate) network: Network,
+    #[serde(default)]
     pub(crate) models: Vec<GpuModel>,
     pub(crate) gpus: Vec<GpuEntry>,
 }

@@ -22,117 +22,24 @@
 //! ```
 //!
 //! Models named by GPUs but absent from `[[models]]` are taken from the catalog
-//! ([`GpuModel::by_name`], which also knows the Alibaba trace codes such as `V100M32`). Writing
+//! ([`GpuModel::by_name`](crate::GpuModel::by_name), which also knows the Alibaba trace codes such as `V100M32`). Writing
 //! gives every GPU its speed and memory explicitly.
 
-use crate::catalog::GpuModel;
-use crate::cluster::{Cluster, ClusterParts, GpuEntry};
+use crate::cluster::{Cluster, ClusterParts};
 use crate::error::{ClusterError, Result};
-use crate::ids::MachineId;
-use crate::network::Network;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::path::Path;
 
-/// One GPU as written in the native file format: speed and memory default to the model's,
-/// ready time and background to 0.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct GpuData {
-    model: String,
-    machine: MachineId,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    speed: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    mem_gib: Option<f64>,
-    #[serde(default)]
-    ready_time: f64,
-    #[serde(default)]
-    background: f64,
-}
-
-/// The native file format of a cluster (TOML or JSON). Models named by GPUs but absent from
-/// `models` are taken from the catalog ([`GpuModel::by_name`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct ClusterData {
-    name: String,
-    machines: Vec<String>,
-    network: Network,
-    #[serde(default)]
-    models: Vec<GpuModel>,
-    gpus: Vec<GpuData>,
-}
-
-impl From<ClusterData> for ClusterParts {
-    fn from(d: ClusterData) -> Self {
-        let gpus = d
-            .gpus
-            .into_iter()
-            .map(|g| GpuEntry {
-                model: g.model,
-                machine: g.machine,
-                speed: g.speed,
-                mem_gib: g.mem_gib,
-                ready_time: g.ready_time,
-                background: g.background,
-            })
-            .collect();
-        Self {
-            name: d.name,
-            machines: d.machines,
-            network: d.network,
-            models: d.models,
-            gpus,
-        }
-    }
-}
-
-impl From<ClusterParts> for ClusterData {
-    fn from(p: ClusterParts) -> Self {
-        let gpus = p
-            .gpus
-            .into_iter()
-            .map(|g| GpuData {
-                model: g.model,
-                machine: g.machine,
-                speed: g.speed,
-                mem_gib: g.mem_gib,
-                ready_time: g.ready_time,
-                background: g.background,
-            })
-            .collect();
-        Self {
-            name: p.name,
-            machines: p.machines,
-            network: p.network,
-            models: p.models,
-            gpus,
-        }
-    }
-}
-
-impl TryFrom<ClusterData> for Cluster {
-    type Error = ClusterError;
-
-    fn try_from(data: ClusterData) -> Result<Self> {
-        Cluster::from_parts(data.into())
-    }
-}
-
-impl From<Cluster> for ClusterData {
-    fn from(c: Cluster) -> Self {
-        c.into_parts().into()
-    }
-}
-
 impl Serialize for Cluster {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        ClusterData::from(self.clone()).serialize(serializer)
+        self.clone().into_parts().serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Cluster {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        let data = ClusterData::deserialize(deserializer)?;
-        Cluster::try_from(data).map_err(serde::de::Error::custom)
+        let parts = ClusterParts::deserialize(deserializer)?;
+        Cluster::from_parts(parts).map_err(serde::de::Error::custom)
     }
 }
 
@@ -234,6 +141,7 @@ mod tests {
     use crate::cluster::LoadState;
     use crate::cluster::tests::two_machines;
     use crate::ids::GpuId;
+    use crate::network::Network;
 
     #[test]
     fn native_formats_round_trip() {
@@ -244,9 +152,9 @@ mod tests {
         assert_eq!(Cluster::from_toml_str(&t).unwrap(), c);
         let j = c.to_json_string();
         assert_eq!(Cluster::from_json_str(&j).unwrap(), c);
-        let c2 = Cluster::try_from(ClusterData {
+        let c2 = Cluster::from_parts(ClusterParts {
             network: Network::paper_bandwidth(2, 500.0, 1).unwrap(),
-            ..ClusterData::from(c)
+            ..c.into_parts()
         })
         .unwrap();
         assert_eq!(
