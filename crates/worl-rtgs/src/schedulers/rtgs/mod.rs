@@ -143,7 +143,7 @@ use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::Heft;
 use crate::schedulers::search::options::take_count;
-use crate::schedulers::search::{PlanEvaluator, TaskOrder, run_engine};
+use crate::schedulers::search::{PlanEvaluator, TaskOrder, config_scheduler, run_engine};
 
 /// The starting point of [`RtgsConfig::from_options`] (option `preset`): `default` (our
 /// corrected RTGS, [`RtgsConfig::default`]) or `authors` (the authors' code,
@@ -400,27 +400,7 @@ pub struct Rtgs {
     config: RtgsConfig,
 }
 
-impl Rtgs {
-    /// Registry name.
-    pub const NAME: &'static str = "rtgs";
-
-    /// RTGS with `config`.
-    pub fn new(config: RtgsConfig) -> Self {
-        Rtgs { config }
-    }
-
-    /// RTGS from registry options (see [`RtgsConfig::from_options`]).
-    ///
-    /// Errors: as [`RtgsConfig::from_options`].
-    pub fn from_options(opts: Options) -> Result<Self> {
-        Ok(Rtgs::new(RtgsConfig::from_options(opts)?))
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &RtgsConfig {
-        &self.config
-    }
-}
+config_scheduler!(Rtgs, RtgsConfig, "rtgs", "RTGS");
 
 impl Scheduler for Rtgs {
     fn name(&self) -> &str {

@@ -28,8 +28,7 @@ use std::cmp::Ordering;
 use worl_cluster::{Policy, Problem, Schedule};
 use worl_woa::whale_rng;
 
-use super::codec::PositionCodec;
-use super::codec::sanitize;
+use super::codec::{PositionCodec, sanitize};
 use super::options::{take_count, take_in_range};
 use crate::error::Result;
 use crate::registry::Options;
@@ -117,27 +116,7 @@ pub struct Ga {
     config: GaConfig,
 }
 
-impl Ga {
-    /// Registry name.
-    pub const NAME: &'static str = "ga";
-
-    /// GA with `config`.
-    pub fn new(config: GaConfig) -> Self {
-        Ga { config }
-    }
-
-    /// From registry options (see [`GaConfig::from_options`]).
-    ///
-    /// Errors: as [`GaConfig::from_options`].
-    pub fn from_options(opts: Options) -> Result<Self> {
-        Ok(Ga::new(GaConfig::from_options(opts)?))
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &GaConfig {
-        &self.config
-    }
-}
+config_scheduler!(Ga, GaConfig, "ga", "GA");
 
 /// A chromosome and its makespan.
 struct Individual {

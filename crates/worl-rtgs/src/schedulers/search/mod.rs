@@ -11,6 +11,36 @@
 //! RTGS ([`super::rtgs`]) and WORL-RTGS build on [`plan`] and the engine driver
 //! `run_engine` (crate-private).
 
+/// The constructors of a scheduler that wraps one config struct (a struct with one field
+/// `config: $config`, where `$config` has `from_options(Options) -> Result<$config>`):
+/// `NAME` (registry name `$name`), `new`, `from_options` and `config`.
+macro_rules! config_scheduler {
+    ($ty:ident, $config:ident, $name:literal, $label:literal) => {
+        impl $ty {
+            /// Registry name.
+            pub const NAME: &'static str = $name;
+
+            #[doc = concat!($label, " with `config`.")]
+            pub fn new(config: $config) -> Self {
+                Self { config }
+            }
+
+            #[doc = concat!("From registry options (see [`", stringify!($config), "::from_options`]).")]
+            ///
+            #[doc = concat!("Errors: as [`", stringify!($config), "::from_options`].")]
+            pub fn from_options(opts: $crate::registry::Options) -> $crate::Result<Self> {
+                Ok(Self::new($config::from_options(opts)?))
+            }
+
+            /// The configuration.
+            pub fn config(&self) -> &$config {
+                &self.config
+            }
+        }
+    };
+}
+pub(crate) use config_scheduler;
+
 pub mod codec;
 pub mod ga;
 pub mod options;

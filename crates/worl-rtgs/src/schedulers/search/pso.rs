@@ -101,27 +101,7 @@ pub struct Pso {
     config: PsoConfig,
 }
 
-impl Pso {
-    /// Registry name.
-    pub const NAME: &'static str = "pso";
-
-    /// PSO with `config`.
-    pub fn new(config: PsoConfig) -> Self {
-        Pso { config }
-    }
-
-    /// From registry options (see [`PsoConfig::from_options`]).
-    ///
-    /// Errors: as [`PsoConfig::from_options`].
-    pub fn from_options(opts: Options) -> Result<Self> {
-        Ok(Pso::new(PsoConfig::from_options(opts)?))
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &PsoConfig {
-        &self.config
-    }
-}
+config_scheduler!(Pso, PsoConfig, "pso", "PSO");
 
 /// One particle.
 struct Particle {

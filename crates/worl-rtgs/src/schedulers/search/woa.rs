@@ -169,27 +169,7 @@ pub struct PlainWoa {
     config: PlainWoaConfig,
 }
 
-impl PlainWoa {
-    /// Registry name.
-    pub const NAME: &'static str = "woa";
-
-    /// Plain WOA with `config`.
-    pub fn new(config: PlainWoaConfig) -> Self {
-        PlainWoa { config }
-    }
-
-    /// From registry options (see [`PlainWoaConfig::from_options`]).
-    ///
-    /// Errors: as [`PlainWoaConfig::from_options`].
-    pub fn from_options(opts: Options) -> Result<Self> {
-        Ok(PlainWoa::new(PlainWoaConfig::from_options(opts)?))
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &PlainWoaConfig {
-        &self.config
-    }
-}
+config_scheduler!(PlainWoa, PlainWoaConfig, "woa", "Plain WOA");
 
 impl Scheduler for PlainWoa {
     fn name(&self) -> &str {
