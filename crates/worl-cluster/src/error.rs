@@ -18,7 +18,7 @@ pub enum ClusterError {
     },
     /// A number is out of its allowed range (zero, negative, NaN or infinite where that is not
     /// allowed).
-    #[error("{item}: {field} = {value} is invalid (expected {expected})")]
+    #[error("{item}: {field} = {} is invalid (expected {expected})", num(*value))]
     InvalidValue {
         /// The item holding the value (`g3`, `machine node-1`, `link node-0 -> node-1`,
         /// `GPU model V100-32GB`, `exec[t4, g2]`, ...).
@@ -151,6 +151,45 @@ pub enum ClusterError {
         /// Why it was rejected.
         reason: String,
     },
+    /// More GPUs than a machine or a cluster may hold
+    /// ([`MAX_GPUS_PER_MACHINE`](crate::cluster::MAX_GPUS_PER_MACHINE),
+    /// [`MAX_GPUS`](crate::cluster::MAX_GPUS)).
+    #[error("{item}: {count} GPUs exceed the limit of {limit}")]
+    TooManyGpus {
+        /// The machine (`machine node-3`) or cluster (`cluster pai`).
+        item: String,
+        /// The number of GPUs asked for (saturating at `usize::MAX`).
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// An execution or communication time of the cost model is not a finite number: the
+    /// work, bytes, speed or bandwidth are each valid, but their quotient overflows (work
+    /// `1e308` on a GPU of speed `1e-3`, say). Reported by [`Problem`](crate::Problem)
+    /// construction.
+    #[error(
+        "{what} time of task `{task}` on {gpu} is {value} s, not a finite number (work or bytes too large for the speed or bandwidth)"
+    )]
+    NonFiniteCost {
+        /// `"execution"` or `"communication"`.
+        what: &'static str,
+        /// The task as `job/task`, or the edge as `job/a -> job/b` for communication.
+        task: String,
+        /// The GPU as `g3`, or the GPU pair as `g0 -> g3` for communication.
+        gpu: String,
+        /// The time, s (infinite or NaN).
+        value: f64,
+    },
+    /// A sum over the workload overflows: the total work, the critical path or the longest
+    /// possible schedule is not a finite number, so that makespans and the lower bound could
+    /// not be represented. Reported by [`Problem`](crate::Problem) construction.
+    #[error("{what} overflows at task `{task}` (the sum is no longer a finite number)")]
+    Overflow {
+        /// `"total work"` or `"worst-case schedule length"`.
+        what: &'static str,
+        /// The task (as `job/task`) or edge (as `job/a -> job/b`) whose addition overflowed.
+        task: String,
+    },
     /// Reading or writing a file failed.
     #[error("cannot access `{path}`: {source}")]
     Io {
@@ -172,19 +211,32 @@ pub enum ClusterError {
     },
 }
 
+/// `v` for messages: in scientific notation when very large or very small (`1e-320`, not
+/// 330 digits), as usual otherwise.
+pub(crate) fn num(v: f64) -> String {
+    let a = v.abs();
+    if v.is_finite() && a != 0.0 && !(1e-6..1e16).contains(&a) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
 /// Result alias of this crate.
 pub type Result<T, E = ClusterError> = std::result::Result<T, E>;
 
-/// Checks that `value` is finite and `> 0`.
+/// Checks that `value` is finite, `> 0` and normal: not subnormal (below
+/// `f64::MIN_POSITIVE` ≈ 2.2e-308), so that its reciprocal is finite (a speed or bandwidth of
+/// `1e-320` would make every time infinite).
 pub(crate) fn positive(item: impl Fn() -> String, field: &'static str, value: f64) -> Result<()> {
-    if value.is_finite() && value > 0.0 {
+    if value.is_normal() && value > 0.0 {
         Ok(())
     } else {
         Err(ClusterError::InvalidValue {
             item: item(),
             field,
             value,
-            expected: "a finite number > 0",
+            expected: "a finite number > 0, not subnormal (>= 2.2e-308)",
         })
     }
 }

@@ -80,12 +80,12 @@ pub mod schedule;
 pub mod validate;
 
 pub use catalog::GpuModel;
-pub use cluster::{Cluster, ClusterBuilder, Gpu, LoadState};
+pub use cluster::{Cluster, ClusterBuilder, Gpu, LoadState, MAX_GPUS, MAX_GPUS_PER_MACHINE};
 pub use error::{ClusterError, Result};
 pub use evaluator::Evaluator;
 pub use formats::{MachineTable, TableSample};
 pub use ids::{ClassId, GpuId, MachineId};
-pub use metrics::{LowerBound, Metrics};
+pub use metrics::{LowerBound, Metrics, RATIO_CAP};
 pub use network::{Link, Network};
 pub use partial::{PartialSchedule, Slot};
 pub use plan::{Plan, Policy};

@@ -8,6 +8,13 @@
 //! * `efficiency = speedup / m`;
 //! * `utilisation = Σ_v (F_v − S_v) / (m · makespan)`;
 //! * `gap = makespan / LB`, the lower bound of [`Problem::lower_bound`].
+//!
+//! The ratios (SLR, gap, speedup) are always finite: `0 / 0 = 1`, and a ratio whose
+//! denominator is 0 while its numerator is not (or that exceeds it) is reported as
+//! [`RATIO_CAP`] `= 2⁵² ≈ 4.5 · 10¹⁵`. That happens when every task has zero execution time
+//! on some GPU and the GPUs are ready at 0 (then the optimum makespan is 0 and the lower
+//! bound is 0), yet the schedule paid communication latency: no finite ratio exists, and
+//! [`RATIO_CAP`] marks it while keeping JSON and CSV output and means over runs finite.
 
 use crate::problem::Problem;
 use crate::schedule::Schedule;
@@ -48,7 +55,7 @@ pub struct Metrics {
     /// `max_v F_v`, s.
     pub makespan: f64,
     /// Schedule length ratio `makespan / Σ_{CP_MIN} min_k exec` (`>= 1` without ready times);
-    /// infinite if the denominator is 0 and the makespan is not, 1 if both are 0.
+    /// [`RATIO_CAP`] if the denominator is 0 and the makespan is not, 1 if both are 0.
     pub slr: f64,
     /// `min_k Σ_v exec(v, k) / makespan` (GPUs that fit every task; all GPUs if none does).
     pub speedup: f64,
@@ -58,16 +65,24 @@ pub struct Metrics {
     pub utilisation: f64,
     /// [`LowerBound::value`], s.
     pub lower_bound: f64,
-    /// `makespan / lower_bound` (`>= 1` for a feasible schedule).
+    /// `makespan / lower_bound` (`>= 1` for a feasible schedule); [`RATIO_CAP`] if the lower
+    /// bound is 0 and the makespan is not, 1 if both are 0.
     pub gap: f64,
 }
 
-/// `num / den` with `0 / 0 = 1` and `x / 0 = ∞`.
+/// The largest ratio [`Metrics`] report, `2⁵² = 1 / f64::EPSILON ≈ 4.5 · 10¹⁵`: the value of
+/// SLR, gap and speedup when their denominator is 0 and their numerator is not (no finite
+/// ratio exists), and the cap of any larger ratio. A denominator below `ε ·` numerator is
+/// beyond the resolution of the numerator, so the cap loses no information a finite ratio
+/// could carry.
+pub const RATIO_CAP: f64 = 4_503_599_627_370_496.0;
+
+/// `num / den` with `0 / 0 = 1` and `x / 0 = RATIO_CAP`, capped at [`RATIO_CAP`].
 fn ratio(num: f64, den: f64) -> f64 {
     if den > 0.0 {
-        num / den
+        (num / den).min(RATIO_CAP)
     } else if num > 0.0 {
-        f64::INFINITY
+        RATIO_CAP
     } else {
         1.0
     }
@@ -169,14 +184,44 @@ impl Problem {
 
 /// The smallest `T` with `Σ_k s_k · max(0, T − r_k) >= work`, for `(r_k, s_k)` pairs
 /// (`s_k > 0`); the smallest ready time when `work == 0`.
+///
+/// Finite for finite inputs: if the direct sums `Σ s_k`, `Σ s_k r_k` overflow (speeds and
+/// ready times near `f64::MAX`), it is recomputed with speeds scaled by the largest one.
 fn water_fill(work: f64, mut gpus: Vec<(f64, f64)>) -> f64 {
     gpus.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let t = water_fill_sorted(work, &gpus);
+    if t.is_finite() {
+        return t;
+    }
+    // T = (work + Σ s r) / Σ s = (work / s_max) / Σ s' + Σ (s' / Σ s') r with
+    // s' = s / s_max in (0, 1]: Σ s' <= m and the weights s' / Σ s' sum to 1.
+    let s_max = gpus.iter().map(|g| g.1).fold(0.0f64, f64::max);
+    let scaled_work = work / s_max;
+    let (mut speed, mut mean_ready) = (0.0f64, 0.0f64);
+    for j in 0..gpus.len() {
+        let (r, s) = (gpus[j].0, gpus[j].1 / s_max);
+        speed += s;
+        // running weighted mean of the ready times
+        mean_ready += (s / speed) * (r - mean_ready);
+        let t = scaled_work / speed + mean_ready;
+        match gpus.get(j + 1) {
+            Some(&(next, _)) if t > next => continue,
+            _ => return t.max(r),
+        }
+    }
+    0.0
+}
+
+fn water_fill_sorted(work: f64, gpus: &[(f64, f64)]) -> f64 {
     let (mut speed, mut weighted_ready) = (0.0, 0.0);
     for j in 0..gpus.len() {
         let (r, s) = gpus[j];
         speed += s;
         weighted_ready += s * r;
         let t = (work + weighted_ready) / speed;
+        if !t.is_finite() {
+            return f64::NAN; // overflowed: the caller rescales
+        }
         match gpus.get(j + 1) {
             Some(&(next, _)) if t > next => continue,
             _ => return t.max(r),
@@ -199,7 +244,11 @@ impl Schedule {
             speedup,
             efficiency: speedup / m,
             utilisation: if makespan > 0.0 {
-                busy / (m * makespan)
+                if (m * makespan).is_finite() {
+                    busy / (m * makespan)
+                } else {
+                    busy / makespan / m
+                }
             } else {
                 0.0
             },

@@ -42,6 +42,13 @@ impl LinkCosts {
                 inter: LinkCost::default(),
             };
         }
+        if let crate::Network::Uniform { .. } = net {
+            // O(M) rather than the O(M²) comparison below.
+            return Self::UniformInter {
+                intra,
+                inter: cost(0, 1),
+            };
+        }
         let inter = cost(0, 1);
         let uniform = (0..nm).all(|a| (0..nm).all(|b| a == b || cost(a, b) == inter));
         if uniform {
@@ -79,6 +86,122 @@ enum ExecModel {
     Unrelated { time: Array2<f64> },
 }
 
+/// The overflow checks of [`Problem`] construction (see its documentation): every execution
+/// and communication time finite, the total work and the worst-case schedule length finite.
+/// `O(n · m)` for unrelated machines, `O(n + |E| + m)` otherwise (plus `O(M²)` over machine
+/// pairs, only on the error path).
+fn check_costs(
+    workload: &Workload,
+    cluster: &Cluster,
+    exec: &ExecModel,
+    speed: &[f64],
+    machine_of: &[u32],
+    links: &LinkCosts,
+    (max_latency, max_inv_bandwidth): (f64, f64),
+) -> Result<()> {
+    let g = workload.graph();
+    let overflow = |what: &'static str, task: String| ClusterError::Overflow { what, task };
+    // The slowest GPU (first in id order) gives every task its largest execution time.
+    let slowest = (0..speed.len())
+        .min_by(|&a, &b| speed[a].total_cmp(&speed[b]))
+        .expect("a cluster has a GPU");
+    let max_exec = |v: usize| -> (f64, usize) {
+        match exec {
+            ExecModel::Related { work } => (work[v] / speed[slowest], slowest),
+            ExecModel::Unrelated { time } => {
+                time.row(v)
+                    .iter()
+                    .enumerate()
+                    .fold(
+                        (0.0f64, 0usize),
+                        |best, (k, &x)| {
+                            if x > best.0 { (x, k) } else { best }
+                        },
+                    )
+            }
+        }
+    };
+    let mut horizon = cluster
+        .gpus()
+        .iter()
+        .map(|gpu| gpu.ready_time)
+        .fold(0.0f64, f64::max);
+    let mut total_work = 0.0f64;
+    for (t, task) in g.tasks() {
+        let (e, k) = max_exec(t.index());
+        if !e.is_finite() {
+            return Err(ClusterError::NonFiniteCost {
+                what: "execution",
+                task: workload.task_label(t),
+                gpu: GpuId::new(k).to_string(),
+                value: e,
+            });
+        }
+        horizon += e;
+        if !horizon.is_finite() {
+            return Err(overflow(
+                "worst-case schedule length",
+                workload.task_label(t),
+            ));
+        }
+        if let ExecModel::Related { .. } = exec {
+            total_work += task.work;
+            if !total_work.is_finite() {
+                return Err(overflow("total work", workload.task_label(t)));
+            }
+        }
+    }
+    for edge in g.edges() {
+        let label = || {
+            format!(
+                "{} -> {}",
+                workload.task_label(edge.from),
+                workload.task_label(edge.to)
+            )
+        };
+        let worst = max_latency + edge.bytes * max_inv_bandwidth;
+        if !worst.is_finite() {
+            // Name a GPU pair whose time is not finite, if one is (the bound combines the
+            // largest latency and inverse bandwidth, which may come from different pairs).
+            let m = machine_of.len();
+            let mut first_of = vec![usize::MAX; cluster.n_machines()];
+            let mut second_of = vec![usize::MAX; cluster.n_machines()];
+            for k in (0..m).rev() {
+                let a = machine_of[k] as usize;
+                second_of[a] = first_of[a];
+                first_of[a] = k;
+            }
+            for a in 0..first_of.len() {
+                for b in 0..first_of.len() {
+                    let (k, l) = if a == b {
+                        (first_of[a], second_of[a])
+                    } else {
+                        (first_of[a], first_of[b])
+                    };
+                    if k == usize::MAX || l == usize::MAX {
+                        continue;
+                    }
+                    let c = links.get(a, b);
+                    let value = c.latency + edge.bytes * c.inv_bandwidth;
+                    if !value.is_finite() {
+                        return Err(ClusterError::NonFiniteCost {
+                            what: "communication",
+                            task: label(),
+                            gpu: format!("{} -> {}", GpuId::new(k), GpuId::new(l)),
+                            value,
+                        });
+                    }
+                }
+            }
+        }
+        horizon += worst;
+        if !horizon.is_finite() {
+            return Err(overflow("worst-case schedule length", label()));
+        }
+    }
+    Ok(())
+}
+
 /// A scheduling problem: a [`Workload`] on a [`Cluster`], with the cost model.
 ///
 /// Costs (`docs/model.md`, "Costs"):
@@ -94,8 +217,20 @@ enum ExecModel {
 /// Construction rejects what cannot be scheduled: a task whose memory need fits no GPU
 /// ([`ClusterError::TaskFitsNoGpu`]), a matrix of the wrong shape
 /// ([`ClusterError::ShapeMismatch`]) or with a negative or non-finite entry
-/// ([`ClusterError::InvalidValue`]). (Empty clusters and zero, negative or non-finite
-/// speeds, bandwidths and latencies cannot exist: [`Cluster`] rejects them when built.)
+/// ([`ClusterError::InvalidValue`]). (Empty clusters and zero, negative, non-finite or
+/// subnormal speeds and bandwidths cannot exist: [`Cluster`] rejects them when built.)
+///
+/// It also rejects costs that overflow though each input is valid, so that every time a
+/// scheduler computes is finite:
+/// * an execution time `exec(v, k)` or communication time `comm(bytes, k, l)` that is not
+///   finite for some task (edge) and GPU (pair): [`ClusterError::NonFiniteCost`] naming
+///   them;
+/// * a total work `Σ_v w_v` (related machines) or a worst-case schedule length
+///   `max_k r_k + Σ_v max_k exec(v, k) + Σ_{(u,v)} max_{k≠l} comm(bytes_uv, k, l)` that is
+///   not finite: [`ClusterError::Overflow`] naming the task or edge at which the sum
+///   overflows. That length bounds the makespan of every plan any list decoder
+///   ([`PartialSchedule`](crate::PartialSchedule), [`Evaluator`](crate::Evaluator)) can
+///   produce, and the [lower bound](Problem::lower_bound), so both are always finite.
 ///
 /// Memory: related-machine costs need `O(n + m)` (work per task, effective speed per GPU:
 /// no per-task × per-GPU table), plus `O(n + M²)` for per-task mean/min costs and the
@@ -138,7 +273,8 @@ impl Problem {
     /// A problem on **related machines**: `exec(v, k) = w_v / (s_k (1 − u_k))`.
     ///
     /// Errors: [`ClusterError::TaskFitsNoGpu`] naming the first task (in id order) whose
-    /// memory need exceeds every GPU's memory.
+    /// memory need exceeds every GPU's memory; [`ClusterError::NonFiniteCost`] and
+    /// [`ClusterError::Overflow`] for costs that overflow (see [`Problem`]).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -166,7 +302,9 @@ impl Problem {
     ///
     /// Errors: [`ClusterError::ShapeMismatch`] unless the shape is `[n_tasks, n_gpus]`;
     /// [`ClusterError::InvalidValue`] naming `exec[task, gpu]` for a negative or non-finite
-    /// entry; [`ClusterError::TaskFitsNoGpu`].
+    /// entry; [`ClusterError::NonFiniteCost`] for an entry that overflows once divided by
+    /// `1 − u_k`; [`ClusterError::TaskFitsNoGpu`]; [`ClusterError::Overflow`] (see
+    /// [`Problem`]).
     pub fn with_exec_times(
         workload: Arc<Workload>,
         cluster: Arc<Cluster>,
@@ -196,6 +334,14 @@ impl Problem {
                 });
             }
             *x /= 1.0 - cluster.gpus()[k].background;
+            if !x.is_finite() {
+                return Err(ClusterError::NonFiniteCost {
+                    what: "execution",
+                    task: workload.task_label(TaskId::new(v)),
+                    gpu: GpuId::new(k).to_string(),
+                    value: *x,
+                });
+            }
         }
         Self::build(workload, cluster, ExecModel::Unrelated { time })
     }
@@ -254,9 +400,13 @@ impl Problem {
         for &a in &machine_of {
             per_machine[a as usize] += 1;
         }
+        let used: Vec<usize> = (0..nm).filter(|&a| per_machine[a] > 0).collect();
         let (mut sum_lat, mut sum_inv, mut pairs) = (0.0, 0.0, 0.0);
-        for a in 0..nm {
-            for b in 0..nm {
+        // The largest latency and inverse bandwidth over pairs of distinct GPUs: the worst
+        // communication time of `bytes` is at most `max_latency + bytes · max_inv_bandwidth`.
+        let (mut max_latency, mut max_inv_bandwidth) = (0.0f64, 0.0f64);
+        for &a in &used {
+            for &b in &used {
                 let w = if a == b {
                     per_machine[a] as f64 * (per_machine[a] as f64 - 1.0)
                 } else {
@@ -267,6 +417,8 @@ impl Problem {
                     sum_lat += w * l.latency;
                     sum_inv += w * l.inv_bandwidth;
                     pairs += w;
+                    max_latency = max_latency.max(l.latency);
+                    max_inv_bandwidth = max_inv_bandwidth.max(l.inv_bandwidth);
                 }
             }
         }
@@ -275,6 +427,16 @@ impl Problem {
         } else {
             (0.0, 0.0)
         };
+
+        check_costs(
+            &workload,
+            &cluster,
+            &exec,
+            &speed,
+            &machine_of,
+            &links,
+            (max_latency, max_inv_bandwidth),
+        )?;
 
         let mut p = Self {
             workload,
@@ -309,7 +471,18 @@ impl Problem {
                     debug_assert_eq!(p.class_of[k.index()].index(), c);
                 }
             }
-            mean_exec.push(sum / count as f64);
+            let mut mean = sum / count as f64;
+            if !mean.is_finite() {
+                // Each time is finite (checked above) but their sum overflowed: average
+                // with the weights divided first.
+                mean = p
+                    .class_gpus
+                    .iter()
+                    .filter(|gpus| p.fits(t, gpus[0]))
+                    .map(|gpus| p.exec_time(t, gpus[0]) * (gpus.len() as f64 / count as f64))
+                    .sum();
+            }
+            mean_exec.push(mean);
             min_exec.push(min);
         }
         p.mean_exec = mean_exec;

@@ -1,6 +1,6 @@
 //! [`ClusterBuilder`]: incremental construction of a [`Cluster`].
 
-use super::{Cluster, ClusterParts, GpuEntry};
+use super::{Cluster, ClusterParts, GpuEntry, MAX_GPUS, MAX_GPUS_PER_MACHINE};
 use crate::catalog::GpuModel;
 use crate::error::{ClusterError, Result};
 use crate::ids::{GpuId, MachineId};
@@ -24,6 +24,8 @@ use crate::network::{Link, Network};
 #[derive(Clone, Debug)]
 pub struct ClusterBuilder {
     data: ClusterParts,
+    /// GPUs added per machine.
+    per_machine: Vec<usize>,
 }
 
 impl ClusterBuilder {
@@ -38,12 +40,14 @@ impl ClusterBuilder {
                 models: Vec::new(),
                 gpus: Vec::new(),
             },
+            per_machine: Vec::new(),
         }
     }
 
     /// Adds a machine (server) and returns its id.
     pub fn add_machine(&mut self, name: impl Into<String>) -> MachineId {
         self.data.machines.push(name.into());
+        self.per_machine.push(0);
         MachineId::new(self.data.machines.len() - 1)
     }
 
@@ -72,20 +76,44 @@ impl ClusterBuilder {
         }
     }
 
-    /// Adds an idle GPU of `model` (its speed and memory) to `machine`.
-    ///
-    /// Errors: [`ClusterError::UnknownId`] for a missing machine,
-    /// [`ClusterError::DuplicateModel`] if another model of the same name was added,
-    /// [`ClusterError::InvalidValue`] for a bad model.
-    pub fn add_gpu(&mut self, machine: MachineId, model: &GpuModel) -> Result<GpuId> {
-        if machine.index() >= self.data.machines.len() {
+    /// Checks that `machine` exists and can take `count` more GPUs.
+    fn check_room(&self, machine: MachineId, count: usize) -> Result<()> {
+        let Some(&have) = self.per_machine.get(machine.index()) else {
             return Err(ClusterError::UnknownId {
                 kind: "machine",
                 index: machine.index(),
                 len: self.data.machines.len(),
             });
+        };
+        let on_machine = have.saturating_add(count);
+        if on_machine > MAX_GPUS_PER_MACHINE {
+            return Err(ClusterError::TooManyGpus {
+                item: format!("machine `{}`", self.data.machines[machine.index()]),
+                count: on_machine,
+                limit: MAX_GPUS_PER_MACHINE,
+            });
         }
+        let total = self.data.gpus.len().saturating_add(count);
+        if total > MAX_GPUS {
+            return Err(ClusterError::TooManyGpus {
+                item: format!("cluster `{}`", self.data.name),
+                count: total,
+                limit: MAX_GPUS,
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds an idle GPU of `model` (its speed and memory) to `machine`.
+    ///
+    /// Errors: [`ClusterError::UnknownId`] for a missing machine,
+    /// [`ClusterError::TooManyGpus`] beyond [`MAX_GPUS_PER_MACHINE`] on the machine or
+    /// [`MAX_GPUS`] in all, [`ClusterError::DuplicateModel`] if another model of the same
+    /// name was added, [`ClusterError::InvalidValue`] for a bad model.
+    pub fn add_gpu(&mut self, machine: MachineId, model: &GpuModel) -> Result<GpuId> {
+        self.check_room(machine, 1)?;
         self.register(model)?;
+        self.per_machine[machine.index()] += 1;
         self.data.gpus.push(GpuEntry {
             model: model.name.clone(),
             machine,
@@ -98,13 +126,15 @@ impl ClusterBuilder {
     }
 
     /// Adds `count` idle GPUs of `model` to `machine`; returns the first id (ids are
-    /// consecutive). Errors: as [`add_gpu`](Self::add_gpu).
+    /// consecutive). Errors: as [`add_gpu`](Self::add_gpu), checked before any GPU is
+    /// added (a count beyond the limits adds none and allocates nothing).
     pub fn add_gpus(
         &mut self,
         machine: MachineId,
         model: &GpuModel,
         count: usize,
     ) -> Result<GpuId> {
+        self.check_room(machine, count)?;
         let first = GpuId::new(self.data.gpus.len());
         for _ in 0..count {
             self.add_gpu(machine, model)?;

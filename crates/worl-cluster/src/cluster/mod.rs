@@ -15,6 +15,16 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The most GPUs one machine may hold: 64. Real servers hold 1 to 16 (the Alibaba traces at
+/// most 8, a DGX 8 or 16); a larger count is a unit or data error (a GPU memory size in the
+/// GPU-count column, say) and is rejected before anything is allocated for it.
+pub const MAX_GPUS_PER_MACHINE: usize = 64;
+
+/// The most GPUs a cluster may hold: 65,536 (ten times the largest Alibaba trace, about
+/// 6,500 GPUs). Building a [`Problem`](crate::Problem) costs `O(m²)` over GPU pairs in the
+/// worst case (one GPU per machine, a per-pair network), which stays in seconds at this size.
+pub const MAX_GPUS: usize = 1 << 16;
+
 /// One GPU of a cluster.
 ///
 /// Its execution speed is the *effective speed* `speed · (1 − background)` (`docs/model.md`,
@@ -78,9 +88,14 @@ pub(crate) struct ClusterParts {
 /// A GPU cluster: machines with GPUs and the network between them.
 ///
 /// Always valid: built by [`ClusterBuilder`], a preset, a trace reader or the native format,
-/// all of which check that there is at least one GPU, every speed and memory is finite and
-/// `> 0`, every ready time finite and `>= 0`, every background utilisation in `[0, 1)`, and
-/// every link has a finite bandwidth `> 0` and a finite latency `>= 0`.
+/// all of which check that there is at least one GPU and at most [`MAX_GPUS`], at most
+/// [`MAX_GPUS_PER_MACHINE`] per machine, every speed and memory is finite, `> 0` and not
+/// subnormal (`>= f64::MIN_POSITIVE`, so that reciprocals are finite), every effective speed
+/// `speed · (1 − background)` likewise, every ready time finite and `>= 0`, every background
+/// utilisation in `[0, 1)`, and every link has a finite, not subnormal bandwidth `> 0` and a
+/// finite latency `>= 0`. (Values that are each valid but whose quotients overflow, such
+/// as work `1e308` on a GPU of speed `1e-3`, are rejected when a
+/// [`Problem`](crate::Problem) is built.)
 ///
 /// Serialises to (and deserialises from, with the same checks) the native TOML/JSON format
 /// of [`formats::native`](crate::formats::native).
@@ -110,6 +125,13 @@ impl Cluster {
         } = parts;
         if gpu_data.is_empty() {
             return Err(ClusterError::EmptyCluster { cluster: name });
+        }
+        if gpu_data.len() > MAX_GPUS {
+            return Err(ClusterError::TooManyGpus {
+                item: format!("cluster `{name}`"),
+                count: gpu_data.len(),
+                limit: MAX_GPUS,
+            });
         }
         for (i, m) in models.iter().enumerate() {
             m.validate()?;
@@ -159,7 +181,15 @@ impl Cluster {
                 background: g.background,
             };
             validate_gpu(id, &gpu)?;
-            machine_gpus[g.machine.index()].push(id);
+            let on_machine = &mut machine_gpus[g.machine.index()];
+            if on_machine.len() == MAX_GPUS_PER_MACHINE {
+                return Err(ClusterError::TooManyGpus {
+                    item: format!("machine `{}`", machines[g.machine.index()]),
+                    count: MAX_GPUS_PER_MACHINE + 1,
+                    limit: MAX_GPUS_PER_MACHINE,
+                });
+            }
+            on_machine.push(id);
             gpus.push(gpu);
             gpu_model.push(mi as u32);
         }
@@ -204,7 +234,18 @@ fn validate_gpu(id: GpuId, g: &Gpu) -> Result<()> {
     positive(item, "speed", g.speed)?;
     positive(item, "mem_gib", g.mem_gib)?;
     non_negative(item, "ready_time", g.ready_time)?;
-    validate_background(id, g.background)
+    validate_background(id, g.background)?;
+    validate_effective_speed(id, g.speed, g.background)
+}
+
+/// The effective speed `speed · (1 − background)` must stay normal (a speed of 1e-300 at
+/// 99.99 % background would make it subnormal and its reciprocal infinite).
+fn validate_effective_speed(id: GpuId, speed: f64, background: f64) -> Result<()> {
+    positive(
+        || id.to_string(),
+        "effective speed",
+        speed * (1.0 - background),
+    )
 }
 
 fn validate_background(id: GpuId, u: f64) -> Result<()> {
@@ -369,6 +410,7 @@ impl Cluster {
     pub fn set_background(&mut self, id: GpuId, background: f64) -> Result<()> {
         self.check_gpu(id)?;
         validate_background(id, background)?;
+        validate_effective_speed(id, self.gpus[id.index()].speed, background)?;
         self.gpus[id.index()].background = background;
         Ok(())
     }
@@ -386,7 +428,9 @@ impl Cluster {
     /// in GPU id order from ChaCha8 seeded with `seed` (same seed, same loads).
     ///
     /// Errors: [`ClusterError::InvalidParameter`] if a range is reversed, the utilisation
-    /// range is not inside `[0, 1)` or the ready-time range not finite and `>= 0`.
+    /// range is not inside `[0, 1)` or the ready-time range not finite and `>= 0`;
+    /// [`ClusterError::InvalidValue`] if a drawn utilisation makes a GPU's effective speed
+    /// subnormal (the cluster is then left unchanged).
     pub fn apply_load(&mut self, state: &LoadState, seed: u64) -> Result<()> {
         match *state {
             LoadState::Idle => {
@@ -412,9 +456,17 @@ impl Cluster {
                     });
                 }
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                for g in &mut self.gpus {
-                    g.background = rng.random_range(ulo..=uhi);
-                    g.ready_time = rng.random_range(rlo..=rhi);
+                let drawn: Vec<(f64, f64)> = self
+                    .gpus
+                    .iter()
+                    .map(|_| (rng.random_range(ulo..=uhi), rng.random_range(rlo..=rhi)))
+                    .collect();
+                for (k, (g, &(u, _))) in self.gpus.iter().zip(&drawn).enumerate() {
+                    validate_effective_speed(GpuId::new(k), g.speed, u)?;
+                }
+                for (g, (u, r)) in self.gpus.iter_mut().zip(drawn) {
+                    g.background = u;
+                    g.ready_time = r;
                 }
             }
         }

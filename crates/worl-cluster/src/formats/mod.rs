@@ -11,7 +11,10 @@
 //! The trace readers return a [`MachineTable`]: the GPU machines read (with the catalog model
 //! each trace code maps to) and the rows skipped, each with its line and reason. Turn a table
 //! into a cluster with [`MachineTable::to_cluster`], optionally sampling `m` GPUs by seed while
-//! keeping the machine grouping. Each trace reader has a `load_*(path, ..)` and, for the
+//! keeping the machine grouping. A row with more than
+//! [`MAX_GPUS_PER_MACHINE`](crate::MAX_GPUS_PER_MACHINE) GPUs, or a file with more than
+//! [`MAX_GPUS`](crate::MAX_GPUS) in all, is a parse error naming the file, line and machine
+//! (nothing is allocated for it). Each trace reader has a `load_*(path, ..)` and, for the
 //! machine tables, a `parse_*(reader, file, ..)` for in-memory input; bad input is a
 //! [`ClusterError::Parse`] naming the file and line, never a panic.
 //!
@@ -29,6 +32,7 @@ pub mod table;
 
 pub use table::{MachineRecord, MachineTable, Skipped, TableSample};
 
+use crate::cluster::{MAX_GPUS, MAX_GPUS_PER_MACHINE};
 use crate::error::{ClusterError, Result};
 use std::path::Path;
 
@@ -53,6 +57,63 @@ fn parse_err(file: &str, line: usize, message: String) -> ClusterError {
 fn csv_err(file: &str, e: csv::Error) -> ClusterError {
     let line = e.position().map_or(0, |p| p.line() as usize);
     parse_err(file, line, e.to_string())
+}
+
+/// Checks a trace row's GPU count against [`MAX_GPUS_PER_MACHINE`] and the running total
+/// `total` (the GPUs of the rows before) against [`MAX_GPUS`], then adds it to `total`; a
+/// parse error at `file:line` naming the machine and the column otherwise.
+fn count_gpus(
+    file: &str,
+    line: usize,
+    machine: &str,
+    column: &str,
+    n_gpus: usize,
+    total: &mut usize,
+) -> Result<()> {
+    if n_gpus > MAX_GPUS_PER_MACHINE {
+        return Err(parse_err(
+            file,
+            line,
+            format!(
+                "machine `{machine}`: {column} = {n_gpus} exceeds the limit of {MAX_GPUS_PER_MACHINE} GPUs per machine"
+            ),
+        ));
+    }
+    match total.checked_add(n_gpus) {
+        Some(t) if t <= MAX_GPUS => {
+            *total = t;
+            Ok(())
+        }
+        _ => Err(parse_err(
+            file,
+            line,
+            format!(
+                "machine `{machine}`: its {n_gpus} GPUs take the file past the limit of {MAX_GPUS} GPUs per cluster"
+            ),
+        )),
+    }
+}
+
+/// Field `i` (column `name`) of `rec` as a finite number `>= 0` (CPU cores, memory), or a
+/// parse error at `file:line` naming the machine.
+fn amount(
+    file: &str,
+    line: usize,
+    rec: &csv::StringRecord,
+    i: usize,
+    name: &str,
+    machine: &str,
+) -> Result<f64> {
+    let x: f64 = field(file, line, rec, i, name)?;
+    if x.is_finite() && x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(parse_err(
+            file,
+            line,
+            format!("machine `{machine}`: column `{name}` = {x} is not a finite number >= 0"),
+        ))
+    }
 }
 
 /// Field `i` (column `name`) of `rec`, parsed, or a parse error at `file:line`.

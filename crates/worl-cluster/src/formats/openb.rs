@@ -3,7 +3,7 @@
 //! [`OpenbModels`] maps the trace's GPU model codes (some undisclosed) to catalog models.
 
 use super::table::{MachineRecord, MachineTable, Skipped};
-use super::{csv_err, field, open, parse_err};
+use super::{amount, count_gpus, csv_err, field, open, parse_err};
 use crate::catalog::GpuModel;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
@@ -63,7 +63,10 @@ impl OpenbModels {
 ///
 /// Errors: [`ClusterError::Io`](crate::ClusterError::Io);
 /// [`ClusterError::Parse`](crate::ClusterError::Parse) with file and line for a wrong header,
-/// a non-numeric field, an unknown model code, or GPUs without a model.
+/// a non-numeric field, a negative or non-finite `cpu_milli` or `memory_mib`, an unknown model
+/// code, GPUs without a model, a `gpu` count above
+/// [`MAX_GPUS_PER_MACHINE`](crate::MAX_GPUS_PER_MACHINE), or more than
+/// [`MAX_GPUS`](crate::MAX_GPUS) GPUs in the file.
 pub fn load_openb_node_list(path: impl AsRef<Path>) -> Result<MachineTable> {
     load_openb_node_list_with(path, &OpenbModels::default())
 }
@@ -105,6 +108,7 @@ pub fn parse_openb_node_list(
         machines: Vec::new(),
         skipped: Vec::new(),
     };
+    let mut total = 0usize;
     for rec in rdr.records() {
         let rec = rec.map_err(|e| csv_err(file, e))?;
         let line = rec.position().map_or(0, |p| p.line() as usize);
@@ -116,8 +120,8 @@ pub fn parse_openb_node_list(
             ));
         }
         let name = rec[0].trim().to_owned();
-        let cpu_milli: f64 = field(file, line, &rec, 1, "cpu_milli")?;
-        let mem_mib: f64 = field(file, line, &rec, 2, "memory_mib")?;
+        let cpu_milli = amount(file, line, &rec, 1, "cpu_milli", &name)?;
+        let mem_mib = amount(file, line, &rec, 2, "memory_mib", &name)?;
         let n_gpus: usize = field(file, line, &rec, 3, "gpu")?;
         let code = rec[4].trim().to_owned();
         if n_gpus == 0 {
@@ -140,6 +144,7 @@ pub fn parse_openb_node_list(
                 format!("node `{name}`: unknown GPU model `{code}` with {n_gpus} GPUs"),
             ));
         };
+        count_gpus(file, line, &name, "gpu", n_gpus, &mut total)?;
         table.machines.push(MachineRecord {
             name,
             line,

@@ -2,7 +2,7 @@
 //! (Weng et al., "MLaaS in the Wild", NSDI 2022), read into a [`MachineTable`].
 
 use super::table::{MachineRecord, MachineTable, Skipped};
-use super::{csv_err, field, open, parse_err};
+use super::{amount, count_gpus, csv_err, field, open, parse_err};
 use crate::error::Result;
 use crate::presets::pai_model;
 use std::io::Read;
@@ -18,7 +18,9 @@ use std::path::Path;
 ///
 /// Errors: [`ClusterError::Io`](crate::ClusterError::Io);
 /// [`ClusterError::Parse`](crate::ClusterError::Parse) with file and line for a wrong column
-/// count, a non-numeric field, or an unknown GPU type.
+/// count, a non-numeric field, a negative or non-finite `cap_cpu` or `cap_mem`, an unknown GPU
+/// type, a `cap_gpu` above [`MAX_GPUS_PER_MACHINE`](crate::MAX_GPUS_PER_MACHINE), or more than
+/// [`MAX_GPUS`](crate::MAX_GPUS) GPUs in the file.
 pub fn load_pai_machine_spec(path: impl AsRef<Path>) -> Result<MachineTable> {
     let path = path.as_ref();
     parse_pai_machine_spec(open(path)?, &path.display().to_string())
@@ -35,6 +37,7 @@ pub fn parse_pai_machine_spec(reader: impl Read, file: &str) -> Result<MachineTa
         machines: Vec::new(),
         skipped: Vec::new(),
     };
+    let mut total = 0usize;
     for rec in rdr.records() {
         let rec = rec.map_err(|e| csv_err(file, e))?;
         let line = rec.position().map_or(0, |p| p.line() as usize);
@@ -50,8 +53,8 @@ pub fn parse_pai_machine_spec(reader: impl Read, file: &str) -> Result<MachineTa
         }
         let name = rec[0].trim().to_owned();
         let gpu_type = rec[1].trim().to_owned();
-        let cpu: f64 = field(file, line, &rec, 2, "cap_cpu")?;
-        let mem: f64 = field(file, line, &rec, 3, "cap_mem")?;
+        let cpu = amount(file, line, &rec, 2, "cap_cpu", &name)?;
+        let mem = amount(file, line, &rec, 3, "cap_mem", &name)?;
         let n_gpus: usize = field(file, line, &rec, 4, "cap_gpu")?;
         if gpu_type == "CPU" {
             table.skipped.push(Skipped {
@@ -78,6 +81,7 @@ pub fn parse_pai_machine_spec(reader: impl Read, file: &str) -> Result<MachineTa
             });
             continue;
         }
+        count_gpus(file, line, &name, "cap_gpu", n_gpus, &mut total)?;
         table.machines.push(MachineRecord {
             name,
             line,

@@ -3,7 +3,7 @@
 //! [`MachineTable::to_cluster`] to make a [`Cluster`] of them.
 
 use crate::catalog::GpuModel;
-use crate::cluster::{Cluster, ClusterBuilder};
+use crate::cluster::{Cluster, ClusterBuilder, MAX_GPUS, MAX_GPUS_PER_MACHINE};
 use crate::error::{ClusterError, Result};
 use crate::network::{Link, Network};
 use rand::SeedableRng;
@@ -80,16 +80,20 @@ impl Default for TableSample {
 }
 
 impl MachineTable {
-    /// Total number of GPUs.
+    /// Total number of GPUs (saturating at `usize::MAX`: a table built by hand may hold any
+    /// counts; the readers cap them).
     pub fn n_gpus(&self) -> usize {
-        self.machines.iter().map(|m| m.n_gpus).sum()
+        self.machines
+            .iter()
+            .fold(0usize, |t, m| t.saturating_add(m.n_gpus))
     }
 
     /// Number of GPUs per trace GPU-type code.
     pub fn gpu_counts(&self) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
         for m in &self.machines {
-            *counts.entry(m.gpu_type.clone()).or_insert(0) += m.n_gpus;
+            let c = counts.entry(m.gpu_type.clone()).or_insert(0usize);
+            *c = c.saturating_add(m.n_gpus);
         }
         counts
     }
@@ -101,10 +105,35 @@ impl MachineTable {
     /// still needed. The machines taken keep their file order in the cluster, so GPUs of one
     /// machine stay together and share its intra-machine link. Same seed, same cluster.
     ///
-    /// Errors: [`ClusterError::InvalidParameter`] if `m == 0` or `m` exceeds the table's GPUs;
+    /// Errors: [`ClusterError::Parse`] naming the table's source, the line and the machine
+    /// of a record with more than [`MAX_GPUS_PER_MACHINE`] GPUs, or at which the total passes
+    /// [`MAX_GPUS`] (the readers already reject both; a table built by hand may not);
+    /// [`ClusterError::InvalidParameter`] if `m == 0` or `m` exceeds the table's GPUs;
     /// [`ClusterError::EmptyCluster`] for a table without GPU machines.
     pub fn to_cluster(&self, sample: &TableSample) -> Result<Cluster> {
-        let total = self.n_gpus();
+        let mut total = 0usize;
+        for rec in &self.machines {
+            let too_many = |message: String| ClusterError::Parse {
+                file: self.source.clone(),
+                line: rec.line,
+                message,
+            };
+            if rec.n_gpus > MAX_GPUS_PER_MACHINE {
+                return Err(too_many(format!(
+                    "machine `{}`: {} GPUs exceed the limit of {MAX_GPUS_PER_MACHINE} GPUs per machine",
+                    rec.name, rec.n_gpus
+                )));
+            }
+            total = match total.checked_add(rec.n_gpus) {
+                Some(t) if t <= MAX_GPUS => t,
+                _ => {
+                    return Err(too_many(format!(
+                        "machine `{}`: its {} GPUs take the table past the limit of {MAX_GPUS} GPUs per cluster",
+                        rec.name, rec.n_gpus
+                    )));
+                }
+            };
+        }
         let mut picked: Vec<(usize, usize)> = match sample.n_gpus {
             None => self
                 .machines
