@@ -16,7 +16,7 @@ pub enum DagError {
         workload: String,
     },
     /// A task's work is negative, NaN or infinite.
-    #[error("task `{task}`: work {value} is not a finite number >= 0 (reference GPU-seconds)")]
+    #[error("task `{task}`: work {} is not a finite number >= 0 (reference GPU-seconds)", num(*value))]
     InvalidWork {
         /// The task, as `job/task`.
         task: String,
@@ -24,7 +24,7 @@ pub enum DagError {
         value: f64,
     },
     /// A task's memory need is not a finite number > 0.
-    #[error("task `{task}`: memory need {value} GiB is not a finite number > 0")]
+    #[error("task `{task}`: memory need {} GiB is not a finite number > 0", num(*value))]
     InvalidMemory {
         /// The task, as `job/task`.
         task: String,
@@ -32,7 +32,7 @@ pub enum DagError {
         value: f64,
     },
     /// An edge's data size is negative, NaN or infinite.
-    #[error("edge `{from}` -> `{to}`: {value} bytes is not a finite number >= 0")]
+    #[error("edge `{from}` -> `{to}`: {} bytes is not a finite number >= 0", num(*value))]
     InvalidBytes {
         /// Parent, as `job/task`.
         from: String,
@@ -102,12 +102,13 @@ pub enum DagError {
         #[source]
         source: std::io::Error,
     },
-    /// A file is malformed at a given line (1-based; 0 when unknown).
-    #[error("{file}:{line}: {message}")]
+    /// A file is malformed at a given line (1-based; 0 when the error has no line, which is
+    /// then not shown: the message reads `file: message`).
+    #[error("{}", at(file, *line, message))]
     Parse {
         /// The file (or `<memory>` for in-memory input).
         file: String,
-        /// 1-based line, 0 when the format has no line notion.
+        /// 1-based line, 0 when the error concerns no line (e.g. a file's extension).
         line: usize,
         /// What is wrong, naming the offending item.
         message: String,
@@ -145,6 +146,26 @@ pub enum DagError {
         /// How it was located (from `WORL_DATA_DIR` or the default).
         reason: String,
     },
+}
+
+/// `file:line: message`, or `file: message` without a line (`line == 0`).
+fn at(file: &str, line: usize, message: &str) -> String {
+    if line == 0 {
+        format!("{file}: {message}")
+    } else {
+        format!("{file}:{line}: {message}")
+    }
+}
+
+/// A number for messages: as Rust prints it when short, in scientific notation when it would
+/// print more than about 16 digits (`1e308`, not 309 digits; `1e-320`).
+pub(crate) fn num(v: f64) -> String {
+    let a = v.abs();
+    if v.is_finite() && a != 0.0 && !(1e-6..1e16).contains(&a) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
 }
 
 /// Result alias of this crate.

@@ -58,7 +58,7 @@
 //! ```
 
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
-use crate::error::{DagError, Result};
+use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
 use crate::formats::{open, source_name};
 use crate::ids::TaskId;
@@ -261,8 +261,9 @@ pub fn load(path: impl AsRef<Path>, opts: &AlibabaOptions) -> Result<(Workload, 
 ///
 /// Errors: [`DagError::InvalidParameter`] for bad options; [`DagError::Parse`] naming the
 /// line for a row without 9 fields, an empty task or job name, a number that does not parse
-/// or is not finite, or invalid UTF-8; [`DagError::Empty`] if no job is left;
-/// [`DagError::InvalidWork`] / [`DagError::InvalidBytes`] if scaled values overflow.
+/// or is not finite, or invalid UTF-8, and naming the line and `job/task` of a row whose work
+/// or memory need overflows, or whose work makes the workload's total work or edge bytes
+/// overflow (the largest work is blamed); [`DagError::Empty`] if no job is left.
 pub fn read(
     reader: impl Read,
     source: &str,
@@ -284,6 +285,7 @@ pub fn read(
         .map(|s| opts.statuses.as_ref().is_none_or(|acc| acc.contains(s)))
         .collect();
     let mut kept_jobs = 0usize;
+    let mut biggest: Option<Biggest> = None;
     for (j, job_name) in table.job_names.iter().enumerate() {
         let rows = &table.order[table.job_start[j]..table.job_start[j + 1]];
         let filtered = |reason, report: &mut LoadReport, detail: String| {
@@ -358,13 +360,63 @@ pub fn read(
                 report.records_skipped += n;
             }
             Ok(()) => {
-                add_job(&table, job_name, &scratch, opts, &mut builder, &mut report)?;
+                add_job(
+                    &table,
+                    job_name,
+                    &scratch,
+                    opts,
+                    &mut builder,
+                    &mut report,
+                    &mut biggest,
+                )?;
                 kept_jobs += 1;
             }
         }
     }
+    // The edge bytes are drawn from the mean work: a work so large that the total work or
+    // the total bytes overflow is the fault of that task's row, not of the edge that would
+    // get an infinite size.
+    let total_work: f64 = builder.tasks().iter().map(|t| t.work).sum();
+    let n_edges = builder.edges().len();
+    let mean_work = total_work / builder.tasks().len().max(1) as f64;
+    let total_bytes = opts.ccr * opts.bandwidth * n_edges as f64 * mean_work;
+    if let Some(big) = &biggest
+        && !(total_work.is_finite() && (n_edges == 0 || total_bytes.is_finite()))
+    {
+        let what = if total_work.is_finite() {
+            format!(
+                "the edge bytes for CCR {} at {} bytes/s overflow",
+                num(opts.ccr),
+                num(opts.bandwidth)
+            )
+        } else {
+            "the workload's total work overflows".into()
+        };
+        return Err(DagError::Parse {
+            file: source.to_owned(),
+            line: big.line as usize,
+            message: format!(
+                "task `{}`: work {} reference GPU-seconds (start_time {}, end_time {}) is too \
+                 large: {what}",
+                big.task,
+                num(big.work),
+                num(big.start),
+                num(big.end)
+            ),
+        });
+    }
     assign_ccr_bytes(&mut builder, opts.ccr, opts.bandwidth, opts.seed)?;
     Ok((builder.build()?, report))
+}
+
+/// The kept task of largest work, blamed when sums over the workload overflow.
+struct Biggest {
+    work: f64,
+    line: u64,
+    /// `job/task`.
+    task: String,
+    start: f64,
+    end: f64,
 }
 
 /// One parsed row.
@@ -645,8 +697,8 @@ fn check_job<'t>(
                     "{} (line {}) start_time {} end_time {}",
                     table.name(row),
                     row.line,
-                    row.start.map_or("empty".into(), |v| v.to_string()),
-                    row.end.map_or("empty".into(), |v| v.to_string())
+                    row.start.map_or("empty".into(), num),
+                    row.end.map_or("empty".into(), num)
                 ),
             ));
         }
@@ -654,9 +706,11 @@ fn check_job<'t>(
             return Err((
                 Reason::NegativeDuration,
                 format!(
-                    "{} (line {}) ends at {en} before start {st}",
+                    "{} (line {}) ends at {} before start {}",
                     table.name(row),
-                    row.line
+                    row.line,
+                    num(en),
+                    num(st)
                 ),
             ));
         }
@@ -801,7 +855,11 @@ fn check_job<'t>(
     Ok(())
 }
 
-/// Adds a checked job to the builder and commits its repairs to the report.
+/// Adds a checked job to the builder and commits its repairs to the report; `biggest` is
+/// updated with the task of largest work.
+///
+/// Errors: [`DagError::Parse`] naming the line and `job/task` of a row whose work or memory
+/// need overflows (or is otherwise rejected by the builder).
 fn add_job(
     table: &Table,
     job: &str,
@@ -809,6 +867,7 @@ fn add_job(
     opts: &AlibabaOptions,
     builder: &mut WorkloadBuilder,
     report: &mut LoadReport,
+    biggest: &mut Option<Biggest>,
 ) -> Result<()> {
     let j = builder.add_job(job)?;
     let base = builder.n_tasks();
@@ -843,7 +902,22 @@ fn add_job(
         let mem = opts
             .mem_gib_per_plan_mem
             .and_then(|g| row.plan_mem.filter(|&m| m > 0.0).map(|m| m * g));
-        builder.add_task_unique(j, table.name(row), work, mem)?;
+        builder
+            .add_task_unique(j, table.name(row), work, mem)
+            .map_err(|e| DagError::Parse {
+                file: report.source.clone(),
+                line: row.line as usize,
+                message: format!("{e} (start_time {}, end_time {})", num(st), num(en)),
+            })?;
+        if biggest.as_ref().is_none_or(|b| work > b.work) {
+            *biggest = Some(Biggest {
+                work,
+                line: row.line,
+                task: format!("{job}/{}", table.name(row)),
+                start: st,
+                end: en,
+            });
+        }
     }
     for &(u, v) in &s.edges {
         builder.add_edge(TaskId::new(base + u), TaskId::new(base + v), 0.0)?;

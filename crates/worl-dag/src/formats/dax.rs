@@ -14,7 +14,7 @@
 
 use crate::error::{DagError, Result};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{line_of, open, read_text, source_name};
+use crate::formats::{in_file, line_of, open, read_text, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use quick_xml::events::{BytesStart, Event};
@@ -42,6 +42,8 @@ impl Default for DaxOptions {
 /// One `<job>` as read.
 struct DaxJob {
     id: String,
+    /// Byte position of the `<job>` element.
+    pos: u64,
     runtime: Option<f64>,
     /// Output files with their sizes.
     outputs: Vec<(String, f64)>,
@@ -61,8 +63,11 @@ pub fn load(path: impl AsRef<Path>, opts: &DaxOptions) -> Result<(Workload, Load
 ///
 /// Errors: [`DagError::InvalidParameter`] for a bad `work_scale`; [`DagError::Parse`] with
 /// the line for malformed XML, a `<job>` without `id`, a `<child>`/`<parent>` without `ref`,
-/// or a number that does not parse; [`DagError::UnknownTask`]; the builder's errors
-/// (duplicate job id, negative runtime, self-loop, cycle, no job).
+/// a number that does not parse, a negative size, and (naming the line of the `<job>` or
+/// `<parent>`) a runtime or edge the builder rejects (duplicate job id, negative runtime,
+/// self-loop, bytes that overflow); [`DagError::UnknownTask`] naming the `<child>`'s line;
+/// [`DagError::Parse`] without a line naming the file for a cycle or a repeated dependency
+/// the builder rejects; [`DagError::Empty`] for no job.
 pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workload, LoadReport)> {
     if !(opts.work_scale.is_finite() && opts.work_scale > 0.0) {
         return Err(DagError::InvalidParameter {
@@ -120,6 +125,7 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                 };
                 jobs.push(DaxJob {
                     id,
+                    pos,
                     runtime,
                     outputs: Vec::new(),
                     inputs: HashSet::new(),
@@ -136,7 +142,15 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                 };
                 let link = attr(b"link")?.unwrap_or_default().to_ascii_lowercase();
                 let size = match attr(b"size")? {
-                    Some(s) => parse_num(&s, "size", &file).map_err(|m| err(pos, m))?,
+                    Some(s) => match parse_num(&s, "size", &file).map_err(|m| err(pos, m))? {
+                        v if v >= 0.0 => v,
+                        _ => {
+                            return Err(err(
+                                pos,
+                                format!("{}: size `{s}` of file {file} is negative", job.id),
+                            ));
+                        }
+                    },
                     None => {
                         report.add(Reason::MissingFileSize, format!("{}: {file}", job.id));
                         0.0
@@ -195,10 +209,13 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                 0.0
             }
         };
-        index.insert(job.id.as_str(), b.add_task(j, job.id.as_str(), work, None)?);
+        let t = b
+            .add_task(j, job.id.as_str(), work, None)
+            .map_err(|e| err(job.pos, e.to_string()))?;
+        index.insert(job.id.as_str(), t);
     }
     let mut seen = HashSet::new();
-    for (p, c, _) in &deps {
+    for (p, c, pos) in &deps {
         let find = |r: &str, by: &str| {
             index.get(r).copied().ok_or_else(|| DagError::UnknownTask {
                 file: source.to_owned(),
@@ -206,8 +223,9 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                 referenced_by: by.to_owned(),
             })
         };
-        let u = find(p, &format!("<child ref=\"{c}\">"))?;
-        let v = find(c, "<child>")?;
+        let line = line_of(&text, *pos as usize);
+        let u = find(p, &format!("<child ref=\"{c}\"> (line {line})"))?;
+        let v = find(c, &format!("<child> (line {line})"))?;
         if !seen.insert((u, v)) {
             report.add(Reason::DuplicateDependency, format!("{p} -> {c}"));
             continue;
@@ -224,9 +242,10 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
         if !shared {
             report.add(Reason::EdgeWithoutData, format!("{p} -> {c}"));
         }
-        b.add_edge(u, v, bytes)?;
+        b.add_edge(u, v, bytes)
+            .map_err(|e| err(*pos, e.to_string()))?;
     }
-    Ok((b.build()?, report))
+    Ok((b.build().map_err(in_file(source))?, report))
 }
 
 /// The unescaped value of attribute `name` (local name) of `e`.

@@ -74,6 +74,27 @@ pub(crate) fn read_text(mut reader: impl Read, source: &str) -> Result<String> {
     })
 }
 
+/// Locates a builder error of a loader in `file`: an error naming tasks or edges but no file
+/// (bad work, memory or bytes, duplicates, self-loop, cycle) becomes [`DagError::Parse`]
+/// without a line, its message unchanged; other errors pass through.
+pub(crate) fn in_file(file: &str) -> impl Fn(DagError) -> DagError + '_ {
+    move |e| match e {
+        DagError::InvalidWork { .. }
+        | DagError::InvalidMemory { .. }
+        | DagError::InvalidBytes { .. }
+        | DagError::DuplicateTask { .. }
+        | DagError::DuplicateJob { .. }
+        | DagError::DuplicateEdge { .. }
+        | DagError::SelfLoop { .. }
+        | DagError::Cycle { .. } => DagError::Parse {
+            file: file.to_owned(),
+            line: 0,
+            message: e.to_string(),
+        },
+        e => e,
+    }
+}
+
 /// The workload (and single-workflow job) name for an input: the file stem of `source`.
 pub(crate) fn source_name(source: &str) -> String {
     Path::new(source)
@@ -93,10 +114,15 @@ pub(crate) fn line_of(text: &str, pos: usize) -> usize {
         + 1
 }
 
+/// The extensions [`detect_format`] knows, with their formats (as its error lists them).
+pub const KNOWN_EXTENSIONS: &str = ".csv (Alibaba v2018 batch_task), .json (WfCommons WfFormat, \
+     or worl-workload native JSON), .xml or .dax (Pegasus DAX), .stg (Standard Task Graph)";
+
 /// The format of `path`, from its extension (and, for `.json`, whether it declares
 /// `"format": "worl-workload"`).
 ///
-/// Errors: [`DagError::Parse`] for an unknown extension; [`DagError::Io`] if a `.json` file
+/// Errors: [`DagError::Parse`] without a line, naming the file and listing
+/// [`KNOWN_EXTENSIONS`], for an unknown or missing extension; [`DagError::Io`] if a `.json` file
 /// cannot be read.
 pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
     let path = path.as_ref();
@@ -115,7 +141,7 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
                 source,
             })?;
             let head = String::from_utf8_lossy(&head[..n]);
-            Ok(if head.contains(native::FORMAT) {
+            Ok(if declares_native(&head) {
                 Format::Native
             } else {
                 Format::WfFormat
@@ -124,11 +150,27 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
         _ => Err(DagError::Parse {
             file: path.display().to_string(),
             line: 0,
-            message: "unknown format: expected .csv (Alibaba v2018), .json (WfFormat or \
-                      worl-workload), .xml/.dax (Pegasus DAX) or .stg"
-                .into(),
+            message: format!(
+                "{}: unknown format; known: {KNOWN_EXTENSIONS}",
+                match path.extension() {
+                    Some(e) => format!("extension `.{}`", e.to_string_lossy()),
+                    None => "no extension".into(),
+                }
+            ),
         }),
     }
+}
+
+/// Whether JSON text declares `"format": "worl-workload"` (the key, optional whitespace, the
+/// value), not merely holds the words somewhere (a WfFormat task could be so named).
+fn declares_native(head: &str) -> bool {
+    head.match_indices("\"format\"").any(|(i, key)| {
+        let rest = head[i + key.len()..].trim_start();
+        rest.strip_prefix(':').is_some_and(|r| {
+            r.trim_start()
+                .starts_with(&format!("\"{}\"", native::FORMAT))
+        })
+    })
 }
 
 /// Loads `path` with the reader [`detect_format`] picks and that reader's default options.

@@ -24,7 +24,7 @@
 
 use crate::error::{DagError, Result};
 use crate::formats::report::LoadReport;
-use crate::formats::{open, read_text};
+use crate::formats::{in_file, line_of, open, read_text};
 use crate::ids::{JobId, TaskId};
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
@@ -194,8 +194,10 @@ pub fn load(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
 ///
 /// Errors: [`DagError::Parse`] (with the line) for malformed JSON, an unknown field, another
 /// `format` or `version`, or ids that are given for some tasks only or are not a permutation
-/// of `0..n`; [`DagError::UnknownTask`] for an edge end that names no task; the builder's
-/// errors (duplicate names, bad values, duplicate edges, cycles, no task).
+/// of `0..n` (these two without a line, naming the task); [`DagError::UnknownTask`] for an
+/// edge end that names no task; [`DagError::Parse`] without a line naming the file for what
+/// the builder rejects (duplicate names, bad values, duplicate edges, cycles);
+/// [`DagError::Empty`] for no task.
 pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
     let text = read_text(reader, source)?;
     let doc: Doc = serde_json::from_str(&text).map_err(|e| DagError::Parse {
@@ -203,16 +205,27 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
         line: e.line(),
         message: e.to_string(),
     })?;
+    // Errors below concern the document's content, not one line: no line is shown (serde
+    // keeps no positions), except for `format` and `version`, found by their key.
     let parse_err = |message: String| DagError::Parse {
         file: source.to_owned(),
         line: 0,
         message,
     };
     if doc.format != FORMAT || doc.version != VERSION {
-        return Err(parse_err(format!(
-            "format `{}` version {} is not `{FORMAT}` version {VERSION}",
-            doc.format, doc.version
-        )));
+        let key = if doc.format != FORMAT {
+            "format"
+        } else {
+            "version"
+        };
+        return Err(DagError::Parse {
+            file: source.to_owned(),
+            line: key_line(&text, key),
+            message: format!(
+                "format `{}` version {} is not `{FORMAT}` version {VERSION}",
+                doc.format, doc.version
+            ),
+        });
     }
     let mut report = LoadReport::new(source, FORMAT);
     let n: usize = doc.jobs.iter().map(|j| j.tasks.len()).sum();
@@ -255,12 +268,14 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
     }
     let mut b = WorkloadBuilder::new(doc.name.clone());
     for job in &doc.jobs {
-        b.add_job(job.name.as_str())?;
+        b.add_job(job.name.as_str()).map_err(in_file(source))?;
     }
     let mut index: HashMap<(usize, &str), TaskId> = HashMap::with_capacity(n);
     for &(j, t) in order.iter().flatten() {
         let task = &doc.jobs[j].tasks[t];
-        let id = b.add_task(JobId::new(j), task.name.as_str(), task.work, task.mem_gib)?;
+        let id = b
+            .add_task(JobId::new(j), task.name.as_str(), task.work, task.mem_gib)
+            .map_err(in_file(source))?;
         index.insert((j, task.name.as_str()), id);
     }
     let job_index: HashMap<&str, usize> = doc
@@ -294,14 +309,22 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
             let by = format!("edge {} -> {} of job {}", e.from, e.to, job.name);
             let u = find(j, &e.from, by.clone())?;
             let v = find(j, &e.to, by)?;
-            b.add_edge(u, v, e.bytes)?;
+            b.add_edge(u, v, e.bytes).map_err(in_file(source))?;
         }
     }
     for l in &doc.links {
         let by = format!("link {}/{} -> {}/{}", l.from_job, l.from, l.to_job, l.to);
         let u = find(find_job(&l.from_job, by.clone())?, &l.from, by.clone())?;
         let v = find(find_job(&l.to_job, by.clone())?, &l.to, by)?;
-        b.add_edge(u, v, l.bytes)?;
+        b.add_edge(u, v, l.bytes).map_err(in_file(source))?;
     }
-    Ok((b.build()?, report))
+    Ok((b.build().map_err(in_file(source))?, report))
+}
+
+/// 1-based line of the first `"key":` in JSON `text` (0 if absent).
+fn key_line(text: &str, key: &str) -> usize {
+    let quoted = format!("\"{key}\"");
+    text.match_indices(&quoted)
+        .find(|(i, _)| text[i + quoted.len()..].trim_start().starts_with(':'))
+        .map_or(0, |(i, _)| line_of(text, i))
 }

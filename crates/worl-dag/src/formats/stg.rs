@@ -23,7 +23,7 @@
 use crate::ccr::REFERENCE_BANDWIDTH;
 use crate::error::{DagError, Result};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{open, read_text, source_name};
+use crate::formats::{in_file, open, read_text, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
@@ -78,9 +78,13 @@ pub fn load(path: impl AsRef<Path>, opts: &StgOptions) -> Result<(Workload, Load
 ///
 /// Errors: [`DagError::InvalidParameter`] for bad options; [`DagError::Parse`] naming the
 /// line for a missing or bad header, a task line with a wrong token count, a number that
-/// does not parse, a file mixing the two variants, a repeated task id, or a task-line count
-/// other than `n+2` (or `n`); [`DagError::UnknownTask`] for a predecessor that is no task;
-/// the builder's errors (negative cost, cycle, ...).
+/// does not parse, a file mixing the two variants, a repeated task id or predecessor, or a
+/// task-line count
+/// other than `n+2` (or `n`), each showing the numbers as written; [`DagError::Parse`] naming
+/// the line of a task whose cost (times `time_unit`) is negative or overflows, or of the
+/// child of an edge the builder rejects (self-loop, communication bytes that overflow);
+/// [`DagError::UnknownTask`] for a predecessor that is no task; [`DagError::Parse`] without
+/// a line naming the file for a cycle; [`DagError::Empty`] for no task.
 pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workload, LoadReport)> {
     for (name, v) in [("time_unit", opts.time_unit), ("bandwidth", opts.bandwidth)] {
         if !(v.is_finite() && v > 0.0) {
@@ -96,7 +100,8 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
         line,
         message,
     };
-    let mut header: Option<(usize, u64)> = None;
+    // (line, count, the count as written)
+    let mut header: Option<(usize, u64, &str)> = None;
     let mut lines: Vec<Line> = Vec::new();
     let mut with_comm: Option<(bool, usize)> = None;
     for (i, raw) in text.lines().enumerate() {
@@ -111,13 +116,25 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
                 [n] => n.parse::<u64>().ok(),
                 _ => None,
             }
-            .ok_or_else(|| err(no, format!("header `{t}` is not a task count")))?;
-            header = Some((no, n));
+            .ok_or_else(|| {
+                err(
+                    no,
+                    format!(
+                        "header `{t}` is not a task count (an integer from 0 to {})",
+                        u64::MAX
+                    ),
+                )
+            })?;
+            header = Some((no, n, t));
             continue;
         }
         let int = |s: &str, what: &str| {
-            s.parse::<u64>()
-                .map_err(|_| err(no, format!("{what} `{s}` is not a non-negative integer")))
+            s.parse::<u64>().map_err(|_| {
+                err(
+                    no,
+                    format!("{what} `{s}` is not an integer from 0 to {}", u64::MAX),
+                )
+            })
         };
         let num = |s: &str, what: &str| match s.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(v),
@@ -131,19 +148,22 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
         }
         let id = int(tokens[0], "task id")?;
         let cost = num(tokens[1], "processing time")?;
-        let k = int(tokens[2], "predecessor count")? as usize;
+        let k = int(tokens[2], "predecessor count")?;
         let rest = &tokens[3..];
-        let comm = if rest.len() == k {
+        let comm = if rest.len() as u64 == k {
             false
-        } else if Some(rest.len()) == k.checked_mul(2) {
+        } else if Some(rest.len() as u64) == k.checked_mul(2) {
             true
         } else {
+            let k_text = tokens[2];
             return Err(err(
                 no,
                 format!(
-                    "task {id}: {} tokens after the predecessor count {k}, expected {k} or {}",
+                    "task {}: {} tokens after the predecessor count `{k_text}`, expected \
+                     {k_text} (predecessors) or twice {k_text} (predecessor, communication \
+                     cost pairs)",
+                    tokens[0],
                     rest.len(),
-                    k.saturating_mul(2)
                 ),
             ));
         };
@@ -172,6 +192,12 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
                 .map(|p| Ok((int(p, "predecessor")?, 0.0)))
                 .collect::<Result<Vec<_>>>()?
         };
+        if let Some(i) = (1..preds.len()).find(|&i| preds[..i].iter().any(|q| q.0 == preds[i].0)) {
+            return Err(err(
+                no,
+                format!("task {id}: predecessor {} listed twice", preds[i].0),
+            ));
+        }
         lines.push(Line {
             line: no,
             id,
@@ -179,7 +205,8 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
             preds,
         });
     }
-    let (header_line, n) = header.ok_or_else(|| err(1, "empty file: no task count".into()))?;
+    let (header_line, n, n_text) =
+        header.ok_or_else(|| err(1, "empty file: no task count".into()))?;
     let mut report = LoadReport::new(source, FORMAT);
     report.records = lines.len();
     let found = lines.len() as u64;
@@ -189,11 +216,15 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
             format!("header {n}, {found} task lines"),
         );
     } else if Some(found) != n.checked_add(2) {
+        let expected = match n.checked_add(2) {
+            Some(e) => e.to_string(),
+            None => format!("{n_text} + 2"),
+        };
         return Err(err(
             header_line,
             format!(
-                "header says {n} tasks, so {} task lines (with the 2 dummies) were expected; found {found}",
-                n.saturating_add(2)
+                "header says {n_text} tasks, so {expected} task lines (with the 2 dummies) were \
+                 expected; found {found}"
             ),
         ));
     }
@@ -238,7 +269,11 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
             report.add(Reason::DummyTask, format!("T{} ({which})", l.id));
             report.records_skipped += 1;
         } else {
-            ids[i] = Some(b.add_task(job, format!("T{}", l.id), l.cost * opts.time_unit, None)?);
+            let work = l.cost * opts.time_unit;
+            let id = b
+                .add_task(job, format!("T{}", l.id), work, None)
+                .map_err(|e| err(l.line, e.to_string()))?;
+            ids[i] = Some(id);
         }
     }
     let byte_scale = opts.time_unit * opts.bandwidth;
@@ -246,10 +281,12 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
         for &(p, c) in &l.preds {
             let pi = pos[&p];
             match (ids[pi], ids[i]) {
-                (Some(u), Some(v)) => b.add_edge(u, v, c * byte_scale)?,
+                (Some(u), Some(v)) => b
+                    .add_edge(u, v, c * byte_scale)
+                    .map_err(|e| err(l.line, e.to_string()))?,
                 _ => report.add(Reason::DummyEdge, format!("T{p} -> T{}", l.id)),
             }
         }
     }
-    Ok((b.build()?, report))
+    Ok((b.build().map_err(in_file(source))?, report))
 }

@@ -18,9 +18,9 @@
 //! A reference to a missing task is [`DagError::UnknownTask`]; a missing runtime or file size
 //! is repaired to 0 and reported ([`Reason::MissingRuntime`], [`Reason::MissingFileSize`]).
 
-use crate::error::{DagError, Result};
+use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{open, read_text, source_name};
+use crate::formats::{in_file, line_of, open, read_text, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
@@ -139,10 +139,12 @@ pub fn load(path: impl AsRef<Path>, opts: &WfOptions) -> Result<(Workload, LoadR
 /// its file stem names the workload and its job.
 ///
 /// Errors: [`DagError::InvalidParameter`] for a bad `work_scale`; [`DagError::Parse`] with
-/// the line for malformed JSON or a document with neither layout;
+/// the line for malformed JSON or a document with neither layout (the line of `"workflow"`),
+/// and naming the file for a negative file size;
 /// [`DagError::UnknownTask`] for a parent, child or execution entry naming no task;
-/// [`DagError::InconsistentDependency`]; the builder's errors (duplicate task, negative
-/// runtime, self-loop, cycle, no task).
+/// [`DagError::InconsistentDependency`]; [`DagError::Parse`] without a line naming the file
+/// for what the builder rejects (duplicate task, negative runtime, bytes that overflow,
+/// self-loop, cycle); [`DagError::Empty`] for no task.
 pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Workload, LoadReport)> {
     if !(opts.work_scale.is_finite() && opts.work_scale > 0.0) {
         return Err(DagError::InvalidParameter {
@@ -157,7 +159,21 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
         message: e.to_string(),
     })?;
     let mut report = LoadReport::new(source, FORMAT);
-    let (tasks, sizes) = normalise(doc.workflow, source)?;
+    let workflow_line = text.find("\"workflow\"").map_or(1, |p| line_of(&text, p));
+    let (tasks, sizes) = normalise(doc.workflow, source, workflow_line)?;
+    // A bad size is the file's fault, not that of the edge it would be summed into.
+    let mut bad: Vec<(&String, f64)> = sizes
+        .iter()
+        .filter_map(|(f, s)| s.filter(|s| s.is_nan() || *s < 0.0).map(|s| (f, s)))
+        .collect();
+    bad.sort_by(|a, b| a.0.cmp(b.0));
+    if let Some((f, s)) = bad.first() {
+        return Err(DagError::Parse {
+            file: source.to_owned(),
+            line: 0,
+            message: format!("file `{f}`: size {} bytes is not a number >= 0", num(*s)),
+        });
+    }
     report.records = tasks.len();
 
     let mut b = WorkloadBuilder::new(source_name(source));
@@ -171,7 +187,9 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
                 0.0
             }
         };
-        let id = b.add_task(job, t.name.as_str(), work, None)?;
+        let id = b
+            .add_task(job, t.name.as_str(), work, None)
+            .map_err(in_file(source))?;
         index.insert(t.name.as_str(), id);
     }
     for (i, t) in tasks.iter().enumerate() {
@@ -261,15 +279,15 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
                 format!("{} -> {}", pu.name, cv.name),
             );
         }
-        b.add_edge(u, v, bytes)?;
+        b.add_edge(u, v, bytes).map_err(in_file(source))?;
     }
-    Ok((b.build()?, report))
+    Ok((b.build().map_err(in_file(source))?, report))
 }
 
 /// Brings either layout to one list of tasks and a file-size table.
 type Normalised = (Vec<WTask>, HashMap<String, Option<f64>>);
 
-fn normalise(wf: Wf, source: &str) -> Result<Normalised> {
+fn normalise(wf: Wf, source: &str, workflow_line: usize) -> Result<Normalised> {
     if let Some(spec) = wf.specification {
         let mut runtime: HashMap<String, Option<f64>> = HashMap::new();
         let ids: HashSet<&str> = spec.tasks.iter().map(|t| t.id.as_str()).collect();
@@ -302,7 +320,7 @@ fn normalise(wf: Wf, source: &str) -> Result<Normalised> {
     let Some(old) = wf.tasks.or(wf.jobs) else {
         return Err(DagError::Parse {
             file: source.to_owned(),
-            line: 0,
+            line: workflow_line,
             message: "neither workflow.specification (WfFormat >= 1.5) nor workflow.tasks / \
                       workflow.jobs (<= 1.4) found"
                 .into(),
