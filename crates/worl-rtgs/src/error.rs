@@ -47,6 +47,22 @@ pub enum ScheduleError {
         /// Why.
         reason: String,
     },
+    /// An evaluation budget a search cannot honour: below the plans of its first population
+    /// (every search evaluates its whole initial population, so `max_evaluations = 0` is
+    /// always this error). See [`RunContext::check_budget`](crate::RunContext::check_budget).
+    #[error(
+        "scheduler `{scheduler}`: a budget of {budget} plan evaluations is below its initial \
+         population of {population} plans (give at least {population} evaluations or a \
+         smaller population)"
+    )]
+    BudgetBelowPopulation {
+        /// The scheduler.
+        scheduler: String,
+        /// The budget, plan evaluations.
+        budget: u64,
+        /// The plans its first step evaluates.
+        population: usize,
+    },
     /// A scheduler specification string (`name:key=value,...`) is malformed.
     #[error("malformed scheduler spec `{spec}`: {reason}")]
     InvalidSpec {

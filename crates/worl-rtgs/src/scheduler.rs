@@ -162,6 +162,38 @@ impl<'a> RunContext<'a> {
         &self.budget
     }
 
+    /// The one budget rule of the searches: a search evaluates its whole initial population
+    /// (`population` plans: whales, particles, individuals) before anything else, so an
+    /// evaluation budget below it cannot be honoured and is refused before any work, the
+    /// same way by every search; any budget at least as large is honoured exactly (at most
+    /// `max_evaluations` plans are evaluated). List schedulers evaluate no plan and ignore
+    /// the budget.
+    ///
+    /// Errors: [`ScheduleError::BudgetBelowPopulation`](crate::ScheduleError::BudgetBelowPopulation)
+    /// naming `scheduler`.
+    ///
+    /// ```
+    /// use worl_rtgs::{Budget, RunContext, ScheduleError};
+    /// let ctx = RunContext::new(1).with_budget(Budget { max_evaluations: Some(0), ..Budget::default() });
+    /// assert!(matches!(
+    ///     ctx.check_budget("PSO", 30),
+    ///     Err(ScheduleError::BudgetBelowPopulation { budget: 0, population: 30, .. })
+    /// ));
+    /// assert!(RunContext::new(1).check_budget("PSO", 30).is_ok());
+    /// ```
+    pub fn check_budget(&self, scheduler: &str, population: usize) -> crate::Result<()> {
+        match self.budget.max_evaluations {
+            Some(budget) if budget < population as u64 => {
+                Err(crate::ScheduleError::BudgetBelowPopulation {
+                    scheduler: scheduler.to_owned(),
+                    budget,
+                    population,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Wall time since the context was made.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()

@@ -260,17 +260,58 @@ fn seeding_with_heft_starts_from_hefts_plan() {
 }
 
 #[test]
-fn an_evaluation_budget_below_the_population_is_an_error_for_woa_engines() {
+fn an_evaluation_budget_below_the_population_is_the_same_error_for_every_search() {
     let p = problem();
-    let budget = Budget {
-        max_evaluations: Some(5),
-        max_time: None,
-    };
-    for spec in ["rtgs:whales=12", "woa:whales=12"] {
+    let mut specs = vec![
+        "rtgs:whales=12",
+        "woa:whales=12",
+        "pso:particles=12",
+        "ga:population=12",
+    ];
+    if cfg!(feature = "ddqn") {
+        specs.push("worl-rtgs:whales=12");
+    }
+    for budget in [0, 5, 11] {
+        let budget = Budget {
+            max_evaluations: Some(budget),
+            max_time: None,
+        };
+        for spec in &specs {
+            let mut s = Registry::with_builtins().build_spec(spec).unwrap();
+            let err = s
+                .schedule(&p, &mut RunContext::new(0).with_budget(budget.clone()))
+                .unwrap_err();
+            match err {
+                ScheduleError::BudgetBelowPopulation {
+                    budget: b,
+                    population: 12,
+                    ..
+                } => assert_eq!(Some(b), budget.max_evaluations, "{spec}"),
+                e => panic!("{spec}: {e}"),
+            }
+        }
+    }
+    // A budget equal to the population is honoured exactly: the initial population only.
+    for spec in &specs {
         let mut s = Registry::with_builtins().build_spec(spec).unwrap();
-        let err = s
-            .schedule(&p, &mut RunContext::new(0).with_budget(budget.clone()))
-            .unwrap_err();
-        assert!(matches!(err, ScheduleError::Woa(_)), "{spec}: {err}");
+        let budget = Budget {
+            max_evaluations: Some(12),
+            max_time: None,
+        };
+        let mut evaluations = 0;
+        let mut observer = |pr: &worl_rtgs::Progress| {
+            evaluations = evaluations.max(pr.evaluations);
+            std::ops::ControlFlow::Continue(())
+        };
+        let sched = s
+            .schedule(
+                &p,
+                &mut RunContext::new(0)
+                    .with_budget(budget)
+                    .with_observer(&mut observer),
+            )
+            .unwrap();
+        assert!(sched.validate(&p).is_empty(), "{spec}");
+        assert!(evaluations <= 12, "{spec}: {evaluations} evaluations");
     }
 }

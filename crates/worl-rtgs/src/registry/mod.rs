@@ -6,6 +6,26 @@
 //! |---|---|
 //! | [`options`] | [`Options`]: key-value settings, typed `take`, unknown keys rejected |
 //! | [`spec`] | [`Spec`]: the spec grammar, [`split_spec_list`] |
+//!
+//! # One rule for degenerate settings
+//!
+//! Nothing a user writes is read leniently or dropped; everything is checked before the
+//! scheduler runs:
+//!
+//! * **Specs**: an empty option list (`heft:`, `heft[]`), a repeated key
+//!   (`rtgs:whales=3,whales=4`) and unbalanced brackets or quotes are
+//!   [`ScheduleError::InvalidSpec`]; an unknown key is [`ScheduleError::UnknownOption`].
+//! * **Options**: each count has a documented minimum, at least 1 wherever 0 would leave the
+//!   scheduler nothing to do (`whales`, `iterations`, `particles`, `population`,
+//!   `generations`, `tournament`, `train-steps`, `recorded-steps`, ...); a stage is switched off
+//!   by its own switch (`learn=false`), never by a zero count. Relations between options are
+//!   checked too (`tournament <= population`, `elites < population`). Violations are
+//!   [`ScheduleError::InvalidOption`] naming the key, at build time.
+//! * **Budgets**: every search evaluates its whole initial population first, so an
+//!   evaluation budget below it (`max_evaluations = 0` in particular) is
+//!   [`ScheduleError::BudgetBelowPopulation`] for every search alike, before any work
+//!   ([`RunContext::check_budget`](crate::RunContext::check_budget)); any larger budget is
+//!   honoured exactly. List schedulers evaluate no plan and ignore the budget.
 
 pub mod options;
 pub mod spec;

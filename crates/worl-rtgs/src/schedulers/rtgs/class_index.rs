@@ -185,10 +185,12 @@ impl ClassIndex {
             } else {
                 f64::INFINITY
             };
-            if d <= u && d <= limit {
+            // An exhausted side is never taken, even when the other side's distance is
+            // infinite too (keys or `q` of `±∞`).
+            if down > 0 && d <= u && d <= limit {
                 down -= 1;
                 f(slice[down].1 as usize, d);
-            } else if u < d && u <= limit {
+            } else if up < slice.len() && (u < d || down == 0) && u <= limit {
                 f(slice[up].1 as usize, u);
                 up += 1;
             } else {
@@ -223,10 +225,10 @@ pub(crate) fn nearest_brute(
         } else {
             f64::INFINITY
         };
-        if d <= u && d <= limit {
+        if down > 0 && d <= u && d <= limit {
             down -= 1;
             out.push((sorted[down], d));
-        } else if u < d && u <= limit {
+        } else if up < sorted.len() && (u < d || down == 0) && u <= limit {
             out.push((sorted[up], u));
             up += 1;
         } else {

@@ -408,6 +408,7 @@ impl Scheduler for Rtgs {
     }
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
+        ctx.check_budget(self.name(), self.config.whales)?;
         let decoder = self.config.greedy_decoder(problem);
         Ok(run_rtgs(problem, decoder, &self.config, ctx)?.schedule)
     }

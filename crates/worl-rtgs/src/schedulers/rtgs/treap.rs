@@ -315,10 +315,12 @@ impl ClassTreaps {
             } else {
                 self.key[up as usize] - q
             };
-            if d <= u && d <= limit {
+            // An exhausted side is never taken, even when the other side's distance is
+            // infinite too (keys or `q` of `±∞`).
+            if down != NIL && d <= u && d <= limit {
                 f(down as usize, d);
                 down = self.step(class, down, false);
-            } else if u < d && u <= limit {
+            } else if up != NIL && (u < d || down == NIL) && u <= limit {
                 f(up as usize, u);
                 up = self.step(class, up, true);
             } else {

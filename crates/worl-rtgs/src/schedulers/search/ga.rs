@@ -80,7 +80,7 @@ impl GaConfig {
     /// `policy`, `parallel`.
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption) (also
-    /// for `elites >= population`),
+    /// for `elites >= population` and `tournament > population`),
     /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
     pub fn from_options(mut opts: Options) -> Result<Self> {
         let d = GaConfig::default();
@@ -88,7 +88,17 @@ impl GaConfig {
         let config = GaConfig {
             population,
             generations: take_count(&mut opts, "generations", d.generations, 1)?,
-            tournament: take_count(&mut opts, "tournament", d.tournament, 1)?,
+            tournament: {
+                let t = take_count(&mut opts, "tournament", d.tournament, 1)?;
+                if t > population {
+                    return Err(opts.invalid(
+                        "tournament",
+                        t,
+                        "must not exceed the population size",
+                    ));
+                }
+                t
+            },
             crossover: take_in_range(&mut opts, "crossover", d.crossover, 0.0, 1.0)?,
             mutation: match opts.take::<f64>("mutation")? {
                 None => None,
@@ -150,6 +160,7 @@ impl Scheduler for Ga {
     }
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
+        ctx.check_budget(self.name(), self.config.population)?;
         let c = &self.config;
         let codec = PositionCodec::new(problem, c.policy);
         let (n, m) = (codec.dim(), codec.upper());
@@ -160,7 +171,7 @@ impl Scheduler for Ga {
         let total = c.generations as u64;
         let mut scratch = codec.scratch();
 
-        let count = (c.population as u64).min(budget.max(1)) as usize;
+        let count = c.population;
         let mut pop: Vec<Individual> = vec![
             Individual {
                 genes: Vec::with_capacity(n),

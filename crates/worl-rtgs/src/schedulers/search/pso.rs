@@ -117,6 +117,7 @@ impl Scheduler for Pso {
     }
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
+        ctx.check_budget(self.name(), self.config.particles)?;
         let c = &self.config;
         let codec = PositionCodec::new(problem, c.policy);
         let (n, m) = (codec.dim(), codec.upper());
@@ -126,8 +127,8 @@ impl Scheduler for Pso {
         let total = c.iterations as u64;
         let mut scratch = codec.scratch();
 
-        // Initial swarm (iteration 0); at least one particle even under a tiny budget.
-        let count = (c.particles as u64).min(budget.max(1)) as usize;
+        // Initial swarm (iteration 0): the whole swarm (the budget covers it, `check_budget`).
+        let count = c.particles;
         let mut swarm: Vec<Particle> = (0..count)
             .map(|_| Particle {
                 x: Vec::with_capacity(n),

@@ -176,9 +176,10 @@ impl Scheduler for PlainWoa {
         "WOA"
     }
 
-    /// Errors: [`ScheduleError::Woa`](crate::ScheduleError::Woa) if the evaluation budget is
-    /// below the population size.
+    /// Errors: [`ScheduleError::BudgetBelowPopulation`](crate::ScheduleError::BudgetBelowPopulation)
+    /// if the evaluation budget is below the population size.
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
+        ctx.check_budget(self.name(), self.config.whales)?;
         let c = &self.config;
         let space = PositionProblem::new(PositionCodec::new(problem, c.policy));
         let mut woa = WoaConfig::new(c.whales, c.iterations)

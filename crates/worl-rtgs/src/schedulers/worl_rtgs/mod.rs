@@ -126,6 +126,7 @@ use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::{Heft, Peft};
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, plan_whale, run_rtgs_from};
+use crate::schedulers::search::options::take_count;
 use decoder::LearnSettings;
 use worl_woa::Replacement;
 
@@ -160,10 +161,10 @@ pub struct WorlRtgsConfig {
     pub agent: AgentConfig,
     /// Actions per decision, `k` (option `candidates`, 2..=32; default 4).
     pub candidates: usize,
-    /// Decisions sampled per plan for the replay buffer (option `recorded-steps`; default
-    /// 16).
+    /// Decisions sampled per plan for the replay buffer (option `recorded-steps`, at least
+    /// 1; default 16). Learning is switched off by `learn=false`, not by a zero count.
     pub recorded_steps: usize,
-    /// Gradient steps after each iteration (option `train-steps`; default 8).
+    /// Gradient steps after each iteration (option `train-steps`, at least 1; default 8).
     pub train_steps: usize,
     /// ε at the start of the run (option `epsilon-start`, in [0, 1]; default 0.2):
     /// iteration `t` of `I` decodes with `ε = start + (end − start)·t/I`.
@@ -288,8 +289,8 @@ impl WorlRtgsConfig {
         let config = WorlRtgsConfig {
             preset,
             candidates,
-            recorded_steps: opts.take_or("recorded-steps", d.recorded_steps)?,
-            train_steps: opts.take_or("train-steps", d.train_steps)?,
+            recorded_steps: take_count(&mut opts, "recorded-steps", d.recorded_steps, 1)?,
+            train_steps: take_count(&mut opts, "train-steps", d.train_steps, 1)?,
             epsilon_start,
             epsilon_end,
             hope_weight,
@@ -519,6 +520,7 @@ impl Scheduler for WorlRtgs {
     }
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
+        ctx.check_budget(self.name(), self.config.rtgs.whales)?;
         let device = self.device()?.clone();
         let agent = match &self.config.checkpoint {
             Some(path) => {

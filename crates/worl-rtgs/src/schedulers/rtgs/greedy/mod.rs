@@ -233,11 +233,15 @@ impl<'p> GreedyDecoder<'p> {
                 continue;
             }
             let (eft, _) = self.eft_of(task, &cand, partial, window, false);
-            if eft < pick.0 || (eft == pick.0 && (cand.gap, g) < (pick.1, pick.2)) {
+            // The first candidate is taken whatever its EFT (`∞` or NaN with extreme times).
+            if pick.2 == usize::MAX
+                || eft < pick.0
+                || (eft == pick.0 && (cand.gap, g) < (pick.1, pick.2))
+            {
                 pick = (eft, cand.gap, g, cand.class as usize, cand.exec);
             }
         }
-        debug_assert!(pick.2 != usize::MAX, "the nearest GPU is a candidate");
+        debug_assert!(pick.2 != usize::MAX, "the window has a candidate");
         (pick.2, pick.3, pick.4)
     }
 
@@ -265,7 +269,9 @@ impl<'p> GreedyDecoder<'p> {
             let exec = p.exec_time(task, rep);
             if let Some((gap, g, hint)) = index.nearest_with_hint(c, hope - exec) {
                 classes.push((c as u32, exec, hint));
-                if gap < best.0 || (gap == best.0 && g < best.1) {
+                // The first class fitting is taken whatever its gap (a gap of `∞` or NaN
+                // from an extreme execution time must not leave the task without a GPU).
+                if best.1 == usize::MAX || gap < best.0 || (gap == best.0 && g < best.1) {
                     best = (gap, g, c, exec);
                 }
             }
@@ -300,6 +306,20 @@ impl<'p> GreedyDecoder<'p> {
                     class: c,
                     exec,
                 });
+            });
+        }
+        if cands.is_empty() {
+            // Only with a non-finite gap or width (extreme execution times): the nearest GPU
+            // is the one candidate.
+            let (gap, g, c, exec) = best;
+            let free = window.free[g];
+            cands.push(Candidate {
+                bound: larger(latest, free) + exec,
+                free,
+                gap,
+                gpu: g as u32,
+                class: c as u32,
+                exec,
             });
         }
         Some(first.1)
@@ -414,7 +434,9 @@ impl<'p> GreedyDecoder<'p> {
                 let c = p.class_of(g).index();
                 index.add_to_key(c, g.index(), -p.exec_time(task, g));
             }
-            let hope = input.hope[task.index()];
+            let hope = finite_hope(input.hope[task.index()], || {
+                input.target.loads()[target[task.index()].index()]
+            });
             let (g, c, exec) = choose(self, pos, task, hope, index, partial, &mut scratch.window);
             debug_assert_eq!(p.class_of(GpuId::new(g)), ClassId::new(c));
             let gpu = GpuId::new(g);
@@ -429,6 +451,26 @@ impl<'p> GreedyDecoder<'p> {
                 }
             }
         }
+    }
+}
+
+/// A hope the decoder can search with: `hope` itself when finite (every hope of a normal
+/// run), `±f64::MAX` for `±∞`, and `stay()` (the task's running time in the target) for
+/// NaN. Extreme hope factors (`b = 1000` gives a spiral factor `e^{1000·l} = ∞`, and
+/// `∞ · 0` a NaN hope) or extreme works make such hopes.
+#[inline]
+fn finite_hope(hope: f64, stay: impl FnOnce() -> f64) -> f64 {
+    if hope.is_finite() {
+        hope
+    } else if hope.is_nan() {
+        let rt = stay();
+        if rt.is_nan() {
+            0.0
+        } else {
+            rt.clamp(-f64::MAX, f64::MAX)
+        }
+    } else {
+        hope.clamp(-f64::MAX, f64::MAX)
     }
 }
 
