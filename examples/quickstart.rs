@@ -144,6 +144,14 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
          wall time: the scheduler's own time per run."
     );
 
+    let normalised = results.normalised(results.default_baseline().as_deref())?;
+    if normalised.rows.len() > 1 {
+        println!(
+            "\nMean makespan over seeds ÷ HEFT's, per workload (bold: best):\n\n{}",
+            report::markdown_normalised(&normalised)
+        );
+    }
+    report::write_normalised_csv(out_dir.join("normalised.csv"), &normalised)?;
     report::write_text(out_dir.join("summary.md"), &table)?;
     results.write_csv(out_dir.join("runs.csv"))?;
     for (i, np) in experiment.problems().iter().enumerate() {
@@ -173,7 +181,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         )?;
     }
     println!(
-        "\nwrote {}/{{gantt,convergence}}.svg, runs.csv, summary.md in {:.1} s",
+        "\nwrote {}/{{gantt,convergence}}.svg, runs.csv, normalised.csv, summary.md in {:.1} s",
         out_dir.display(),
         started.elapsed().as_secs_f64()
     );

@@ -111,7 +111,10 @@ fn run(args: &Args) -> Result<(), BoxError> {
         for (state, c) in [("idle", &idle), ("busy", &busy)] {
             let name = format!("{} ({state})", w.name());
             problems.push(
-                NamedProblem::new(name, Problem::new(w.clone(), c.clone())?).tag("state", state),
+                NamedProblem::new(name, Problem::new(w.clone(), c.clone())?)
+                    .tag("state", state)
+                    // idle and busy runs of one workflow are one block of the rank test
+                    .block(w.name()),
             )?;
         }
     }
@@ -134,20 +137,34 @@ fn run(args: &Args) -> Result<(), BoxError> {
         "{}",
         report::markdown_table(&results, &GroupBy::tag("state"), reference.as_deref())?
     );
-    let test = results.rank_test(&|_| true, Alpha::P05)?;
-    println!("{}", report::markdown_rank_test(&test));
+    let normalised = results.normalised(results.default_baseline().as_deref())?;
+    println!("{}", report::markdown_normalised(&normalised));
+    let test = match results.rank_test_note(&|_| true) {
+        Some(note) => {
+            println!("{note}");
+            None
+        }
+        None => {
+            let test = results.rank_test(&|_| true, Alpha::P05)?;
+            println!("{}", report::markdown_rank_test(&test));
+            Some(test)
+        }
+    };
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/worl/wfcommons"));
     results.write_csv(out.join("runs.csv"))?;
-    plot::cd_diagram(
-        &test,
-        "WfCommons instances: average ranks by makespan",
-        out.join("cd.svg"),
-    )?;
+    report::write_normalised_csv(out.join("normalised.csv"), &normalised)?;
+    if let Some(test) = &test {
+        plot::cd_diagram(
+            test,
+            "WfCommons workflows: average ranks by makespan",
+            out.join("cd.svg"),
+        )?;
+    }
     println!(
-        "wrote {}/{{runs.csv,cd.svg}} in {:.1} s",
+        "wrote {}/{{runs.csv,normalised.csv,cd.svg}} in {:.1} s",
         out.display(),
         started.elapsed().as_secs_f64()
     );

@@ -82,4 +82,4 @@ pub use problems::{NamedProblem, ProblemSet};
 pub use run::{ConvergencePoint, Experiment, KeepSchedules, Results, RunRecord};
 pub use spec::{Factory, SchedulerSpec};
 pub use stats::{Alpha, RankTest, Stats};
-pub use summary::{Comparison, GroupBy, Metric, Summary};
+pub use summary::{Comparison, GroupBy, Metric, NormalisedRow, NormalisedTable, Summary};

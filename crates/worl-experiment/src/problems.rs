@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use worl_cluster::Problem;
 
+/// The tag naming a problem's block in rank tests ([`NamedProblem::block`]).
+pub const BLOCK_TAG: &str = "block";
+
 /// A problem of an experiment: a unique name, free-form tags (e.g. `cell = "10G/ccr0.5/idle"`,
 /// `workload = "alibaba"`), and optionally its own run seeds.
 ///
@@ -40,6 +43,29 @@ impl NamedProblem {
     pub fn tag(mut self, key: impl Into<String>, value: impl ToString) -> Self {
         self.tags.insert(key.into(), value.to_string());
         self
+    }
+
+    /// Puts this problem in rank-test block `name` (tag [`BLOCK_TAG`]): problems sharing a
+    /// block name form one block of the Friedman test and Nemenyi critical difference
+    /// ([`Results::blocks`](crate::Results::blocks)), the geometric mean of each
+    /// scheduler's mean makespans over them. Blocks must be independent problems: give
+    /// variants of one workload (the same DAG on an idle and a busy cluster, say) one block
+    /// name. A problem without a block name is a block of its own.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use worl_cluster::{presets, Problem};
+    /// # use worl_dag::generators::shapes;
+    /// use worl_experiment::NamedProblem;
+    /// # let c = Arc::new(presets::homogeneous(2, &worl_cluster::GpuModel::v100_16gb())?);
+    /// # let p = Problem::new(Arc::new(shapes::chain(3, 1.0, 0.0)?), c)?;
+    /// let idle = NamedProblem::new("montage (idle)", p.clone()).block("montage");
+    /// let busy = NamedProblem::new("montage (busy)", p).block("montage");
+    /// assert_eq!(idle.tags["block"], busy.tags["block"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn block(self, name: impl ToString) -> Self {
+        self.tag(BLOCK_TAG, name)
     }
 
     /// Runs this problem with `seeds` instead of the experiment's.

@@ -1,8 +1,11 @@
 //! Reports of [`Results`]: Markdown tables, CSV and JSON files.
 //!
-//! * [`markdown_table`]: per group, one row per scheduler (makespan mean ± std, CV, min/max,
-//!   gap to the lower bound, SLR, utilisation, wall time, evaluations) and, with a reference,
-//!   its mean makespan reduction over each other scheduler and wins/ties/losses;
+//! * [`markdown_table`]: per group, one row per scheduler (makespan mean ± std, CV, min/max
+//!   where the group is one problem; geometric means of the makespan over the best's and over
+//!   HEFT's; gap to the lower bound, SLR, utilisation, wall time, evaluations) and, with a
+//!   reference, its mean makespan reduction over each other scheduler and wins/ties/losses;
+//! * [`markdown_normalised`]: the problems × schedulers table of mean makespans normalised to
+//!   HEFT and to the best, with geometric means ([`write_normalised_csv`] in long format);
 //! * [`markdown_rank_test`]: Friedman/Iman–Davenport statistics, average ranks, Nemenyi CD;
 //! * CSV: one row per run ([`Results::write_csv`], [`Results::read_csv`]; tags as
 //!   `tag:<key>` columns), per summary ([`write_summaries_csv`]), and the convergence curves
@@ -12,7 +15,7 @@
 use crate::error::{ExperimentError, Result};
 use crate::run::{Results, RunRecord};
 use crate::stats::RankTest;
-use crate::summary::{Comparison, GroupBy, Summary};
+use crate::summary::{Comparison, GroupBy, NormalisedTable, Summary};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
@@ -80,30 +83,44 @@ pub fn markdown_summaries(
             if s.group != "all" {
                 let _ = writeln!(out, "**{}**\n", s.group);
             }
-            out.push_str(
-                "| scheduler | problems | runs | makespan (s) mean ± std | CV | min | max | gap to LB | SLR | utilisation | wall time | evaluations |",
+            let _ = write!(
+                out,
+                "| scheduler | problems | runs | makespan (s) mean ± std | CV | min | max | ÷ best | ÷ {} | gap to LB | SLR | utilisation | wall time | evaluations |",
+                s.baseline.as_deref().unwrap_or("baseline")
             );
             if let Some(r) = reference {
                 let _ = write!(out, " {r} reduction | {r} W/T/L |");
             }
             out.push('\n');
-            out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
             if reference.is_some() {
                 out.push_str("---:|---:|");
             }
             out.push('\n');
         }
+        // Makespans of different problems have different scales: their mean, spread and
+        // range say nothing, so they are shown for one-problem groups only; the ratios
+        // (geometric means over the group's problems) summarise any group.
+        let raw = if s.problems == 1 {
+            format!(
+                "{} ± {} | {:.2} % | {} | {}",
+                fmt_num(s.makespan.mean),
+                fmt_num(s.makespan.std),
+                s.makespan.cv * 100.0,
+                fmt_num(s.makespan.min),
+                fmt_num(s.makespan.max)
+            )
+        } else {
+            "– | – | – | –".to_owned()
+        };
         let _ = write!(
             out,
-            "| {} | {} | {} | {} ± {} | {:.2} % | {} | {} | {:.4} | {} | {:.1} % | {} | {} |",
+            "| {} | {} | {} | {raw} | {:.4} | {} | {:.4} | {} | {:.1} % | {} | {} |",
             s.scheduler,
             s.problems,
             s.runs,
-            fmt_num(s.makespan.mean),
-            fmt_num(s.makespan.std),
-            s.makespan.cv * 100.0,
-            fmt_num(s.makespan.min),
-            fmt_num(s.makespan.max),
+            s.to_best,
+            s.to_baseline.map_or("–".to_owned(), |r| format!("{r:.4}")),
             s.gap.mean,
             fmt_num(s.slr.mean),
             s.utilisation.mean * 100.0,
@@ -128,6 +145,89 @@ pub fn markdown_summaries(
         }
         out.push('\n');
     }
+    out
+}
+
+/// The problems × schedulers table of `t` in Markdown: each cell is the scheduler's mean
+/// makespan (over seeds) on the problem divided by the baseline's (HEFT's; by the best's
+/// when `t` has no baseline), the best of each row in bold (ties within
+/// [`TIE_TOLERANCE`](crate::stats::TIE_TOLERANCE)); the last two rows are the geometric means
+/// over problems of the ratios to the baseline and to the best. A scheduler with no run on a
+/// problem shows `–`.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use worl_experiment::{report, Results, RunRecord};
+/// let rec = |problem: &str, scheduler: &str, makespan: f64| RunRecord {
+///     problem: problem.into(), tags: BTreeMap::new(), tasks: 1, gpus: 1,
+///     scheduler: scheduler.into(), stochastic: false, seed: 1, makespan, slr: 1.0,
+///     speedup: 1.0, efficiency: 1.0, utilisation: 1.0, lower_bound: 1.0, gap: makespan,
+///     wall_time_s: 0.0, evaluations: 0, convergence: vec![],
+/// };
+/// let res = Results::from_records(vec![
+///     rec("p", "HEFT", 10.0), rec("p", "X", 8.0), rec("q", "HEFT", 100.0), rec("q", "X", 125.0),
+/// ]);
+/// let md = report::markdown_normalised(&res.normalised(Some("HEFT"))?);
+/// assert!(md.contains("| p | 1.0000 | **0.8000** |"), "{md}");
+/// assert!(md.contains("| geometric mean ÷ HEFT | 1.0000 | 1.0000 |"), "{md}");
+/// # Ok::<(), worl_experiment::ExperimentError>(())
+/// ```
+pub fn markdown_normalised(t: &NormalisedTable) -> String {
+    let mut out = String::new();
+    let by = t.baseline.as_deref().unwrap_or("best");
+    let _ = write!(out, "| problem (makespan ÷ {by}) |");
+    for s in &t.schedulers {
+        let _ = write!(out, " {s} |");
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---:|".repeat(t.schedulers.len()));
+    out.push('\n');
+    for row in &t.rows {
+        let _ = write!(out, "| {} |", row.problem);
+        for j in 0..t.schedulers.len() {
+            let ratio = if t.baseline.is_some() {
+                row.to_baseline(j)
+            } else {
+                row.to_best(j)
+            };
+            let best = row
+                .makespan
+                .get(j)
+                .copied()
+                .flatten()
+                .is_some_and(|m| crate::stats::ties(m, row.best));
+            match ratio {
+                Some(r) if best => {
+                    let _ = write!(out, " **{r:.4}** |");
+                }
+                Some(r) => {
+                    let _ = write!(out, " {r:.4} |");
+                }
+                None => out.push_str(" – |"),
+            }
+        }
+        out.push('\n');
+    }
+    let mut footer = |label: String, f: &dyn Fn(usize) -> Option<f64>| {
+        let _ = write!(out, "| {label} |");
+        for j in 0..t.schedulers.len() {
+            match f(j) {
+                Some(r) => {
+                    let _ = write!(out, " {r:.4} |");
+                }
+                None => out.push_str(" – |"),
+            }
+        }
+        out.push('\n');
+    };
+    if let Some(b) = &t.baseline {
+        footer(format!("geometric mean ÷ {b}"), &|j| {
+            t.geomean_to_baseline(j)
+        });
+    }
+    footer("geometric mean ÷ best".to_owned(), &|j| {
+        t.geomean_to_best(j)
+    });
     out
 }
 
@@ -490,6 +590,46 @@ pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Res
             s.evaluations.mean.to_string(),
         ];
         wr.write_record(&row).map_err(err)?;
+    }
+    wr.flush().map_err(|e| ExperimentError::io(path, e))
+}
+
+/// Writes a [`NormalisedTable`] as CSV in long format, one row per problem and scheduler
+/// that ran on it: `problem, scheduler, makespan_mean, best, to_best, baseline,
+/// to_baseline` (the last two empty without baseline).
+///
+/// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
+pub fn write_normalised_csv(path: impl AsRef<Path>, t: &NormalisedTable) -> Result<()> {
+    let path = path.as_ref();
+    let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
+    let err = |e: csv::Error| ExperimentError::csv(path, e);
+    wr.write_record([
+        "problem",
+        "scheduler",
+        "makespan_mean",
+        "best",
+        "to_best",
+        "baseline",
+        "to_baseline",
+    ])
+    .map_err(err)?;
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for row in &t.rows {
+        for (j, s) in t.schedulers.iter().enumerate() {
+            let Some(m) = row.makespan.get(j).copied().flatten() else {
+                continue;
+            };
+            wr.write_record([
+                row.problem.clone(),
+                s.clone(),
+                m.to_string(),
+                row.best.to_string(),
+                opt(row.to_best(j)),
+                t.baseline.clone().unwrap_or_default(),
+                opt(row.to_baseline(j)),
+            ])
+            .map_err(err)?;
+        }
     }
     wr.flush().map_err(|e| ExperimentError::io(path, e))
 }

@@ -328,6 +328,29 @@ impl Experiment {
         Ok(self.resolve()?.into_iter().map(|r| r.label).collect())
     }
 
+    /// Number of rank-test blocks of the problems: distinct block names
+    /// ([`NamedProblem::block`]; a problem without one is a block of its own).
+    pub fn n_blocks(&self) -> usize {
+        crate::summary::count_distinct(self.problems.iter().map(|p| {
+            p.tags
+                .get(crate::problems::BLOCK_TAG)
+                .map_or(p.name.as_str(), String::as_str)
+        }))
+    }
+
+    /// Before running: why a Friedman test over all the results will not be possible (fewer
+    /// than 2 schedulers or 2 blocks; [`rank_test_note`](crate::stats::rank_test_note)), or
+    /// `None` when it will. A one-scheduler or one-problem experiment still runs and reports
+    /// its tables; callers skip the test and print this note.
+    ///
+    /// Errors: as [`labels`](Self::labels).
+    pub fn rank_test_note(&self) -> Result<Option<String>> {
+        Ok(crate::stats::rank_test_note(
+            self.labels()?.len(),
+            self.n_blocks(),
+        ))
+    }
+
     /// Number of runs the experiment will do.
     ///
     /// Errors: as [`labels`](Self::labels).

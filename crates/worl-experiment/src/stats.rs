@@ -20,14 +20,52 @@ use crate::error::{ExperimentError, Result};
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ChiSquared, ContinuousCDF, FisherSnedecor};
 
-/// Relative tolerance under which two values count as tied (in ranks, wins/ties/losses):
-/// `|a − b| <= TIE_TOLERANCE · max(|a|, |b|)`. Makespans computed along different
-/// floating-point paths for the same schedule differ by a few ulps, far below it.
-pub const TIE_TOLERANCE: f64 = 1e-9;
+/// Relative tolerance under which two values count as tied:
+/// `|a − b| <= TIE_TOLERANCE · max(|a|, |b|)`, i.e. one part per million.
+///
+/// It is used everywhere the harness compares two results: within-block ranks ([`ranks`],
+/// hence the Friedman test, the Nemenyi critical difference and the CD diagram) and the
+/// wins/ties/losses of [`Results::compare`](crate::Results::compare). Makespans computed
+/// along different floating-point paths for the same or an equivalent schedule (two
+/// schedulers both reaching the lower bound, say) differ by 1e-9 to 1e-8 relative, which
+/// is no win; a real difference between schedules is orders of magnitude larger (a
+/// millisecond on a 1,000 s makespan is still 1e-6).
+pub const TIE_TOLERANCE: f64 = 1e-6;
 
-/// Whether `a` and `b` tie (see [`TIE_TOLERANCE`]).
+/// Whether `a` and `b` tie (see [`TIE_TOLERANCE`]): the one comparison behind every rank
+/// and win/tie/loss count of the harness.
+///
+/// ```
+/// use worl_experiment::stats::ties;
+/// // two schedulers both at the lower bound, along different floating-point paths
+/// assert!(ties(1000.0, 1000.0 * (1.0 + 1.8e-8)));
+/// assert!(!ties(1000.0, 1000.01));
+/// ```
 pub fn ties(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= TIE_TOLERANCE * a.abs().max(b.abs())
+}
+
+/// Why a Friedman test (and Nemenyi critical difference) cannot be computed for `k`
+/// schedulers over `n` independent blocks, or `None` when it can (`k >= 2` and `n >= 2`).
+/// A one-scheduler or one-problem run reports its tables without the test; the examples
+/// print this note instead.
+///
+/// ```
+/// use worl_experiment::stats::rank_test_note;
+/// assert_eq!(rank_test_note(3, 10), None);
+/// assert_eq!(
+///     rank_test_note(1, 10).unwrap(),
+///     "Friedman test skipped: it needs at least 2 schedulers and 2 independent problems \
+///      (blocks), this run has 1 scheduler(s) and 10 block(s)"
+/// );
+/// ```
+pub fn rank_test_note(k: usize, n: usize) -> Option<String> {
+    (k < 2 || n < 2).then(|| {
+        format!(
+            "Friedman test skipped: it needs at least 2 schedulers and 2 independent problems \
+             (blocks), this run has {k} scheduler(s) and {n} block(s)"
+        )
+    })
 }
 
 /// Summary of a sample: size, mean, sample standard deviation, coefficient of variation,

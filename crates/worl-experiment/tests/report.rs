@@ -141,7 +141,18 @@ fn markdown_tables_show_summaries_comparisons_and_ranks() {
     // cell-a: a1 +16.67 %, a2 -5 % -> mean +5.83 %; 1 win, 1 loss
     assert!(md.contains("| +5.83 % | 1/0/1 |"), "{md}");
     assert!(md.contains("| (reference) | |"), "{md}");
-    assert!(md.contains("| A | 2 | 2 | 155.0 ± 77.78 |"), "{md}");
+    // cell-a holds two problems of different scales: no raw mean there, only ratios
+    // (A ÷ best: a1 1, a2 210/200 -> √1.05 = 1.0247; no HEFT: no baseline column value)
+    assert!(md.contains("| ÷ best | ÷ baseline |"), "{md}");
+    assert!(
+        md.contains("| A | 2 | 2 | – | – | – | – | 1.0247 | – |"),
+        "{md}"
+    );
+    // cell-b is one problem: its makespans are shown
+    assert!(
+        md.contains("| A | 1 | 1 | 50.00 ± 0.000 |") || md.contains("| A | 1 | 1 | 50"),
+        "{md}"
+    );
     assert!(report::markdown_table(&res, &GroupBy::All, Some("nobody")).is_err());
     let t = res.rank_test(&|_| true, Alpha::P05).unwrap();
     let md = report::markdown_rank_test(&t);

@@ -311,3 +311,97 @@ fn all_registered_lists_hybrids_first_then_alphabetically() {
     let specs: Vec<String> = all_registered(&reg).iter().map(|s| s.to_string()).collect();
     assert_eq!(specs, ["worl-rtgs", "rtgs", "alpha", "zeta"]);
 }
+
+#[test]
+fn ties_are_within_one_part_per_million() {
+    use worl_experiment::stats::{TIE_TOLERANCE, ties};
+    assert_eq!(TIE_TOLERANCE, 1e-6);
+    // both at the lower bound along different floating-point paths (differences seen:
+    // 1.8e-8 and 1.3e-9 relative): a tie, in ranks and in wins/ties/losses
+    assert!(ties(1000.0, 1000.0 * (1.0 + 1.8e-8)));
+    assert!(!ties(1000.0, 1000.0 * (1.0 + 2e-6)));
+    let res = Results::from_records(vec![
+        record("p1", "A", 1, 1000.0),
+        record("p1", "B", 1, 1000.0 * (1.0 + 1.8e-8)),
+        record("p2", "A", 1, 500.0),
+        record("p2", "B", 1, 500.0 * (1.0 + 1.3e-9)),
+    ]);
+    let c = res.compare("A", &GroupBy::All).unwrap();
+    assert_eq!((c[0].wins, c[0].ties, c[0].losses), (0, 2, 0));
+    let t = res.rank_test(&|_| true, Alpha::P05).unwrap();
+    assert_eq!(t.friedman.average_ranks, vec![1.5, 1.5]);
+}
+
+#[test]
+fn variants_of_one_workload_form_one_block() {
+    use std::collections::BTreeMap;
+    let rec = |problem: &str, block: &str, s: &str, makespan: f64| {
+        let mut r = record(problem, s, 1, makespan);
+        r.tags = BTreeMap::from([("block".to_owned(), block.to_owned())]);
+        r
+    };
+    // montage idle/busy are one block; A: √(100·400) = 200, B: √(110·300) = 181.66
+    let res = Results::from_records(vec![
+        rec("montage (idle)", "montage", "A", 100.0),
+        rec("montage (idle)", "montage", "B", 110.0),
+        rec("montage (busy)", "montage", "A", 400.0),
+        rec("montage (busy)", "montage", "B", 300.0),
+        rec("epigenomics (idle)", "epigenomics", "A", 50.0),
+        rec("epigenomics (idle)", "epigenomics", "B", 60.0),
+    ]);
+    let (names, blocks) = res.blocks(&|_| true).unwrap();
+    assert_eq!(names, ["montage", "epigenomics"]);
+    assert!(close(blocks[0][0], 200.0, 1e-12));
+    assert!(close(blocks[0][1], (110.0f64 * 300.0).sqrt(), 1e-12));
+    assert_eq!(blocks[1], [50.0, 60.0]);
+    assert_eq!(res.n_blocks(&|_| true), 2);
+    let t = res.rank_test(&|_| true, Alpha::P05).unwrap();
+    assert_eq!(t.friedman.blocks, 2);
+    assert_eq!(t.friedman.average_ranks, vec![1.5, 1.5]);
+}
+
+#[test]
+fn one_scheduler_or_one_block_reports_without_the_friedman_test() {
+    let one_scheduler = Results::from_records(vec![
+        record("p1", "HEFT", 1, 10.0),
+        record("p2", "HEFT", 1, 20.0),
+    ]);
+    let note = one_scheduler.rank_test_note(&|_| true).unwrap();
+    assert!(note.contains("1 scheduler(s) and 2 block(s)"), "{note}");
+    // the tables still work
+    assert_eq!(one_scheduler.summaries(&GroupBy::All).len(), 1);
+    let t = one_scheduler.normalised(Some("HEFT")).unwrap();
+    assert_eq!(t.geomean_to_baseline(0), Some(1.0));
+    let one_problem =
+        Results::from_records(vec![record("p1", "A", 1, 10.0), record("p1", "B", 1, 20.0)]);
+    assert!(one_problem.rank_test_note(&|_| true).is_some());
+    let two = Results::from_records(vec![
+        record("p1", "A", 1, 10.0),
+        record("p1", "B", 1, 20.0),
+        record("p2", "A", 1, 10.0),
+        record("p2", "B", 1, 20.0),
+    ]);
+    assert_eq!(two.rank_test_note(&|_| true), None);
+}
+
+#[test]
+fn makespans_are_summarised_across_problems_by_ratios_to_heft_and_the_best() {
+    // two problems of scales 10 and 1000: X is 20 % better on one, 25 % worse on the other
+    let res = Results::from_records(vec![
+        record("small", "HEFT", 1, 10.0),
+        record("small", "X", 1, 8.0),
+        record("large", "HEFT", 1, 1000.0),
+        record("large", "X", 1, 1250.0),
+    ]);
+    assert_eq!(res.default_baseline().as_deref(), Some("HEFT"));
+    let t = res.normalised(res.default_baseline().as_deref()).unwrap();
+    assert_eq!(t.rows[0].to_baseline(1), Some(0.8));
+    assert_eq!(t.rows[1].to_baseline(1), Some(1.25));
+    assert!(close(t.geomean_to_baseline(1).unwrap(), 1.0, 1e-15));
+    assert!(close(t.geomean_to_best(0).unwrap(), 1.25f64.sqrt(), 1e-15));
+    let s = res.summaries(&GroupBy::All);
+    let x = s.iter().find(|s| s.scheduler == "X").unwrap();
+    assert!(close(x.to_baseline.unwrap(), 1.0, 1e-15));
+    assert!(close(x.to_best, 1.25f64.sqrt(), 1e-15));
+    assert!(res.normalised(Some("nobody")).is_err());
+}
