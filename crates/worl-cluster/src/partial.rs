@@ -231,6 +231,17 @@ impl<'p> PartialSchedule<'p> {
         })
     }
 
+    /// The task after `task` on its GPU's timeline: `None` if `task` is the last one there or
+    /// is not placed (`O(1)`).
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    #[inline]
+    pub fn next_on_gpu(&self, task: TaskId) -> Option<TaskId> {
+        let t = self.task[task.index()];
+        (t.gpu != NONE && t.next != NONE).then(|| TaskId::new(t.next as usize))
+    }
+
     /// Data-ready time of `task` on `gpu`: `max over predecessors u of F_u + comm(d_uv, π(u),
     /// gpu)`, 0 without predecessors, s.
     ///
@@ -272,25 +283,7 @@ impl<'p> PartialSchedule<'p> {
     /// [`ClusterError::NotTopological`] if a predecessor is not placed.
     #[inline]
     pub fn slot(&self, task: TaskId, gpu: GpuId, policy: Policy) -> Result<Slot> {
-        let p = self.problem;
-        p.check_task(task)?;
-        p.check_gpu(gpu)?;
-        if self.task[task.index()].gpu != NONE {
-            return Err(ClusterError::DuplicateTask {
-                task: p.task_label(task),
-                position: self.n_placed,
-            });
-        }
-        if !p.fits(task, gpu) {
-            return Err(ClusterError::MemoryInfeasible {
-                task: p.task_label(task),
-                gpu,
-                need_gib: p.mem_need(task),
-                have_gib: p.gpu_mem(gpu),
-            });
-        }
-        let ready_at = self.drt(task, gpu)?.max(p.ready_time(gpu));
-        let dur = p.exec_time(task, gpu);
+        let (ready_at, dur) = self.slot_inputs(task, gpu)?;
         let k = gpu.index();
         let (start, after) = match policy {
             Policy::Append => {
@@ -334,6 +327,83 @@ impl<'p> PartialSchedule<'p> {
             after,
             version: self.version,
         })
+    }
+
+    /// The slot of `task` on `gpu` right after task `after` on its timeline (`None`: first
+    /// on the GPU), starting as early as its data and `after` allow:
+    /// `max(data-ready time, r_k, finish of after)`. For an index that found the gap itself
+    /// (the list schedulers' gap index): when `after` ends the first gap the insertion policy
+    /// would take, this is exactly [`slot`](Self::slot)`(task, gpu, Policy::Insertion)`.
+    ///
+    /// Errors: as [`slot`](Self::slot); [`ClusterError::InvalidParameter`] if `after` is not
+    /// placed on `gpu`, or if the task does not fit before the task that follows `after`.
+    pub fn slot_after(&self, task: TaskId, gpu: GpuId, after: Option<TaskId>) -> Result<Slot> {
+        let (ready_at, dur) = self.slot_inputs(task, gpu)?;
+        let k = gpu.index();
+        let (free, next, after) = match after {
+            None => (ready_at, self.head[k], NONE),
+            Some(a) => {
+                self.problem.check_task(a)?;
+                let placed = self.task[a.index()];
+                if placed.gpu as usize != k {
+                    return Err(ClusterError::InvalidParameter {
+                        name: "after",
+                        reason: format!(
+                            "task {} is not placed on GPU {}",
+                            self.problem.task_label(a),
+                            gpu.index()
+                        ),
+                    });
+                }
+                (ready_at.max(placed.finish), placed.next, a.index() as u32)
+            }
+        };
+        // The walk's own test (`free + dur <= start`), negated so that NaN also fails.
+        let fits = next == NONE || free + dur <= self.task[next as usize].start;
+        if !fits {
+            return Err(ClusterError::InvalidParameter {
+                name: "after",
+                reason: format!(
+                    "task {} does not fit before task {} on GPU {}",
+                    self.problem.task_label(task),
+                    self.problem.task_label(TaskId::new(next as usize)),
+                    gpu.index()
+                ),
+            });
+        }
+        Ok(Slot {
+            task,
+            gpu,
+            start: free,
+            finish: free + dur,
+            after,
+            version: self.version,
+        })
+    }
+
+    /// The checks of [`slot`](Self::slot) and its inputs: the time `task` could start on
+    /// `gpu` (data-ready time and `r_k`) and its execution time there, s.
+    #[inline]
+    fn slot_inputs(&self, task: TaskId, gpu: GpuId) -> Result<(f64, f64)> {
+        let p = self.problem;
+        p.check_task(task)?;
+        p.check_gpu(gpu)?;
+        if self.task[task.index()].gpu != NONE {
+            return Err(ClusterError::DuplicateTask {
+                task: p.task_label(task),
+                position: self.n_placed,
+            });
+        }
+        if !p.fits(task, gpu) {
+            return Err(ClusterError::MemoryInfeasible {
+                task: p.task_label(task),
+                gpu,
+                need_gib: p.mem_need(task),
+                have_gib: p.gpu_mem(gpu),
+            });
+        }
+        let ready_at = self.drt(task, gpu)?.max(p.ready_time(gpu));
+        Ok((ready_at, p.exec_time(task, gpu)))
     }
 
     /// Earliest start time (EST) of `task` on `gpu` under `policy`, s. Errors: as

@@ -21,17 +21,23 @@
 //!   maximum): after placing on `k`, exactly the ready tasks whose current MCT GPU is `k` are
 //!   refreshed (a task whose best GPU is another keeps its exact MCT: `k` only got worse).
 //!
-//! Worst case `O(n · R · (d̄ + g + log m))` for Max-Min (every ready task prefers the same GPU,
-//! e.g. identical idle GPUs), far less for Min-Min; plus `n · m` slot evaluations to build the
-//! rows. Memory `O(R · m)`: one row (36 bytes per GPU, the GPU count rounded up to a power of
-//! two) per ready task, recycled when the task is placed; the heap is compacted when stale
-//! entries outnumber live ones.
+//! * Interchangeable ready tasks (same memory need, same execution time on every GPU, same
+//!   predecessors with the same edge sizes: the siblings of a fan-out) have the same EFT row
+//!   at every step and are taken in task-id order, so they form one group with one row and
+//!   one heap entry, standing for its smallest member; a placement refreshes a group once,
+//!   not each sibling.
+//!
+//! Worst case `O(n · G · (d̄ + g + log m))` for Max-Min with `G` ready groups (every group
+//! prefers the same GPU, e.g. identical idle GPUs), far less for Min-Min; plus `n · m` slot
+//! evaluations to build the rows and the signatures. Memory `O(G · m)`: one row (36 bytes per
+//! GPU, the GPU count rounded up to a power of two) per ready group, recycled when its last
+//! member is placed; the heap is compacted when stale entries outnumber live ones.
 
 use crate::error::Result;
 use crate::scheduler::RunContext;
 use crate::schedulers::list::{GapIndex, finish, fits_no_gpu};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
@@ -43,8 +49,6 @@ pub(crate) enum Pick {
     /// Max-Min: the ready task of maximum MCT.
     Max,
 }
-
-const NONE: u32 = u32::MAX;
 
 /// A node of a row's tournament tree: the best (EFT, GPU) below it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -175,12 +179,14 @@ impl Rows {
 }
 
 /// A heap entry: served first = greatest `key`, then smallest task id. `key` is `-MCT` for
-/// Min-Min and `MCT` for Max-Min.
+/// Min-Min and `MCT` for Max-Min; `task` is the group's representative (its smallest ready
+/// member) when pushed.
 #[derive(Copy, Clone, Debug, PartialEq)]
 struct Entry {
     key: f64,
     task: u32,
-    /// The task's stamp when pushed (Max-Min drops entries whose task was refreshed since).
+    group: u32,
+    /// The group's stamp when pushed (entries of a group refreshed since are dropped).
     stamp: u32,
 }
 
@@ -200,12 +206,22 @@ impl PartialOrd for Entry {
     }
 }
 
-/// Per ready task: its row, its MCT GPU and its stamp.
-#[derive(Copy, Clone, Debug)]
-struct Cached {
+/// Ready tasks that are interchangeable: same memory need, same execution time on every
+/// GPU, same predecessors with the same edge sizes. Their EFT on any GPU is the same at
+/// every step, so they share one row; the batch rule takes them in task-id order (its
+/// tie-break), so the group stands for its smallest member. The siblings of a fan-out
+/// (one task feeding many equal ones: data-parallel shards, a star) are one group: each
+/// placement refreshes the group once instead of each sibling.
+#[derive(Clone, Debug)]
+struct Group {
     row: u32,
+    /// The MCT GPU at the last refresh.
     gpu: u32,
     stamp: u32,
+    /// Ready members, smallest first.
+    members: BinaryHeap<Reverse<u32>>,
+    /// The key in [`Engine::by_signature`].
+    signature: Box<[u64]>,
 }
 
 struct Engine<'p> {
@@ -216,12 +232,15 @@ struct Engine<'p> {
     rows: Rows,
     /// Placements per GPU so far.
     placements: Vec<u32>,
-    cached: Vec<Cached>,
+    groups: Vec<Group>,
+    free_groups: Vec<u32>,
+    /// Live groups by signature (see [`Engine::signature`]).
+    by_signature: HashMap<Box<[u64]>, u32>,
     missing: Vec<u32>,
     heap: BinaryHeap<Entry>,
-    /// Number of ready (admitted, not yet placed) tasks.
-    ready: usize,
-    /// Max-Min: ready tasks by their MCT GPU.
+    /// Number of live groups.
+    live: usize,
+    /// Max-Min: live groups by their MCT GPU.
     bucket: Vec<Vec<u32>>,
     scratch: Vec<u32>,
 }
@@ -234,37 +253,69 @@ impl Engine<'_> {
         }
     }
 
-    /// Refreshes task `t`'s MCT and pushes it (with a new stamp).
-    fn refresh(&mut self, t: usize) -> Result<()> {
-        let task = TaskId::new(t);
-        let c = self.cached[t];
+    /// What makes ready tasks interchangeable (see [`Group`]): the bits of the memory need,
+    /// of the execution time on every GPU, and the (predecessor, bytes) pairs.
+    fn signature(&self, task: TaskId) -> Box<[u64]> {
+        let p = self.partial.problem();
+        let preds = p.graph().preds(task);
+        let mut sig = Vec::with_capacity(1 + p.n_gpus() + 2 * preds.len());
+        sig.push(p.mem_need(task).to_bits());
+        sig.extend(
+            p.cluster()
+                .gpu_ids()
+                .map(|k| p.exec_time(task, k).to_bits()),
+        );
+        for e in preds {
+            sig.push(e.task.index() as u64);
+            sig.push(e.bytes.to_bits());
+        }
+        sig.into_boxed_slice()
+    }
+
+    /// Refreshes group `g`'s MCT and pushes it (with a new stamp).
+    fn refresh(&mut self, g: u32) -> Result<()> {
+        let group = &self.groups[g as usize];
+        let Some(&Reverse(task)) = group.members.peek() else {
+            return Ok(());
+        };
         let (gpu, mct) = self.rows.best(
-            c.row,
+            group.row,
             &self.partial,
             &self.index,
-            task,
+            TaskId::new(task as usize),
             self.policy,
             &self.placements,
         )?;
-        let stamp = c.stamp.wrapping_add(1);
-        self.cached[t] = Cached {
-            row: c.row,
-            gpu,
-            stamp,
-        };
+        let group = &mut self.groups[g as usize];
+        group.gpu = gpu;
+        group.stamp = group.stamp.wrapping_add(1);
+        let stamp = group.stamp;
         self.heap.push(Entry {
             key: self.key(mct),
-            task: t as u32,
+            task,
+            group: g,
             stamp,
         });
         if self.pick == Pick::Max {
-            self.bucket[gpu as usize].push(t as u32);
+            self.bucket[gpu as usize].push(g);
         }
         Ok(())
     }
 
-    /// Makes task `t` ready: builds its row and pushes it.
+    /// Makes task `t` ready: joins the live group of its signature, or starts one (builds
+    /// its row and pushes it).
     fn admit(&mut self, t: usize) -> Result<()> {
+        let signature = self.signature(TaskId::new(t));
+        if let Some(&g) = self.by_signature.get(&signature) {
+            let group = &mut self.groups[g as usize];
+            let smallest = group
+                .members
+                .peek()
+                .is_none_or(|&Reverse(m)| t < m as usize);
+            group.members.push(Reverse(t as u32));
+            // a new smallest member changes the group's tie-break: push it again
+            return if smallest { self.refresh(g) } else { Ok(()) };
+        }
         let row = self.rows.alloc();
         self.rows.build(
             row,
@@ -274,79 +325,121 @@ impl Engine<'_> {
             self.policy,
             &self.placements,
         )?;
-        self.cached[t].row = row;
-        self.ready += 1;
-        self.refresh(t)
+        let group = Group {
+            row,
+            gpu: 0,
+            stamp: 0,
+            members: BinaryHeap::from([Reverse(t as u32)]),
+            signature: signature.clone(),
+        };
+        let g = match self.free_groups.pop() {
+            Some(g) => {
+                self.groups[g as usize] = group;
+                g
+            }
+            None => {
+                self.groups.push(group);
+                (self.groups.len() - 1) as u32
+            }
+        };
+        self.by_signature.insert(signature, g);
+        self.live += 1;
+        self.refresh(g)
+    }
+
+    /// Whether `e` is the current entry of a live group.
+    fn is_current(&self, e: &Entry) -> bool {
+        let group = &self.groups[e.group as usize];
+        group.stamp == e.stamp && !group.members.is_empty()
     }
 
     /// Drops superseded heap entries once they outnumber the live ones (Max-Min pushes a new
     /// entry per refresh and leaves the old one behind). Amortised `O(1)` per push.
     fn compact(&mut self) {
-        if self.heap.len() <= 2 * self.ready + 64 {
+        if self.heap.len() <= 2 * self.live + 64 {
             return;
         }
         let mut entries = std::mem::take(&mut self.heap).into_vec();
-        entries.retain(|e| {
-            let c = self.cached[e.task as usize];
-            c.row != NONE && c.stamp == e.stamp
-        });
+        entries.retain(|e| self.is_current(e));
         self.heap = BinaryHeap::from(entries);
+    }
+
+    /// Places the smallest member of group `g` on `gpu`; retires the group when it was the
+    /// last member.
+    fn place(&mut self, g: u32, gpu: usize) -> Result<TaskId> {
+        let Some(Reverse(t)) = self.groups[g as usize].members.pop() else {
+            unreachable!("a current entry's group has a member");
+        };
+        let task = TaskId::new(t as usize);
+        let slot = self
+            .index
+            .slot(&self.partial, task, GpuId::new(gpu), self.policy)?;
+        self.index.commit(&mut self.partial, slot)?;
+        self.placements[gpu] = self.placements[gpu].wrapping_add(1);
+        let group = &mut self.groups[g as usize];
+        if group.members.is_empty() {
+            group.stamp = group.stamp.wrapping_add(1);
+            self.rows.free.push(group.row);
+            let signature = std::mem::take(&mut group.signature);
+            self.by_signature.remove(&signature);
+            self.free_groups.push(g);
+            self.live -= 1;
+        }
+        Ok(task)
     }
 
     fn run(&mut self) -> Result<()> {
         let p = self.partial.problem();
-        let g = p.graph();
-        for v in g.entry_tasks() {
+        let graph = p.graph();
+        for v in graph.entry_tasks() {
             self.admit(v.index())?;
         }
         while let Some(e) = self.heap.pop() {
-            let t = e.task as usize;
-            let c = self.cached[t];
-            if e.stamp != c.stamp || c.row == NONE {
-                continue; // superseded entry, or task already placed
+            if !self.is_current(&e) {
+                continue; // superseded entry, or group retired
             }
-            let task = TaskId::new(t);
+            let g = e.group;
             let gpu = match self.pick {
-                // Exact: the task's MCT GPU has not changed since it was refreshed.
-                Pick::Max => c.gpu as usize,
+                // Exact: the group's MCT GPU has not changed since it was refreshed.
+                Pick::Max => self.groups[g as usize].gpu as usize,
                 // A lower bound: refresh; place if exact, else back into the heap.
                 Pick::Min => {
+                    let group = &self.groups[g as usize];
                     let (gpu, mct) = self.rows.best(
-                        c.row,
+                        group.row,
                         &self.partial,
                         &self.index,
-                        task,
+                        TaskId::new(e.task as usize),
                         self.policy,
                         &self.placements,
                     )?;
                     if self.key(mct) != e.key {
-                        self.refresh(t)?;
+                        self.refresh(g)?;
                         continue;
                     }
                     gpu as usize
                 }
             };
-            let slot = self
-                .index
-                .slot(&self.partial, task, GpuId::new(gpu), self.policy)?;
-            self.index.commit(&mut self.partial, slot)?;
-            self.placements[gpu] = self.placements[gpu].wrapping_add(1);
-            self.rows.free.push(c.row);
-            self.cached[t].row = NONE;
-            self.ready -= 1;
-            if self.pick == Pick::Max {
-                std::mem::swap(&mut self.scratch, &mut self.bucket[gpu]);
-                for i in 0..self.scratch.len() {
-                    let u = self.scratch[i] as usize;
-                    let cu = self.cached[u];
-                    if cu.row != NONE && cu.gpu as usize == gpu {
-                        self.refresh(u)?;
+            let task = self.place(g, gpu)?;
+            match self.pick {
+                Pick::Max => {
+                    // GPU `gpu` got worse: refresh exactly the groups whose MCT GPU it was
+                    // (this one included, if members remain).
+                    std::mem::swap(&mut self.scratch, &mut self.bucket[gpu]);
+                    for i in 0..self.scratch.len() {
+                        let h = self.scratch[i];
+                        let group = &self.groups[h as usize];
+                        if !group.members.is_empty() && group.gpu as usize == gpu {
+                            self.refresh(h)?;
+                        }
                     }
+                    self.scratch.clear();
+                    self.compact();
                 }
-                self.scratch.clear();
-                self.compact();
+                // The group's next member has another tie-break: push it again.
+                Pick::Min => self.refresh(g)?,
             }
-            for s in g.succs(task) {
+            for s in graph.succs(task) {
                 let w = s.task.index();
                 self.missing[w] -= 1;
                 if self.missing[w] == 0 {
@@ -366,7 +459,6 @@ pub(crate) fn run(
     ctx: &mut RunContext<'_>,
 ) -> Result<Schedule> {
     let g = problem.graph();
-    let n = problem.n_tasks();
     let m = problem.n_gpus();
     let mut engine = Engine {
         partial: PartialSchedule::new(problem),
@@ -375,17 +467,12 @@ pub(crate) fn run(
         pick,
         rows: Rows::new(m),
         placements: vec![0; m],
-        cached: vec![
-            Cached {
-                row: NONE,
-                gpu: 0,
-                stamp: 0,
-            };
-            n
-        ],
+        groups: Vec::new(),
+        free_groups: Vec::new(),
+        by_signature: HashMap::new(),
         missing: g.task_ids().map(|v| g.preds(v).len() as u32).collect(),
         heap: BinaryHeap::new(),
-        ready: 0,
+        live: 0,
         bucket: if pick == Pick::Max {
             vec![Vec::new(); m]
         } else {

@@ -1,38 +1,77 @@
-//! EFT queries and minimum-EFT processor selection with a per-GPU longest-gap index.
+//! EFT queries and minimum-EFT processor selection with a per-GPU index of idle gaps.
 
 use super::fits_no_gpu;
+use super::gap_tree::GapTree;
 use crate::error::Result;
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Slot};
 use worl_dag::TaskId;
 
-/// EFT queries for list schedulers: [`PartialSchedule::slot`] with a shortcut for the
+/// No task.
+const NONE: u32 = u32::MAX;
+
+/// EFT queries for list schedulers: [`PartialSchedule::slot`] with an index for the
 /// insertion-based policy, and the minimum-EFT processor selection.
 ///
-/// The insertion policy walks a GPU's timeline looking for an idle gap long enough for the
-/// task; on a busy GPU that walk is the cost of HEFT-like schedulers (`O(tasks on the GPU)`
-/// per task and GPU). This index keeps, per GPU, the longest idle gap of its timeline (from
-/// its ready time `r_k` on), updated after each placement on that GPU (one walk of that
-/// timeline). When the longest gap is shorter than the task's execution time, no gap can
-/// hold it, whatever its data-ready time, and the slot is the one after the last task,
-/// computed in `O(|preds|)` ([`Policy::Append`] gives exactly that slot); otherwise the full
-/// search runs. Results are identical to [`PartialSchedule::slot`]'s (a margin of
-/// `1e-12 · (1 + latest finish)` s keeps rounding on the side of searching).
+/// The insertion policy looks for the first idle gap of a GPU's timeline, at or after the
+/// task's data-ready time, long enough for the task; [`PartialSchedule::slot`] walks the
+/// timeline from its first task, `O(tasks on the GPU)` per task and GPU, the cost of
+/// HEFT-like schedulers on busy GPUs. This index keeps every GPU's idle gaps in timeline
+/// order in a treap with the longest gap of each subtree, so that:
+///
+/// * when the GPU's longest gap is shorter than the task's execution time, no gap can hold
+///   it and the slot is the one after the last task ([`Policy::Append`], `O(|preds|)`);
+/// * otherwise the first gap at or after the data-ready time that is long enough is found in
+///   `O(log t)` expected (`t` tasks on the GPU), checked exactly as the walk checks it, and
+///   the slot is built there ([`PartialSchedule::slot_after`]).
+///
+/// Results are identical to [`PartialSchedule::slot`]'s, bit for bit: the index only
+/// proposes candidate gaps (with a margin of `1e-12 · (1 + latest finish)` s on their
+/// lengths, so that rounding never hides a gap that fits), and each candidate is accepted by
+/// the walk's own comparison.
 ///
 /// Use one index per [`PartialSchedule`] and place through [`commit`](Self::commit) (or call
 /// [`refresh`](Self::refresh) after placing otherwise), so that the index follows the
-/// timelines. `8·m` bytes; queries and updates allocate nothing.
+/// timelines; a placement costs `O(log t)` expected. Memory `O(n + m)`, allocated once;
+/// queries and updates allocate nothing.
 #[derive(Clone, Debug)]
 pub struct GapIndex {
-    /// Per GPU: longest idle gap + rounding margin, s (`-inf` while the GPU has no task).
-    threshold: Vec<f64>,
+    /// Per GPU: the latest finish on its timeline, or its ready time `r_k` if later, s.
+    latest: Vec<f64>,
+    /// Per GPU: its last task (`NONE` without tasks).
+    last: Vec<u32>,
+    /// Per placed task: the latest finish before it on its GPU (or `r_k`), s; its gap is
+    /// `start - before`.
+    before: Vec<f64>,
+    /// Per placed task: the task before it on its GPU (`NONE`: first).
+    prev: Vec<u32>,
+    /// Per placed task: its start, s.
+    start: Vec<f64>,
+    /// The gaps in timeline order.
+    tree: GapTree,
 }
 
 impl GapIndex {
     /// An index for an empty schedule of `problem`.
     pub fn new(problem: &Problem) -> Self {
+        let (n, m) = (problem.n_tasks(), problem.n_gpus());
         Self {
-            threshold: vec![f64::NEG_INFINITY; problem.n_gpus()],
+            latest: problem
+                .cluster()
+                .gpu_ids()
+                .map(|k| problem.ready_time(k))
+                .collect(),
+            last: vec![NONE; m],
+            before: vec![0.0; n],
+            prev: vec![NONE; n],
+            start: vec![0.0; n],
+            tree: GapTree::new(n, m),
         }
+    }
+
+    /// Rounding margin on gap lengths for GPU `k`, s.
+    #[inline]
+    fn margin(&self, k: usize) -> f64 {
+        1e-12 * (1.0 + self.latest[k].abs())
     }
 
     /// The slot `task` would take on `gpu` under `policy`: exactly [`PartialSchedule::slot`].
@@ -47,42 +86,101 @@ impl GapIndex {
         policy: Policy,
     ) -> Result<Slot> {
         let p = partial.problem();
-        let policy = match policy {
-            Policy::Insertion
-                if gpu.index() < self.threshold.len()
-                    && task.index() < p.n_tasks()
-                    && self.threshold[gpu.index()] < p.exec_time(task, gpu) =>
-            {
-                Policy::Append // no gap is long enough: the slot is after the last task
+        let k = gpu.index();
+        if policy == Policy::Append || k >= self.latest.len() || task.index() >= p.n_tasks() {
+            return Ok(partial.slot(task, gpu, policy)?);
+        }
+        let exec = p.exec_time(task, gpu);
+        let min_gap = exec - self.margin(k);
+        if self.longest_gap(gpu) < min_gap || !p.fits(task, gpu) {
+            // No gap is long enough: the slot is after the last task (errors as the walk's).
+            return Ok(partial.slot(task, gpu, Policy::Append)?);
+        }
+        let ready_at = partial.data_ready_time(task, gpu)?.max(p.ready_time(gpu));
+        if self.last[k] == NONE || self.latest[k] <= ready_at {
+            // Nothing ends after the data-ready time: the walk's own shortcut.
+            return Ok(partial.slot(task, gpu, policy)?);
+        }
+        let mut candidate = self.tree.first_from(k, ready_at, min_gap);
+        while let Some(c) = candidate {
+            let free = ready_at.max(self.before[c]);
+            if free + exec <= self.start[c] {
+                let after = self.prev[c];
+                let after = (after != NONE).then(|| TaskId::new(after as usize));
+                return Ok(partial.slot_after(task, gpu, after)?);
             }
-            other => other,
-        };
-        Ok(partial.slot(task, gpu, policy)?)
+            candidate = self.tree.first_after(c, min_gap);
+        }
+        // No gap fits: after the last task.
+        Ok(partial.slot(task, gpu, Policy::Append)?)
     }
 
-    /// Commits `slot` to `partial` and updates the index for its GPU.
+    /// Commits `slot` to `partial` and updates the index for its GPU (`O(log t)` expected).
     ///
     /// Errors: as [`PartialSchedule::commit`].
     pub fn commit(&mut self, partial: &mut PartialSchedule<'_>, slot: Slot) -> Result<()> {
         partial.commit(slot)?;
-        self.refresh(partial, slot.gpu());
+        let (t, k) = (slot.task().index(), slot.gpu().index());
+        let (start, finish) = (slot.start(), slot.finish());
+        self.start[t] = start;
+        match partial.next_on_gpu(slot.task()) {
+            // Appended: one new gap, after the latest finish so far.
+            None => {
+                let before = self.latest[k];
+                self.before[t] = before;
+                self.prev[t] = self.last[k];
+                self.last[k] = t as u32;
+                self.tree.insert(k, t, start, start - before, None);
+                self.latest[k] = before.max(finish);
+            }
+            // Inserted before `next`: the gap before `next` splits in two.
+            Some(next) => {
+                let next = next.index();
+                let before = self.before[next];
+                self.before[t] = before;
+                self.prev[t] = self.prev[next];
+                self.prev[next] = t as u32;
+                self.tree.insert(k, t, start, start - before, Some(next));
+                let after = before.max(finish);
+                self.before[next] = after;
+                self.tree.set_gap(next, self.start[next] - after);
+                self.latest[k] = self.latest[k].max(finish);
+            }
+        }
         Ok(())
     }
 
-    /// Recomputes the longest idle gap of `gpu` from `partial` (`O(tasks on gpu)`).
+    /// Rebuilds the index of `gpu` from `partial` (`O(t log t)`, `t` the tasks on `gpu`):
+    /// needed only after placing on `gpu` other than through [`commit`](Self::commit).
     ///
     /// # Panics
     /// If `gpu` is out of range.
     pub fn refresh(&mut self, partial: &PartialSchedule<'_>, gpu: GpuId) {
+        let k = gpu.index();
         let mut latest = partial.problem().ready_time(gpu);
-        let mut gap = f64::NEG_INFINITY;
+        let mut prev = NONE;
+        self.tree.clear(k);
         for t in partial.timeline(gpu) {
             let (start, finish) = (partial.start(t), partial.finish(t));
             let (start, finish) = (start.unwrap_or(latest), finish.unwrap_or(latest));
-            gap = gap.max(start - latest);
+            let i = t.index();
+            self.before[i] = latest;
+            self.prev[i] = prev;
+            self.start[i] = start;
+            self.tree.insert(k, i, start, start - latest, None);
             latest = latest.max(finish);
+            prev = i as u32;
         }
-        self.threshold[gpu.index()] = gap + 1e-12 * (1.0 + latest.abs());
+        self.last[k] = prev;
+        self.latest[k] = latest;
+    }
+
+    /// The longest idle gap of `gpu` as the index knows it, s (`-inf` without tasks).
+    ///
+    /// # Panics
+    /// If `gpu` is out of range.
+    pub fn longest_gap(&self, gpu: GpuId) -> f64 {
+        self.tree.longest(gpu.index())
     }
 
     /// The slot of `task` minimising `slot.finish() + extra(gpu)` over the GPUs that fit
@@ -121,5 +219,114 @@ impl GapIndex {
             Some((slot, _)) => Ok(slot),
             None => Err(fits_no_gpu(p, task)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::sync::Arc;
+    use worl_cluster::presets;
+    use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
+
+    /// The longest gap by a full walk of each timeline.
+    fn rescan(partial: &PartialSchedule<'_>, gpu: GpuId) -> f64 {
+        let mut latest = partial.problem().ready_time(gpu);
+        let mut gap = f64::NEG_INFINITY;
+        for t in partial.timeline(gpu) {
+            let (start, finish) = (partial.start(t).unwrap(), partial.finish(t).unwrap());
+            gap = gap.max(start - latest);
+            latest = latest.max(finish);
+        }
+        gap
+    }
+
+    /// A random DAG of 60 tasks whose works are 0, 1 or 3 (zero-length tasks tie).
+    fn zero_heavy(seed: u64) -> worl_dag::Workload {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut b = worl_dag::WorkloadBuilder::new("zero-heavy");
+        let j = b.add_job("j").unwrap();
+        let ids: Vec<TaskId> = (0..60)
+            .map(|i| {
+                let w = [0.0, 0.0, 1.0, 3.0][rng.random_range(0..4)];
+                b.add_task(j, format!("t{i}"), w, None).unwrap()
+            })
+            .collect();
+        for v in 1..ids.len() {
+            for u in 0..v {
+                if rng.random_bool(0.05) {
+                    b.add_edge(ids[u], ids[v], 0.0).unwrap();
+                }
+            }
+        }
+        b.build().unwrap()
+    }
+
+    /// Every query of `index` equals the walk's slot, bit for bit.
+    fn assert_same_slots(index: &GapIndex, s: &PartialSchedule<'_>, p: &Problem, done: &[bool]) {
+        for v in p.graph().task_ids() {
+            let ready = !done[v.index()] && p.graph().preds(v).iter().all(|e| done[e.task.index()]);
+            if !ready {
+                continue;
+            }
+            for gpu in p.cluster().gpu_ids().filter(|&k| p.fits(v, k)) {
+                let want = s.slot(v, gpu, Policy::Insertion).unwrap();
+                let got = index.slot(s, v, gpu, Policy::Insertion).unwrap();
+                assert_eq!(got, want, "{v:?} on {gpu:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn indexed_slots_and_gaps_equal_the_walk_bit_for_bit() {
+        // Random GPUs in topological order leave many gaps, which later tasks split; zero
+        // works give zero-length tasks and ties between start times.
+        for seed in 0..6u64 {
+            let w = if seed < 4 {
+                alibaba_like(&AlibabaLikeParams::new(40), seed).unwrap()
+            } else {
+                zero_heavy(seed)
+            };
+            let c = presets::pai_mix(4, seed).unwrap();
+            let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut s = PartialSchedule::new(&p);
+            let mut index = GapIndex::new(&p);
+            let mut done = vec![false; p.n_tasks()];
+            let mut inserted = 0;
+            for &v in p.graph().topo_order() {
+                assert_same_slots(&index, &s, &p, &done);
+                let fitting: Vec<GpuId> = p.cluster().gpu_ids().filter(|&k| p.fits(v, k)).collect();
+                let k = fitting[rng.random_range(0..fitting.len())];
+                let slot = index.slot(&s, v, k, Policy::Insertion).unwrap();
+                index.commit(&mut s, slot).unwrap();
+                done[v.index()] = true;
+                inserted += usize::from(s.next_on_gpu(v).is_some());
+                for gpu in p.cluster().gpu_ids() {
+                    assert_eq!(
+                        index.longest_gap(gpu).to_bits(),
+                        rescan(&s, gpu).to_bits(),
+                        "{v:?} {gpu:?}"
+                    );
+                }
+            }
+            assert!(inserted > 0, "seed {seed}: no insertion into a gap");
+            // A full refresh of every GPU gives back the same answers.
+            let mut fresh = index.clone();
+            for gpu in p.cluster().gpu_ids() {
+                fresh.refresh(&s, gpu);
+                assert_eq!(fresh.longest_gap(gpu), index.longest_gap(gpu));
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_gpu_has_no_gap() {
+        let w = alibaba_like(&AlibabaLikeParams::new(1), 1).unwrap();
+        let p = Problem::new(Arc::new(w), Arc::new(presets::pai_mix(2, 1).unwrap())).unwrap();
+        let index = GapIndex::new(&p);
+        assert_eq!(index.longest_gap(GpuId::new(1)), f64::NEG_INFINITY);
     }
 }

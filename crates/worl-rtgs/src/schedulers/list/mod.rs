@@ -18,6 +18,7 @@
 //! hash or iteration order of a container.
 
 pub mod gap_index;
+mod gap_tree;
 pub mod queue;
 pub mod ranks;
 

@@ -1,0 +1,272 @@
+//! The idle gaps of every GPU's timeline in timeline order, for finding the first gap that
+//! can hold a task in `O(log t)` instead of a walk of the timeline: an arena treap (Seidel
+//! and Aragon, "Randomized search trees", Algorithmica 16, 1996) per GPU whose nodes are the
+//! placed tasks, in timeline order, each carrying the idle gap before it, with the longest
+//! gap of every subtree.
+//!
+//! A node is a task (node index = task index, so the arrays are sized once). The in-order
+//! sequence of GPU `k`'s tree is its timeline; nodes are inserted next to a neighbour (the
+//! task they precede, or at the end), never by key, so ties between equal start times
+//! (zero-length tasks) keep the timeline's order. Priorities are a fixed hash of the task
+//! index: the shape, and every result, is deterministic.
+
+/// No node.
+const NIL: u32 = u32::MAX;
+
+/// SplitMix64 finaliser: a fixed, well-mixed priority per task index.
+fn priority(t: usize) -> u32 {
+    let mut z = (t as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) >> 32) as u32
+}
+
+/// The treaps of all GPUs (see the [module docs](self)).
+#[derive(Clone, Debug)]
+pub(crate) struct GapTree {
+    left: Vec<u32>,
+    right: Vec<u32>,
+    parent: Vec<u32>,
+    /// Start time of the task, s.
+    start: Vec<f64>,
+    /// The idle gap before the task (its start minus the latest finish before it), s.
+    gap: Vec<f64>,
+    /// The longest gap of the node's subtree, s.
+    max_gap: Vec<f64>,
+    /// Root per GPU.
+    root: Vec<u32>,
+}
+
+impl GapTree {
+    /// Empty trees for `n` tasks on `m` GPUs.
+    pub(crate) fn new(n: usize, m: usize) -> Self {
+        Self {
+            left: vec![NIL; n],
+            right: vec![NIL; n],
+            parent: vec![NIL; n],
+            start: vec![0.0; n],
+            gap: vec![f64::NEG_INFINITY; n],
+            max_gap: vec![f64::NEG_INFINITY; n],
+            root: vec![NIL; m],
+        }
+    }
+
+    /// Empties GPU `k`'s tree (its nodes are left detached; re-insert them).
+    pub(crate) fn clear(&mut self, k: usize) {
+        self.root[k] = NIL;
+    }
+
+    fn pull(&mut self, x: u32) {
+        let x = x as usize;
+        let mut m = self.gap[x];
+        for c in [self.left[x], self.right[x]] {
+            if c != NIL && self.max_gap[c as usize] > m {
+                m = self.max_gap[c as usize];
+            }
+        }
+        self.max_gap[x] = m;
+    }
+
+    /// Recomputes the subtree maxima from `x` up to the root.
+    fn pull_up(&mut self, mut x: u32) {
+        while x != NIL {
+            self.pull(x);
+            x = self.parent[x as usize];
+        }
+    }
+
+    /// Replaces child `old` of `p` (or the root of GPU `k` when `p` is NIL) by `new`.
+    fn replace_child(&mut self, k: usize, p: u32, old: u32, new: u32) {
+        if p == NIL {
+            self.root[k] = new;
+        } else if self.left[p as usize] == old {
+            self.left[p as usize] = new;
+        } else {
+            self.right[p as usize] = new;
+        }
+        if new != NIL {
+            self.parent[new as usize] = p;
+        }
+    }
+
+    /// Rotates `x` above its parent.
+    fn rotate_up(&mut self, k: usize, x: u32) {
+        let p = self.parent[x as usize];
+        let g = self.parent[p as usize];
+        if self.left[p as usize] == x {
+            let b = self.right[x as usize];
+            self.left[p as usize] = b;
+            if b != NIL {
+                self.parent[b as usize] = p;
+            }
+            self.right[x as usize] = p;
+        } else {
+            let b = self.left[x as usize];
+            self.right[p as usize] = b;
+            if b != NIL {
+                self.parent[b as usize] = p;
+            }
+            self.left[x as usize] = p;
+        }
+        self.parent[p as usize] = x;
+        self.replace_child(k, g, p, x);
+        self.pull(p);
+        self.pull(x);
+    }
+
+    /// Inserts task `t` (start `start`, gap before it `gap`) into GPU `k`'s timeline right
+    /// before task `next`, or at the end (`None`).
+    pub(crate) fn insert(&mut self, k: usize, t: usize, start: f64, gap: f64, next: Option<usize>) {
+        let x = t as u32;
+        self.left[t] = NIL;
+        self.right[t] = NIL;
+        self.start[t] = start;
+        self.gap[t] = gap;
+        self.max_gap[t] = gap;
+        // Attach as the in-order predecessor of `next` (or the last node).
+        let (p, as_left) = match next {
+            Some(n) if self.left[n] == NIL => (n as u32, true),
+            Some(n) => (self.rightmost(self.left[n]), false),
+            None if self.root[k] == NIL => (NIL, false),
+            None => (self.rightmost(self.root[k]), false),
+        };
+        self.parent[t] = p;
+        if p == NIL {
+            self.root[k] = x;
+        } else if as_left {
+            self.left[p as usize] = x;
+        } else {
+            self.right[p as usize] = x;
+        }
+        while self.parent[t] != NIL && priority(t) > priority(self.parent[t] as usize) {
+            self.rotate_up(k, x);
+        }
+        self.pull_up(x);
+    }
+
+    fn rightmost(&self, mut x: u32) -> u32 {
+        while self.right[x as usize] != NIL {
+            x = self.right[x as usize];
+        }
+        x
+    }
+
+    /// The longest gap of GPU `k`, s (`-inf` without tasks).
+    pub(crate) fn longest(&self, k: usize) -> f64 {
+        match self.root[k] {
+            NIL => f64::NEG_INFINITY,
+            r => self.max_gap[r as usize],
+        }
+    }
+
+    /// Sets the gap before task `t` (placed on some GPU's tree).
+    pub(crate) fn set_gap(&mut self, t: usize, gap: f64) {
+        self.gap[t] = gap;
+        self.pull_up(t as u32);
+    }
+
+    /// The first task of GPU `k`'s timeline that starts at or after `at` and has a gap of at
+    /// least `min_gap` before it.
+    pub(crate) fn first_from(&self, k: usize, at: f64, min_gap: f64) -> Option<usize> {
+        self.first_in(self.root[k], at, min_gap)
+    }
+
+    fn first_in(&self, x: u32, at: f64, min_gap: f64) -> Option<usize> {
+        if x == NIL || self.max_gap[x as usize] < min_gap {
+            return None;
+        }
+        let i = x as usize;
+        if self.start[i] < at {
+            // `x` and its left subtree start before `at` (starts are non-decreasing).
+            return self.first_in(self.right[i], at, min_gap);
+        }
+        self.first_in(self.left[i], at, min_gap)
+            .or_else(|| (self.gap[i] >= min_gap).then_some(i))
+            .or_else(|| self.first_in(self.right[i], at, min_gap))
+    }
+
+    /// The first task after task `t` on its timeline with a gap of at least `min_gap`.
+    pub(crate) fn first_after(&self, t: usize, min_gap: f64) -> Option<usize> {
+        if let Some(y) = self.first_in(self.right[t], f64::NEG_INFINITY, min_gap) {
+            return Some(y);
+        }
+        let mut x = t as u32;
+        loop {
+            let p = self.parent[x as usize];
+            if p == NIL {
+                return None;
+            }
+            if self.left[p as usize] == x {
+                if self.gap[p as usize] >= min_gap {
+                    return Some(p as usize);
+                }
+                if let Some(y) = self.first_in(self.right[p as usize], f64::NEG_INFINITY, min_gap) {
+                    return Some(y);
+                }
+            }
+            x = p;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn in_order(t: &GapTree, k: usize) -> Vec<usize> {
+        fn walk(t: &GapTree, x: u32, out: &mut Vec<usize>) {
+            if x != NIL {
+                walk(t, t.left[x as usize], out);
+                out.push(x as usize);
+                walk(t, t.right[x as usize], out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(t, t.root[k], &mut out);
+        out
+    }
+
+    #[test]
+    fn random_insertions_keep_timeline_order_and_answer_like_a_scan() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let n = 400;
+        let mut tree = GapTree::new(n, 2);
+        // the timeline of GPU 1 as a list of (task, start, gap); starts non-decreasing
+        let mut line: Vec<(usize, f64, f64)> = Vec::new();
+        for t in 0..n {
+            let pos = rng.random_range(0..=line.len());
+            let start = if line.is_empty() {
+                0.0
+            } else if pos == line.len() {
+                line[pos - 1].1 + rng.random_range(0..3) as f64
+            } else {
+                line[pos].1 // a tie with the next start: order must follow the timeline
+            };
+            let gap = rng.random_range(0..10) as f64;
+            let next = line.get(pos).map(|e| e.0);
+            tree.insert(1, t, start, gap, next);
+            line.insert(pos, (t, start, gap));
+            if rng.random_bool(0.3) {
+                let i = rng.random_range(0..line.len());
+                line[i].2 = rng.random_range(0..10) as f64;
+                tree.set_gap(line[i].0, line[i].2);
+            }
+            assert_eq!(
+                in_order(&tree, 1),
+                line.iter().map(|e| e.0).collect::<Vec<_>>()
+            );
+            for _ in 0..4 {
+                let at = rng.random_range(0..(n / 2)) as f64;
+                let g = rng.random_range(0..11) as f64;
+                let want = line.iter().find(|e| e.1 >= at && e.2 >= g).map(|e| e.0);
+                assert_eq!(tree.first_from(1, at, g), want, "at {at}, gap {g}");
+                let i = rng.random_range(0..line.len());
+                let want = line[i + 1..].iter().find(|e| e.2 >= g).map(|e| e.0);
+                assert_eq!(tree.first_after(line[i].0, g), want);
+            }
+        }
+        assert!(in_order(&tree, 0).is_empty());
+    }
+}
