@@ -1,0 +1,189 @@
+//! Seeded text mutations shared by the loader fuzz tests (`fuzz_workloads`, `fuzz_clusters`):
+//! each function applies one random edit of one kind to a text file's contents.
+
+#![allow(dead_code)] // each fuzz test uses its own subset
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// Byte ranges of the number-like tokens of `text` (`-`, digits, `.`, exponent), whole
+/// tokens only (not the digits of a name such as `M1`, `m1` or `V100`).
+pub fn numbers(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts =
+            b[i].is_ascii_digit() || (b[i] == b'-' && i + 1 < b.len() && b[i + 1].is_ascii_digit());
+        let inside_word = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if starts && !inside_word {
+            let s = i;
+            i += 1;
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || b[i] == b'.'
+                    || b[i] == b'e'
+                    || b[i] == b'E'
+                    || ((b[i] == b'-' || b[i] == b'+') && matches!(b[i - 1], b'e' | b'E')))
+            {
+                i += 1;
+            }
+            out.push((s, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Byte ranges of identifier-like words (letters, digits, `_`, starting with a letter).
+pub fn words(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            out.push((s, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A uniformly drawn element of `v`, `None` if empty.
+pub fn pick<T: Copy>(rng: &mut ChaCha8Rng, v: &[T]) -> Option<T> {
+    (!v.is_empty()).then(|| v[rng.random_range(0..v.len())])
+}
+
+/// The message of a caught panic.
+pub fn payload(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "<non-string panic payload>".into())
+}
+
+/// Replaces one digit by a random digit.
+pub fn flip_digit(text: &mut String, rng: &mut ChaCha8Rng) {
+    let digits: Vec<usize> = text
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| b.is_ascii_digit())
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(i) = pick(rng, &digits) {
+        let d = (b'0' + rng.random_range(0..10u8)) as char;
+        text.replace_range(i..i + 1, &d.to_string());
+    }
+}
+
+/// Replaces one number by one of `special` (huge, negative, NaN, ...).
+pub fn replace_number(text: &mut String, rng: &mut ChaCha8Rng, special: &[&str]) {
+    if let Some((s, e)) = pick(rng, &numbers(text)) {
+        text.replace_range(s..e, special[rng.random_range(0..special.len())]);
+    }
+}
+
+/// Applies `edit` to the lines of `text` (a random line index is given), if any.
+fn edit_lines(
+    text: &mut String,
+    rng: &mut ChaCha8Rng,
+    edit: impl FnOnce(&mut Vec<String>, usize, &mut ChaCha8Rng),
+) {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    if lines.is_empty() {
+        return;
+    }
+    let i = rng.random_range(0..lines.len());
+    edit(&mut lines, i, rng);
+    *text = lines.join("\n");
+    text.push('\n');
+}
+
+/// Deletes a line, or repeats it `1..=max_copies` times, or swaps it with another.
+pub fn edit_line(text: &mut String, rng: &mut ChaCha8Rng, max_copies: usize) {
+    edit_lines(text, rng, |lines, i, rng| match rng.random_range(0..3) {
+        0 => {
+            lines.remove(i);
+        }
+        1 => {
+            let l = lines[i].clone();
+            for _ in 0..rng.random_range(1..=max_copies) {
+                lines.insert(i, l.clone());
+            }
+        }
+        _ => {
+            let j = rng.random_range(0..lines.len());
+            lines.swap(i, j);
+        }
+    });
+}
+
+/// Deletes, duplicates or swaps a field of a line (fields separated by `,` where the line
+/// has one, else by spaces).
+pub fn edit_field(text: &mut String, rng: &mut ChaCha8Rng) {
+    edit_lines(text, rng, |lines, i, rng| {
+        let sep = if lines[i].contains(',') { ',' } else { ' ' };
+        let mut fields: Vec<&str> = lines[i].split(sep).collect();
+        let k = rng.random_range(0..fields.len());
+        match rng.random_range(0..3) {
+            0 => {
+                fields.remove(k);
+            }
+            1 => fields.insert(k, fields[k]),
+            _ => {
+                let m = rng.random_range(0..fields.len());
+                fields.swap(k, m);
+            }
+        }
+        lines[i] = fields.join(&sep.to_string());
+    });
+}
+
+/// A random char boundary of non-empty `text`.
+fn boundary(text: &str, rng: &mut ChaCha8Rng) -> usize {
+    let mut at = rng.random_range(0..text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Cuts the text at a random point.
+pub fn truncate(text: &mut String, rng: &mut ChaCha8Rng) {
+    if !text.is_empty() {
+        let at = boundary(text, rng);
+        text.truncate(at);
+    }
+}
+
+/// Breaks a reference: a word becomes another word of the text, or a ghost.
+pub fn break_word(text: &mut String, rng: &mut ChaCha8Rng) {
+    let ws = words(text);
+    if let Some((s, e)) = pick(rng, &ws) {
+        let new = if rng.random_bool(0.5) {
+            "ghost".to_owned()
+        } else {
+            let (a, b) = pick(rng, &ws).expect("non-empty");
+            text[a..b].to_owned()
+        };
+        text.replace_range(s..e, &new);
+    }
+}
+
+/// Replaces one character by a random printable ASCII one.
+pub fn replace_char(text: &mut String, rng: &mut ChaCha8Rng) {
+    if !text.is_empty() {
+        let at = boundary(text, rng);
+        let end = (at + 1..=text.len())
+            .find(|&e| text.is_char_boundary(e))
+            .unwrap_or(text.len());
+        let c = rng.random_range(b' '..=b'~') as char;
+        text.replace_range(at..end, &c.to_string());
+    }
+}
