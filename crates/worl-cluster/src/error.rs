@@ -211,16 +211,7 @@ pub enum ClusterError {
     },
 }
 
-/// `v` for messages: in scientific notation when very large or very small (`1e-320`, not
-/// 330 digits), as usual otherwise.
-pub(crate) fn num(v: f64) -> String {
-    let a = v.abs();
-    if v.is_finite() && a != 0.0 && !(1e-6..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        v.to_string()
-    }
-}
+pub(crate) use worl_dag::error::num;
 
 /// Result alias of this crate.
 pub type Result<T, E = ClusterError> = std::result::Result<T, E>;

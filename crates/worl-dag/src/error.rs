@@ -157,9 +157,16 @@ fn at(file: &str, line: usize, message: &str) -> String {
     }
 }
 
-/// A number for messages: as Rust prints it when short, in scientific notation when it would
-/// print more than about 16 digits (`1e308`, not 309 digits; `1e-320`).
-pub(crate) fn num(v: f64) -> String {
+/// A number for error messages: as Rust prints it when short, in scientific notation when it
+/// would print more than about 16 digits (`1e308`, not 309 digits; `1e-320`). Shared by the
+/// error messages of the workspace's crates.
+///
+/// ```
+/// use worl_dag::error::num;
+/// assert_eq!(num(1e308), "1e308");
+/// assert_eq!(num(2.5), "2.5");
+/// ```
+pub fn num(v: f64) -> String {
     let a = v.abs();
     if v.is_finite() && a != 0.0 && !(1e-6..1e16).contains(&a) {
         format!("{v:e}")

@@ -307,6 +307,21 @@ fn create(path: &Path) -> Result<std::fs::File> {
     std::fs::File::create(path).map_err(|e| ExperimentError::io(path, e))
 }
 
+/// Writes a CSV file of `header` and `rows` to `path`, creating its directory.
+fn write_csv_rows(
+    path: &Path,
+    header: &[&str],
+    rows: impl IntoIterator<Item = Vec<String>>,
+) -> Result<()> {
+    let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
+    let err = |e: csv::Error| ExperimentError::csv(path, e);
+    wr.write_record(header).map_err(err)?;
+    for row in rows {
+        wr.write_record(&row).map_err(err)?;
+    }
+    wr.flush().map_err(|e| ExperimentError::io(path, e))
+}
+
 /// Writes `text` to `path`, creating its directory.
 ///
 /// Errors: [`ExperimentError::Io`].
@@ -488,32 +503,30 @@ impl Results {
     ///
     /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
     pub fn write_convergence_csv(&self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
-        let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
-        let err = |e: csv::Error| ExperimentError::csv(path, e);
-        wr.write_record([
-            "problem",
-            "scheduler",
-            "seed",
-            "step",
-            "evaluations",
-            "best_makespan",
-        ])
-        .map_err(err)?;
-        for r in self.records() {
-            for c in &r.convergence {
-                wr.write_record([
+        let rows = self.records().iter().flat_map(|r| {
+            r.convergence.iter().map(move |c| {
+                vec![
                     r.problem.clone(),
                     r.scheduler.clone(),
                     r.seed.to_string(),
                     c.step.to_string(),
                     c.evaluations.to_string(),
                     c.best_makespan.to_string(),
-                ])
-                .map_err(err)?;
-            }
-        }
-        wr.flush().map_err(|e| ExperimentError::io(path, e))
+                ]
+            })
+        });
+        write_csv_rows(
+            path.as_ref(),
+            &[
+                "problem",
+                "scheduler",
+                "seed",
+                "step",
+                "evaluations",
+                "best_makespan",
+            ],
+            rows,
+        )
     }
 
     /// The results as pretty JSON (records with their curves; no schedules). Non-finite
@@ -540,36 +553,14 @@ impl Results {
 }
 
 /// Writes summaries as CSV: group, scheduler, problems, runs, then mean/std/cv/min/max of
-/// makespan, and means (and std where useful) of the other metrics.
+/// makespan (meaningful for one-problem groups), the geometric means of the makespan over the
+/// best's and over the baseline's (with its name), and means (and std where useful) of the
+/// other metrics.
 ///
 /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
 pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Result<()> {
-    let path = path.as_ref();
-    let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
-    let err = |e: csv::Error| ExperimentError::csv(path, e);
-    wr.write_record([
-        "group",
-        "scheduler",
-        "problems",
-        "runs",
-        "makespan_mean",
-        "makespan_std",
-        "makespan_cv",
-        "makespan_min",
-        "makespan_max",
-        "gap_mean",
-        "gap_std",
-        "slr_mean",
-        "speedup_mean",
-        "efficiency_mean",
-        "utilisation_mean",
-        "wall_time_s_mean",
-        "wall_time_s_std",
-        "evaluations_mean",
-    ])
-    .map_err(err)?;
-    for s in summaries {
-        let row: Vec<String> = vec![
+    let rows = summaries.iter().map(|s| {
+        vec![
             s.group.clone(),
             s.scheduler.clone(),
             s.problems.to_string(),
@@ -579,6 +570,9 @@ pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Res
             s.makespan.cv.to_string(),
             s.makespan.min.to_string(),
             s.makespan.max.to_string(),
+            s.to_best.to_string(),
+            s.baseline.clone().unwrap_or_default(),
+            s.to_baseline.map_or(String::new(), |r| r.to_string()),
             s.gap.mean.to_string(),
             s.gap.std.to_string(),
             s.slr.mean.to_string(),
@@ -588,10 +582,35 @@ pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Res
             s.wall_time_s.mean.to_string(),
             s.wall_time_s.std.to_string(),
             s.evaluations.mean.to_string(),
-        ];
-        wr.write_record(&row).map_err(err)?;
-    }
-    wr.flush().map_err(|e| ExperimentError::io(path, e))
+        ]
+    });
+    write_csv_rows(
+        path.as_ref(),
+        &[
+            "group",
+            "scheduler",
+            "problems",
+            "runs",
+            "makespan_mean",
+            "makespan_std",
+            "makespan_cv",
+            "makespan_min",
+            "makespan_max",
+            "to_best",
+            "baseline",
+            "to_baseline",
+            "gap_mean",
+            "gap_std",
+            "slr_mean",
+            "speedup_mean",
+            "efficiency_mean",
+            "utilisation_mean",
+            "wall_time_s_mean",
+            "wall_time_s_std",
+            "evaluations_mean",
+        ],
+        rows,
+    )
 }
 
 /// Writes a [`NormalisedTable`] as CSV in long format, one row per problem and scheduler
@@ -600,36 +619,34 @@ pub fn write_summaries_csv(path: impl AsRef<Path>, summaries: &[Summary]) -> Res
 ///
 /// Errors: [`ExperimentError::Io`], [`ExperimentError::Csv`].
 pub fn write_normalised_csv(path: impl AsRef<Path>, t: &NormalisedTable) -> Result<()> {
-    let path = path.as_ref();
-    let mut wr = csv::Writer::from_writer(std::io::BufWriter::new(create(path)?));
-    let err = |e: csv::Error| ExperimentError::csv(path, e);
-    wr.write_record([
-        "problem",
-        "scheduler",
-        "makespan_mean",
-        "best",
-        "to_best",
-        "baseline",
-        "to_baseline",
-    ])
-    .map_err(err)?;
     let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let mut rows = Vec::new();
     for row in &t.rows {
         for (j, s) in t.schedulers.iter().enumerate() {
-            let Some(m) = row.makespan.get(j).copied().flatten() else {
-                continue;
-            };
-            wr.write_record([
-                row.problem.clone(),
-                s.clone(),
-                m.to_string(),
-                row.best.to_string(),
-                opt(row.to_best(j)),
-                t.baseline.clone().unwrap_or_default(),
-                opt(row.to_baseline(j)),
-            ])
-            .map_err(err)?;
+            if let Some(m) = row.makespan.get(j).copied().flatten() {
+                rows.push(vec![
+                    row.problem.clone(),
+                    s.clone(),
+                    m.to_string(),
+                    row.best.to_string(),
+                    opt(row.to_best(j)),
+                    t.baseline.clone().unwrap_or_default(),
+                    opt(row.to_baseline(j)),
+                ]);
+            }
         }
     }
-    wr.flush().map_err(|e| ExperimentError::io(path, e))
+    write_csv_rows(
+        path.as_ref(),
+        &[
+            "problem",
+            "scheduler",
+            "makespan_mean",
+            "best",
+            "to_best",
+            "baseline",
+            "to_baseline",
+        ],
+        rows,
+    )
 }

@@ -114,9 +114,27 @@ fn json_round_trip_keeps_curves() {
     );
     let sums = dir.path().join("summaries.csv");
     report::write_summaries_csv(&sums, &res.summaries(&GroupBy::Problem)).unwrap();
+    let text = std::fs::read_to_string(&sums).unwrap();
+    assert_eq!(text.lines().count(), 1 + 3 * 3);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(",to_best,baseline,to_baseline,")
+    );
+    // long format: 3 problems x 3 schedulers, the best of each problem at ratio 1
+    let norm = dir.path().join("normalised.csv");
+    let t = res.normalised(None).unwrap();
+    report::write_normalised_csv(&norm, &t).unwrap();
+    let text = std::fs::read_to_string(&norm).unwrap();
+    assert_eq!(text.lines().count(), 1 + 3 * 3);
     assert_eq!(
-        std::fs::read_to_string(&sums).unwrap().lines().count(),
-        1 + 3 * 3
+        text.lines().next().unwrap(),
+        "problem,scheduler,makespan_mean,best,to_best,baseline,to_baseline"
+    );
+    assert!(
+        text.lines().filter(|l| l.contains(",1,,")).count() >= 3,
+        "{text}"
     );
 }
 

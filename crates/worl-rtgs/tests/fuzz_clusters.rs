@@ -14,7 +14,7 @@
 
 mod mutation;
 
-use mutation::payload;
+use mutation::{Outcome, payload};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -23,12 +23,10 @@ use std::time::Instant;
 use worl_cluster::formats::openb::{OpenbModels, parse_openb_node_list};
 use worl_cluster::formats::pai::parse_pai_machine_spec;
 use worl_cluster::{
-    Cluster, ClusterBuilder, ClusterError, GpuModel, Link, Network, Problem, TableSample, presets,
+    Cluster, ClusterBuilder, ClusterError, GpuModel, Link, Network, TableSample, presets,
 };
 use worl_dag::generators::shapes;
 use worl_dag::{Workload, WorkloadBuilder};
-use worl_rtgs::conformance::LOWER_BOUND_TOLERANCE;
-use worl_rtgs::{Registry, RunContext};
 
 /// Mutated inputs per format.
 const INPUTS_PER_FORMAT: usize = 10_000;
@@ -291,7 +289,6 @@ fn run_format(
         }
     }
     let mut rng = ChaCha8Rng::seed_from_u64(0xC1A5_7E20 + format as u64);
-    let mut heft = Registry::with_builtins().build_spec("heft").expect("heft");
     let mut c = Counts {
         seeds: seeds.len(),
         ..Counts::default()
@@ -354,57 +351,15 @@ fn run_format(
         };
         c.loaded += 1;
         for w in workloads {
-            let built = catch_unwind(AssertUnwindSafe(|| {
-                Problem::new(w.clone(), cluster.clone())
-            }));
-            let p = match built {
-                Err(p) => {
-                    fail(&text, format!("Problem::new panicked: {}", payload(&*p)));
-                    continue;
+            match mutation::schedule_loaded(w, &cluster) {
+                Outcome::ProblemError => c.problem_errors += 1,
+                Outcome::Valid => {
+                    c.problems += 1;
+                    c.schedules += 1;
                 }
-                Ok(Err(e)) => {
-                    assert!(!e.to_string().is_empty());
-                    c.problem_errors += 1;
-                    continue;
-                }
-                Ok(Ok(p)) => p,
-            };
-            c.problems += 1;
-            let run = catch_unwind(AssertUnwindSafe(|| {
-                let lb = p.lower_bound().value;
-                let s = heft.schedule(&p, &mut RunContext::new(0));
-                (lb, s.map(|s| (s.validate(&p), s.makespan(), s.metrics(&p))))
-            }));
-            match run {
-                Err(pl) => fail(
-                    &text,
-                    format!("HEFT or lower bound panicked: {}", payload(&*pl)),
-                ),
-                Ok((_, Err(e))) => fail(&text, format!("HEFT failed on `{}`: {e}", w.name())),
-                Ok((lb, Ok((issues, makespan, m)))) => {
-                    let metrics = [
-                        m.makespan,
-                        m.slr,
-                        m.speedup,
-                        m.efficiency,
-                        m.utilisation,
-                        m.lower_bound,
-                        m.gap,
-                    ];
-                    if !issues.is_empty() {
-                        fail(&text, format!("invalid HEFT schedule: {issues:?}"));
-                    } else if !lb.is_finite() {
-                        fail(&text, format!("lower bound {lb} is not finite"));
-                    } else if makespan
-                        .partial_cmp(&(lb * (1.0 - LOWER_BOUND_TOLERANCE)))
-                        .is_none_or(|o| o.is_lt())
-                    {
-                        fail(&text, format!("makespan {makespan} < lower bound {lb}"));
-                    } else if metrics.iter().any(|x| !x.is_finite()) {
-                        fail(&text, format!("metrics not finite: {m:?}"));
-                    } else {
-                        c.schedules += 1;
-                    }
+                Outcome::Failure(what) => {
+                    c.problems += 1;
+                    fail(&text, what);
                 }
             }
         }

@@ -12,16 +12,14 @@
 
 mod mutation;
 
-use mutation::payload;
+use mutation::{Outcome, payload};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use worl_cluster::{Cluster, GpuModel, Problem, presets};
+use worl_cluster::{Cluster, GpuModel, presets};
 use worl_dag::formats::{alibaba, dax, native, stg, wfcommons};
 use worl_dag::{DagError, LoadReport, Workload};
-use worl_rtgs::conformance::LOWER_BOUND_TOLERANCE;
-use worl_rtgs::{Registry, RunContext};
 
 /// Mutated inputs per format.
 const INPUTS_PER_FORMAT: usize = 10_000;
@@ -324,7 +322,6 @@ fn run_format(format: Format, cluster: &Arc<Cluster>, failures: &mut Vec<Failure
         }
     }
     let mut rng = ChaCha8Rng::seed_from_u64(0x5EED_0000 + format as u64);
-    let mut heft = Registry::with_builtins().build_spec("heft").expect("heft");
     let mut c = Counts::default();
     let mut fail = |input: &str, what: String| {
         failures.push(Failure {
@@ -359,43 +356,15 @@ fn run_format(format: Format, cluster: &Arc<Cluster>, failures: &mut Vec<Failure
         };
         c.loaded += 1;
         let w = Arc::new(w);
-        let built = catch_unwind(AssertUnwindSafe(|| {
-            Problem::new(w.clone(), cluster.clone())
-        }));
-        let p = match built {
-            Err(p) => {
-                fail(&text, format!("Problem::new panicked: {}", payload(&*p)));
-                continue;
+        match mutation::schedule_loaded(&w, cluster) {
+            Outcome::ProblemError => c.problem_errors += 1,
+            Outcome::Valid => {
+                c.problems += 1;
+                c.schedules += 1;
             }
-            Ok(Err(e)) => {
-                assert!(!e.to_string().is_empty());
-                c.problem_errors += 1;
-                continue;
-            }
-            Ok(Ok(p)) => p,
-        };
-        c.problems += 1;
-        let run = catch_unwind(AssertUnwindSafe(|| {
-            let lb = p.lower_bound().value;
-            let s = heft.schedule(&p, &mut RunContext::new(0));
-            (lb, s.map(|s| (s.validate(&p), s.makespan())))
-        }));
-        match run {
-            Err(pl) => fail(
-                &text,
-                format!("HEFT or lower bound panicked: {}", payload(&*pl)),
-            ),
-            Ok((_, Err(e))) => fail(&text, format!("HEFT failed: {e}")),
-            Ok((lb, Ok((issues, makespan)))) => {
-                if !issues.is_empty() {
-                    fail(&text, format!("invalid HEFT schedule: {issues:?}"));
-                } else if !lb.is_finite() {
-                    fail(&text, format!("lower bound {lb} is not finite"));
-                } else if makespan.is_nan() || makespan < lb * (1.0 - LOWER_BOUND_TOLERANCE) {
-                    fail(&text, format!("makespan {makespan} < lower bound {lb}"));
-                } else {
-                    c.schedules += 1;
-                }
+            Outcome::Failure(what) => {
+                c.problems += 1;
+                fail(&text, what);
             }
         }
     }

@@ -187,3 +187,68 @@ pub fn replace_char(text: &mut String, rng: &mut ChaCha8Rng) {
         text.replace_range(at..end, &c.to_string());
     }
 }
+
+/// What became of a loaded input (see [`schedule_loaded`]).
+pub enum Outcome {
+    /// `Problem::new` refused it with a typed error.
+    ProblemError,
+    /// HEFT gave a valid schedule above the finite lower bound, with finite metrics.
+    Valid,
+    /// Anything else: a panic, a HEFT error, an invalid schedule, a bad bound or metric.
+    Failure(String),
+}
+
+/// Builds the problem of `workload` on `cluster` and schedules it with HEFT, checking the
+/// schedule (valid), the lower bound (finite, at most the makespan up to
+/// [`LOWER_BOUND_TOLERANCE`](worl_rtgs::conformance::LOWER_BOUND_TOLERANCE)) and the metrics
+/// (finite); panics are caught and reported as failures.
+pub fn schedule_loaded(
+    workload: &std::sync::Arc<worl_dag::Workload>,
+    cluster: &std::sync::Arc<worl_cluster::Cluster>,
+) -> Outcome {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use worl_rtgs::conformance::LOWER_BOUND_TOLERANCE;
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        worl_cluster::Problem::new(workload.clone(), cluster.clone())
+    }));
+    let p = match built {
+        Err(p) => return Outcome::Failure(format!("Problem::new panicked: {}", payload(&*p))),
+        Ok(Err(e)) => {
+            assert!(!e.to_string().is_empty());
+            return Outcome::ProblemError;
+        }
+        Ok(Ok(p)) => p,
+    };
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        let lb = p.lower_bound().value;
+        let mut heft = worl_rtgs::schedulers::Heft::new();
+        let s = worl_rtgs::Scheduler::schedule(&mut heft, &p, &mut worl_rtgs::RunContext::new(0));
+        (lb, s.map(|s| (s.validate(&p), s.makespan(), s.metrics(&p))))
+    }));
+    match run {
+        Err(pl) => Outcome::Failure(format!("HEFT or lower bound panicked: {}", payload(&*pl))),
+        Ok((_, Err(e))) => Outcome::Failure(format!("HEFT failed on `{}`: {e}", workload.name())),
+        Ok((lb, Ok((issues, makespan, m)))) => {
+            let metrics = [
+                m.makespan,
+                m.slr,
+                m.speedup,
+                m.efficiency,
+                m.utilisation,
+                m.lower_bound,
+                m.gap,
+            ];
+            if !issues.is_empty() {
+                Outcome::Failure(format!("invalid HEFT schedule: {issues:?}"))
+            } else if !lb.is_finite() {
+                Outcome::Failure(format!("lower bound {lb} is not finite"))
+            } else if makespan.is_nan() || makespan < lb * (1.0 - LOWER_BOUND_TOLERANCE) {
+                Outcome::Failure(format!("makespan {makespan} < lower bound {lb}"))
+            } else if metrics.iter().any(|x| !x.is_finite()) {
+                Outcome::Failure(format!("metrics not finite: {m:?}"))
+            } else {
+                Outcome::Valid
+            }
+        }
+    }
+}
