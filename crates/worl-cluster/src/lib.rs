@@ -77,6 +77,7 @@ pub mod plan;
 pub mod presets;
 pub mod problem;
 pub mod schedule;
+pub mod schedule_file;
 pub mod validate;
 
 pub use catalog::GpuModel;
@@ -91,4 +92,5 @@ pub use partial::{PartialSchedule, Slot};
 pub use plan::{Plan, Policy};
 pub use problem::Problem;
 pub use schedule::{Schedule, ScheduledTask};
+pub use schedule_file::{MatchError, RowRef, ScheduleFile, ScheduleMeta, ScheduleRow};
 pub use validate::Violation;

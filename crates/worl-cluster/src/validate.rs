@@ -1,5 +1,6 @@
 //! Schedule validation: every violated constraint of the model, as typed [`Violation`]s.
 
+use crate::error::num;
 use crate::ids::GpuId;
 use crate::problem::Problem;
 use crate::schedule::Schedule;
@@ -12,19 +13,19 @@ use worl_dag::TaskId;
 #[non_exhaustive]
 pub enum Violation {
     /// The problem's task has no entry in the schedule.
-    #[error("task {task} is not scheduled")]
+    #[error("missing task: {task} is not scheduled")]
     MissingTask {
         /// The task.
         task: TaskId,
     },
     /// The schedule has an entry for a task the problem does not have.
-    #[error("schedule entry {task} is not a task of the problem")]
+    #[error("unknown task: schedule entry {task} is not a task of the problem")]
     UnknownTask {
         /// The entry's id.
         task: TaskId,
     },
     /// A task is on a GPU the problem does not have.
-    #[error("task {task} is on GPU {gpu}, which the cluster lacks")]
+    #[error("unknown GPU: {task} is on GPU {gpu}, which the cluster lacks")]
     UnknownGpu {
         /// The task.
         task: TaskId,
@@ -33,7 +34,10 @@ pub enum Violation {
     },
     /// `S_v < F_u + comm(d_uv, π(u), π(v))` for an edge `u → v`.
     #[error(
-        "{to} starts at {start} but its data from {from} is ready at {data_ready} ({amount} too early)"
+        "precedence: {to} starts at {} s but its data from {from} is ready at {} s (finish + communication), {} s too early",
+        num(*start),
+        num(*data_ready),
+        num(*amount)
     )]
     Precedence {
         /// Parent `u`.
@@ -48,7 +52,7 @@ pub enum Violation {
         amount: f64,
     },
     /// Two tasks overlap on one GPU: `second` starts before `first` finishes.
-    #[error("{second} starts {amount} before {first} finishes on GPU {gpu}")]
+    #[error("overlap on GPU {gpu}: {second} starts {} s before {first} finishes", num(*amount))]
     Overlap {
         /// The GPU.
         gpu: GpuId,
@@ -60,7 +64,11 @@ pub enum Violation {
         amount: f64,
     },
     /// A task starts before its GPU's ready time: `S_v < r_π(v)`.
-    #[error("{task} starts at {start} before GPU {gpu} is ready at {ready_time}")]
+    #[error(
+        "ready time: {task} starts at {} s, before GPU {gpu} is ready at {} s",
+        num(*start),
+        num(*ready_time)
+    )]
     BeforeReady {
         /// The task.
         task: TaskId,
@@ -74,7 +82,7 @@ pub enum Violation {
         amount: f64,
     },
     /// A task needs more memory than its GPU has: `mem_v > mem(π(v))`.
-    #[error("{task} needs {need_gib} GiB, GPU {gpu} has {have_gib} GiB")]
+    #[error("memory: {task} needs {} GiB, GPU {gpu} has {} GiB", num(*need_gib), num(*have_gib))]
     Memory {
         /// The task.
         task: TaskId,
@@ -86,7 +94,11 @@ pub enum Violation {
         have_gib: f64,
     },
     /// `F_v − S_v` differs from `exec(v, π(v))`.
-    #[error("{task} runs {actual} on GPU {gpu}, its execution time is {expected}")]
+    #[error(
+        "duration: {task} runs {} s on GPU {gpu}, its execution time there is {} s",
+        num(*actual),
+        num(*expected)
+    )]
     Duration {
         /// The task.
         task: TaskId,
@@ -95,6 +107,25 @@ pub enum Violation {
         /// `exec(v, π(v))`, s.
         expected: f64,
         /// `F_v − S_v`, s.
+        actual: f64,
+    },
+    /// A schedule file has more than one row for a task (reported by
+    /// [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check); a [`Schedule`]
+    /// holds one entry per task and cannot repeat one). The first row is the one checked.
+    #[error("duplicate task: {task} has {rows} rows")]
+    DuplicateTask {
+        /// The task.
+        task: TaskId,
+        /// Number of rows naming it (`>= 2`).
+        rows: usize,
+    },
+    /// A schedule file's declared makespan differs from the latest finish of its rows
+    /// (reported by [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check)).
+    #[error("makespan: the file declares {} s, its latest finish is {} s", num(*declared), num(*actual))]
+    Makespan {
+        /// The makespan written in the file, s.
+        declared: f64,
+        /// `max_v F_v` over the rows, s.
         actual: f64,
     },
 }
@@ -215,5 +246,217 @@ impl Schedule {
             }
         }
         out
+    }
+}
+
+impl Violation {
+    /// The constraint broken, as the one word or phrase every message starts with:
+    /// `missing task`, `unknown task`, `duplicate task`, `unknown GPU`, `precedence`,
+    /// `overlap`, `ready time`, `memory`, `duration` or `makespan`.
+    pub fn constraint(&self) -> &'static str {
+        match self {
+            Self::MissingTask { .. } => "missing task",
+            Self::UnknownTask { .. } => "unknown task",
+            Self::DuplicateTask { .. } => "duplicate task",
+            Self::UnknownGpu { .. } => "unknown GPU",
+            Self::Precedence { .. } => "precedence",
+            Self::Overlap { .. } => "overlap",
+            Self::BeforeReady { .. } => "ready time",
+            Self::Memory { .. } => "memory",
+            Self::Duration { .. } => "duration",
+            Self::Makespan { .. } => "makespan",
+        }
+    }
+
+    /// This violation as one line for a person: tasks as `` `job/task` (t3) ``, GPUs as
+    /// `` g1 (V100-16GB on `node-1`) ``, and the times involved taken from `schedule`
+    /// (both intervals of an overlap; the parent's finish and the communication time of a
+    /// precedence). Starts with [`constraint`](Self::constraint) like the plain
+    /// [`Display`](std::fmt::Display), which names tasks and GPUs by id only.
+    ///
+    /// `problem` and `schedule` are those the violation was found on; ids outside them
+    /// are printed bare (`t7`, `g9`), so this never panics.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use worl_cluster::{presets, GpuId, GpuModel, Problem, Schedule, ScheduledTask};
+    /// use worl_dag::WorkloadBuilder;
+    /// let mut b = WorkloadBuilder::new("w");
+    /// let j = b.add_job("j")?;
+    /// b.add_task(j, "a", 4.0, None)?;
+    /// let p = Problem::new(Arc::new(b.build()?), Arc::new(presets::homogeneous(1, &GpuModel::v100_16gb())?))?;
+    /// let s = Schedule::new(1, vec![ScheduledTask { gpu: GpuId::new(0), start: 1.0, finish: 3.0 }])?;
+    /// let v = s.validate(&p);
+    /// assert_eq!(v[0].to_string(), "duration: t0 runs 2 s on GPU g0, its execution time there is 4 s");
+    /// assert_eq!(
+    ///     v[0].explain(&p, &s).to_string(),
+    ///     "duration: `j/a` (t0) runs 2 s on g0 (V100-16GB on `node-0`) (start 1 s, finish 3 s), its execution time there is 4 s",
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn explain<'a>(&'a self, problem: &'a Problem, schedule: &'a Schedule) -> Explained<'a> {
+        Explained {
+            violation: self,
+            problem,
+            schedule,
+        }
+    }
+}
+
+/// A [`Violation`] with the names and times of its problem and schedule, from
+/// [`Violation::explain`]; its [`Display`](std::fmt::Display) is one line.
+#[derive(Copy, Clone, Debug)]
+pub struct Explained<'a> {
+    violation: &'a Violation,
+    problem: &'a Problem,
+    schedule: &'a Schedule,
+}
+
+impl Explained<'_> {
+    fn task(&self, v: TaskId) -> String {
+        if v.index() < self.problem.n_tasks() {
+            format!("`{}` ({v})", self.problem.task_label(v))
+        } else {
+            v.to_string()
+        }
+    }
+
+    fn gpu(&self, k: GpuId) -> String {
+        let c = self.problem.cluster();
+        if k.index() < c.n_gpus() {
+            let g = c.gpu(k);
+            format!("{k} ({} on `{}`)", g.model, c.machines()[g.machine.index()])
+        } else {
+            k.to_string()
+        }
+    }
+
+    /// `(start, finish)` of `v` in the schedule, if it has an entry.
+    fn times(&self, v: TaskId) -> Option<(f64, f64)> {
+        self.schedule
+            .tasks()
+            .get(v.index())
+            .map(|e| (e.start, e.finish))
+    }
+
+    fn interval(&self, v: TaskId) -> String {
+        match self.times(v) {
+            Some((s, f)) => format!(" [{} s, {} s]", num(s), num(f)),
+            None => String::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for Explained<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self.violation.constraint();
+        match *self.violation {
+            Violation::MissingTask { task } => {
+                write!(f, "{c}: {} is not scheduled", self.task(task))
+            }
+            Violation::UnknownTask { task } => write!(
+                f,
+                "{c}: schedule entry {task} is not a task of workload `{}` ({} tasks)",
+                self.problem.workload().name(),
+                self.problem.n_tasks()
+            ),
+            Violation::DuplicateTask { task, rows } => {
+                write!(f, "{c}: {} has {rows} rows", self.task(task))
+            }
+            Violation::UnknownGpu { task, gpu } => write!(
+                f,
+                "{c}: {} is on GPU {gpu}, which cluster `{}` lacks ({} GPUs)",
+                self.task(task),
+                self.problem.cluster().name(),
+                self.problem.n_gpus()
+            ),
+            Violation::Precedence {
+                from,
+                to,
+                data_ready,
+                start,
+                amount,
+            } => {
+                write!(
+                    f,
+                    "{c}: {} starts at {} s but its data from {} is ready at {} s",
+                    self.task(to),
+                    num(start),
+                    self.task(from),
+                    num(data_ready)
+                )?;
+                if let Some((_, fu)) = self.times(from) {
+                    write!(
+                        f,
+                        " (finish {} s + communication {} s)",
+                        num(fu),
+                        num(data_ready - fu)
+                    )?;
+                }
+                write!(f, ", {} s too early", num(amount))
+            }
+            Violation::Overlap {
+                gpu,
+                first,
+                second,
+                amount,
+            } => write!(
+                f,
+                "{c} on {}: {}{} starts {} s before {}{} finishes",
+                self.gpu(gpu),
+                self.task(second),
+                self.interval(second),
+                num(amount),
+                self.task(first),
+                self.interval(first)
+            ),
+            Violation::BeforeReady {
+                task,
+                gpu,
+                ready_time,
+                start,
+                amount,
+            } => write!(
+                f,
+                "{c}: {} starts at {} s on {}, which is ready at {} s ({} s early)",
+                self.task(task),
+                num(start),
+                self.gpu(gpu),
+                num(ready_time),
+                num(amount)
+            ),
+            Violation::Memory {
+                task,
+                gpu,
+                need_gib,
+                have_gib,
+            } => write!(
+                f,
+                "{c}: {} needs {} GiB but {} has {} GiB",
+                self.task(task),
+                num(need_gib),
+                self.gpu(gpu),
+                num(have_gib)
+            ),
+            Violation::Duration {
+                task,
+                gpu,
+                expected,
+                actual,
+            } => {
+                write!(
+                    f,
+                    "{c}: {} runs {} s on {}",
+                    self.task(task),
+                    num(actual),
+                    self.gpu(gpu)
+                )?;
+                if let Some((s, fin)) = self.times(task) {
+                    write!(f, " (start {} s, finish {} s)", num(s), num(fin))?;
+                }
+                write!(f, ", its execution time there is {} s", num(expected))
+            }
+            Violation::Makespan { .. } => write!(f, "{}", self.violation),
+        }
     }
 }
