@@ -13,6 +13,11 @@ use worl_dag::{TaskId, WorkloadBuilder};
 /// Cluster `lab`: `node-0` with one `S16` (speed 1, 16 GiB), `node-1` with two `BIG` (speed
 /// 2, 48 GiB); 4 B/s + 0.5 s inside a machine, 2 B/s + 1 s between machines.
 fn problem() -> Problem {
+    problem_with_ready(0.0)
+}
+
+/// [`problem`] with `g0` busy until `ready` s.
+fn problem_with_ready(ready: f64) -> Problem {
     let mut wb = WorkloadBuilder::new("w");
     let j = wb.add_job("j").unwrap();
     let a = wb.add_task(j, "a", 2.0, None).unwrap();
@@ -29,6 +34,7 @@ fn problem() -> Problem {
     let m1 = cb.add_machine("node-1");
     cb.add_gpus(m1, &GpuModel::custom("BIG", 2.0, 48.0).unwrap(), 2)
         .unwrap();
+    cb.set_ready_time(GpuId::new(0), ready).unwrap();
     cb.network(Network::uniform(
         Link::new(4.0, 0.5).unwrap(),
         Link::new(2.0, 1.0).unwrap(),
@@ -108,7 +114,7 @@ fn csv_has_the_header_lines_columns_and_one_row_per_task() {
     );
     assert_eq!(file(&p).to_csv_string(), expected);
     assert_eq!(CSV_COLUMNS.join(","), expected.lines().nth(9).unwrap());
-    assert!(lb > 0.0 && lb <= 3.0, "lower bound {lb}");
+    assert_eq!(lb, 3.0); // critical path a -> b on a BIG GPU: 1 + 2 s
 }
 
 #[test]
@@ -552,4 +558,36 @@ fn a_file_of_another_schedule_shape_is_refused() {
             ..
         })
     ));
+}
+
+#[test]
+fn early_starts_and_extra_entries_are_explained_too() {
+    let p = problem_with_ready(1.0);
+    let s = Schedule::new(
+        3,
+        vec![
+            e(0, 0.5, 2.5), // a on g0, ready at 1
+            e(1, 6.0, 8.0),
+            e(2, 0.0, 1.0),
+            e(2, 1.0, 1.5),
+            e(2, 1.5, 2.0),
+            e(1, 8.0, 9.0), // no sixth task
+        ],
+    )
+    .unwrap();
+    let v = schedule_file::check(&p, &s);
+    let lines: Vec<String> = v.iter().map(|x| x.explain(&p, &s).to_string()).collect();
+    assert_eq!(
+        lines,
+        vec![
+            "unknown task: schedule entry t5 is not a task of workload `w` (5 tasks)",
+            "ready time: `j/a` (t0) starts at 0.5 s on g0 (S16 on `node-0`), which is ready at \
+             1 s (0.5 s early)",
+        ]
+    );
+    assert_eq!(
+        v[1].to_string(),
+        "ready time: t0 starts at 0.5 s, before GPU g0 is ready at 1 s"
+    );
+    assert_eq!(v[1].constraint(), "ready time");
 }
