@@ -7,7 +7,7 @@
 //! | [`dax`] | Pegasus DAX XML | read |
 //! | [`stg`] | Standard Task Graph (Kasahara), with or without communication costs | read |
 //! | [`native`] | worl's own versioned JSON | read and write (lossless) |
-//! | [`dot`] | Graphviz DOT | write |
+//! | [`dot`] | Graphviz DOT (DAGGEN, dslab-dag and worl's own export) | read and write (lossless) |
 //!
 //! Every reader returns the [`Workload`] and a [`LoadReport`] listing what it skipped,
 //! repaired or noticed, per [`Reason`], with the offending items; bad input is a typed
@@ -44,6 +44,8 @@ pub enum Format {
     Stg,
     /// worl's native JSON (`.json` with `"format": "worl-workload"`).
     Native,
+    /// Graphviz DOT digraph (`.dot`, `.gv`).
+    Dot,
 }
 
 /// Opens a file for reading, naming it in the error.
@@ -134,6 +136,7 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
         Some("csv") => Ok(Format::Alibaba),
         Some("xml" | "dax") => Ok(Format::Dax),
         Some("stg") => Ok(Format::Stg),
+        Some("dot" | "gv") => Ok(Format::Dot),
         Some("json") => {
             let mut head = [0u8; 4096];
             let n = open(path)?.read(&mut head).map_err(|source| DagError::Io {
@@ -190,5 +193,6 @@ pub fn load_path(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
         Format::Dax => dax::load(path, &dax::DaxOptions::default()),
         Format::Stg => stg::load(path, &stg::StgOptions::default()),
         Format::Native => native::load(path),
+        Format::Dot => dot::load(path, &dot::DotOptions::default()),
     }
 }
