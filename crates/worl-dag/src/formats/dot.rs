@@ -36,13 +36,13 @@
 //! carries 0 bytes and is noted ([`Reason::EdgeWithoutData`]).
 //!
 //! **Names and jobs.** A task is named by its `task` attribute, else its `label`, else its
-//! node ID. Every `subgraph cluster...` block that holds a node statement (or holds no
-//! subgraph at all) is a job, named by the block's own `label` (as `label=...` or `graph
-//! [label=...]` in the block), else by the subgraph's ID; blocks that resolve to one name are
-//! one job. A node belongs to the innermost cluster it is declared in; nodes outside every
-//! cluster form a job named after the file stem. Jobs come in the order their first block (or
-//! first outside node) appears; tasks in node statement order; edges in file order. The
-//! workload is named by the graph's ID, else the file stem.
+//! node ID. Every `subgraph cluster...` block that holds a node statement, or no nested
+//! cluster (so empty jobs survive the export), is a job, named by the block's own `label` (as
+//! `label=...` or `graph [label=...]` in the block), else by the subgraph's ID; blocks that
+//! resolve to one name are one job. A node belongs to the innermost cluster it is declared
+//! in; nodes outside every cluster form a job named after the file stem. Jobs come in the
+//! order their first block (or first outside node) appears, tasks (their [`TaskId`]s) in node
+//! statement order. The workload is named by the graph's ID, else the file stem.
 //!
 //! **Nodes must be declared.** DOT creates a node on its first mention, in an edge too; here a
 //! node needs a node statement carrying its size, so an edge naming a node without one is an
