@@ -193,7 +193,7 @@ fn worl_export_round_trips_generated_workloads() {
         let p = LayeredParams::new(60).ccr(1.0, worl_dag::REFERENCE_BANDWIDTH);
         round_trip(&layered(&p, seed).unwrap());
         let w = alibaba_like(&AlibabaLikeParams::new(5), seed).unwrap();
-        assert!(w.n_jobs() == 5);
+        assert_eq!(w.n_jobs(), 5);
         round_trip(&w);
     }
 }
