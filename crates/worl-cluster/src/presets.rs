@@ -1,5 +1,7 @@
-//! Ready-made clusters: homogeneous, DGX-style, the Alibaba PAI GPU mix, and the GPU pool of
-//! the WORL-RTGS experiments.
+//! Ready-made clusters: homogeneous, DGX-style, the Alibaba PAI GPU mix, the GPU pool of
+//! the WORL-RTGS experiments, and any "`n` machines of `g` GPUs of one model" cluster
+//! described by a [`ClusterSpec`] ([`cluster`]), the form the compact cluster file
+//! ([`formats::compact`](crate::formats::compact), `docs/cluster-file.md`) reads into.
 
 use crate::catalog::GpuModel;
 use crate::cluster::{Cluster, ClusterBuilder};
@@ -179,6 +181,581 @@ pub fn paper_pool(m: usize, max_mbit_s: f64, seed: u64) -> Result<Cluster> {
         seed ^ 0x9e37_79b9_7f4a_7c15,
     )?);
     b.build()
+}
+
+/// A link known by name to the compact cluster file (`intra = "NVLink3"`, `inter =
+/// "100GbE"`) and to [`link_by_name`]: the canonical name, other accepted spellings, the link
+/// and where its bandwidth comes from. Latencies are order-of-magnitude modelling assumptions,
+/// as for the [`Link`] constants.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct NamedLink {
+    /// Canonical name, as written by [`Cluster::to_compact_toml_string`].
+    pub name: &'static str,
+    /// Other accepted spellings (matching ignores case, spaces, `-`, `_` and `.`).
+    pub aliases: &'static [&'static str],
+    /// Bandwidth (bytes/s) and latency (s).
+    pub link: Link,
+    /// Source of the bandwidth figure.
+    pub source: &'static str,
+}
+
+/// 1 Gbit/s Ethernet (IEEE 802.3ab): 125 · 10⁶ B/s; latency 100 µs (assumption).
+pub const ETHERNET_1G: Link = Link {
+    bandwidth: 125.0e6,
+    latency: 100.0e-6,
+};
+/// 40 Gbit/s Ethernet (IEEE 802.3ba): 5 · 10⁹ B/s; latency 50 µs (assumption, as 25 GbE).
+pub const ETHERNET_40G: Link = Link {
+    bandwidth: 5.0e9,
+    latency: 50.0e-6,
+};
+/// 200 Gbit/s Ethernet (IEEE 802.3bs/cd): 25 · 10⁹ B/s; latency 20 µs (assumption, as
+/// 100 GbE).
+pub const ETHERNET_200G: Link = Link {
+    bandwidth: 25.0e9,
+    latency: 20.0e-6,
+};
+/// 400 Gbit/s Ethernet (IEEE 802.3bs): 50 · 10⁹ B/s; latency 20 µs (assumption, as 100 GbE).
+pub const ETHERNET_400G: Link = Link {
+    bandwidth: 50.0e9,
+    latency: 20.0e-6,
+};
+/// PCIe 5.0 x16: ~48 GB/s achievable of the 63 GB/s per direction that 16 lanes at 32 GT/s
+/// with 128b/130b encoding give (PCI-SIG PCIe 5.0 base specification; the same ~76 % as
+/// [`Link::PCIE4_X16`]); latency 10 µs (assumption).
+pub const PCIE5_X16: Link = Link {
+    bandwidth: 48.0e9,
+    latency: 10.0e-6,
+};
+
+/// The links the compact cluster file knows by name (`docs/cluster-file.md` has the table).
+pub const NAMED_LINKS: &[NamedLink] = &[
+    NamedLink {
+        name: "NVLink2",
+        aliases: &["NVLink 2.0", "NVLINK2"],
+        link: Link::NVLINK2,
+        source: "NVIDIA Tesla V100 datasheet: 300 GB/s aggregate NVLink (V100 SXM2)",
+    },
+    NamedLink {
+        name: "NVLink3",
+        aliases: &["NVLink 3.0", "NVLINK3"],
+        link: Link::NVLINK3,
+        source: "NVIDIA A100 datasheet: 600 GB/s NVLink (A100 SXM4)",
+    },
+    NamedLink {
+        name: "NVLink4",
+        aliases: &["NVLink 4.0", "NVLINK4"],
+        link: Link::NVLINK4,
+        source: "NVIDIA H100 datasheet: 900 GB/s NVLink (H100/H200 SXM)",
+    },
+    NamedLink {
+        name: "PCIe3",
+        aliases: &["PCIe 3.0", "PCIe3 x16", "PCIe 3.0 x16"],
+        link: Link::PCIE3_X16,
+        source: "PCI-SIG PCIe 3.0: 15.75 GB/s per direction at x16, ~12 GB/s achievable",
+    },
+    NamedLink {
+        name: "PCIe4",
+        aliases: &["PCIe 4.0", "PCIe4 x16", "PCIe 4.0 x16"],
+        link: Link::PCIE4_X16,
+        source: "PCI-SIG PCIe 4.0: 31.5 GB/s per direction at x16, ~24 GB/s achievable",
+    },
+    NamedLink {
+        name: "PCIe5",
+        aliases: &["PCIe 5.0", "PCIe5 x16", "PCIe 5.0 x16"],
+        link: PCIE5_X16,
+        source: "PCI-SIG PCIe 5.0: 63 GB/s per direction at x16, ~48 GB/s achievable",
+    },
+    NamedLink {
+        name: "1GbE",
+        aliases: &["1G", "1 Gbit/s Ethernet"],
+        link: ETHERNET_1G,
+        source: "IEEE 802.3ab: 1 Gbit/s",
+    },
+    NamedLink {
+        name: "10GbE",
+        aliases: &["10G", "10 Gbit/s Ethernet"],
+        link: Link::ETHERNET_10G,
+        source: "IEEE 802.3ae: 10 Gbit/s",
+    },
+    NamedLink {
+        name: "25GbE",
+        aliases: &["25G", "25 Gbit/s Ethernet"],
+        link: Link::ETHERNET_25G,
+        source: "IEEE 802.3by: 25 Gbit/s",
+    },
+    NamedLink {
+        name: "40GbE",
+        aliases: &["40G", "40 Gbit/s Ethernet"],
+        link: ETHERNET_40G,
+        source: "IEEE 802.3ba: 40 Gbit/s",
+    },
+    NamedLink {
+        name: "100GbE",
+        aliases: &["100G", "100 Gbit/s Ethernet"],
+        link: Link::ETHERNET_100G,
+        source: "IEEE 802.3bj/ba: 100 Gbit/s",
+    },
+    NamedLink {
+        name: "200GbE",
+        aliases: &["200G", "200 Gbit/s Ethernet"],
+        link: ETHERNET_200G,
+        source: "IEEE 802.3bs/cd: 200 Gbit/s",
+    },
+    NamedLink {
+        name: "400GbE",
+        aliases: &["400G", "400 Gbit/s Ethernet"],
+        link: ETHERNET_400G,
+        source: "IEEE 802.3bs: 400 Gbit/s",
+    },
+    NamedLink {
+        name: "IB-EDR",
+        aliases: &["EDR", "InfiniBand EDR"],
+        link: Link::INFINIBAND_EDR,
+        source: "InfiniBand Trade Association: EDR 4x, 100 Gbit/s per port (DGX-1)",
+    },
+    NamedLink {
+        name: "IB-HDR",
+        aliases: &["HDR", "InfiniBand HDR"],
+        link: Link::INFINIBAND_HDR,
+        source: "InfiniBand Trade Association: HDR 4x, 200 Gbit/s per port (DGX A100)",
+    },
+    NamedLink {
+        name: "IB-NDR",
+        aliases: &["NDR", "InfiniBand NDR"],
+        link: Link::INFINIBAND_NDR,
+        source: "InfiniBand Trade Association: NDR 4x, 400 Gbit/s per port (DGX H100)",
+    },
+];
+
+/// `s` lower-cased without spaces, `-`, `_` and `.`: how link names are compared.
+fn link_key(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_' | '.'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The link of [`NAMED_LINKS`] called `name` (its canonical name or an alias, ignoring case,
+/// spaces, `-`, `_` and `.`: `"nvlink-3"`, `"100 GbE"`, `"InfiniBand HDR"`); `None` for
+/// anything else.
+///
+/// ```
+/// use worl_cluster::{presets::link_by_name, Link};
+/// assert_eq!(link_by_name("100GbE"), Some(Link::ETHERNET_100G));
+/// assert_eq!(link_by_name("infiniband ndr"), Some(Link::INFINIBAND_NDR));
+/// assert_eq!(link_by_name("carrier pigeon"), None);
+/// ```
+pub fn link_by_name(name: &str) -> Option<Link> {
+    let key = link_key(name);
+    NAMED_LINKS
+        .iter()
+        .find(|n| link_key(n.name) == key || n.aliases.iter().any(|a| link_key(a) == key))
+        .map(|n| n.link)
+}
+
+/// The canonical name of `link` in [`NAMED_LINKS`] (bandwidth and latency both equal), or
+/// `None`.
+pub fn link_name(link: &Link) -> Option<&'static str> {
+    NAMED_LINKS.iter().find(|n| n.link == *link).map(|n| n.name)
+}
+
+/// A value per GPU of a machine: one for all its GPUs, or one each (in GPU order).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PerGpu {
+    /// The same value for every GPU of the machine.
+    All(f64),
+    /// One value per GPU; the length must equal the machine's GPU count.
+    Each(Vec<f64>),
+}
+
+impl PerGpu {
+    /// The value of the machine's GPU `slot` (0-based; [`PerGpu::Each`] must be long enough).
+    fn at(&self, slot: usize) -> f64 {
+        match self {
+            Self::All(x) => *x,
+            Self::Each(v) => v[slot],
+        }
+    }
+}
+
+/// Changes to one or more machines of a [`ClusterSpec`]: every field left `None` keeps the
+/// spec's value. A `[[machine]]` table of the compact cluster file.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct MachineOverride {
+    /// The machines changed (0-based indices `< ClusterSpec::machines`, at least one; no
+    /// machine in two overrides).
+    pub index: Vec<usize>,
+    /// Machine name (only with a single index); default `node-<index>`.
+    pub name: Option<String>,
+    /// GPU model of the machine.
+    pub model: Option<GpuModel>,
+    /// Number of GPUs of the machine (may be 0).
+    pub gpus: Option<usize>,
+    /// Link between two GPUs of the machine.
+    pub intra: Option<Link>,
+    /// Background utilisation of its GPUs, each in `[0, 1)`.
+    pub background: Option<PerGpu>,
+    /// Ready time of its GPUs, s, each finite `>= 0`.
+    pub ready_time: Option<PerGpu>,
+}
+
+impl MachineOverride {
+    /// An override of machine `index` that changes nothing yet.
+    pub fn new(index: usize) -> Self {
+        Self::for_machines(vec![index])
+    }
+
+    /// An override of the machines `indices` that changes nothing yet.
+    pub fn for_machines(indices: Vec<usize>) -> Self {
+        Self {
+            index: indices,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the machine name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Sets the GPU model.
+    pub fn with_model(mut self, model: &GpuModel) -> Self {
+        self.model = Some(model.clone());
+        self
+    }
+
+    /// Sets the number of GPUs.
+    pub fn with_gpus(mut self, gpus: usize) -> Self {
+        self.gpus = Some(gpus);
+        self
+    }
+
+    /// Sets the intra-machine link.
+    pub fn with_intra(mut self, intra: Link) -> Self {
+        self.intra = Some(intra);
+        self
+    }
+
+    /// Sets the background utilisation of the GPUs (in `[0, 1)`).
+    pub fn with_background(mut self, background: PerGpu) -> Self {
+        self.background = Some(background);
+        self
+    }
+
+    /// Sets the ready time of the GPUs, s.
+    pub fn with_ready_time(mut self, ready_time: PerGpu) -> Self {
+        self.ready_time = Some(ready_time);
+        self
+    }
+
+    /// The override as named in messages: `[[machine]] index = 2` or `index = [2, 3]`.
+    pub(crate) fn label(&self) -> String {
+        match self.index.as_slice() {
+            [i] => format!("[[machine]] index = {i}"),
+            many => format!("[[machine]] index = {many:?}"),
+        }
+    }
+}
+
+/// A cluster of `machines` machines with `gpus_per_machine` GPUs of one `model` each, one
+/// intra-machine link and one inter-machine link, with optional per-machine
+/// [overrides](MachineOverride): what the compact cluster file (`docs/cluster-file.md`)
+/// holds; build it with [`cluster`] or [`ClusterSpec::build`].
+///
+/// Machine `i` is named `node-<i>`; its GPUs get consecutive ids, machine by machine. Its
+/// intra-machine link is the override's, else [`intra`](Self::intra), else
+/// [`intra_link_for`] its model. The network is [`Network::Uniform`] when every machine has
+/// the same intra link, [`Network::PerMachinePair`] otherwise.
+///
+/// ```
+/// use worl_cluster::{presets::{self, ClusterSpec, MachineOverride}, GpuModel, GpuId, Link};
+/// let spec = ClusterSpec::new(4, 8, &GpuModel::a100_80gb())
+///     .with_inter(Link::ETHERNET_100G)
+///     .with_machine(MachineOverride::new(3).with_gpus(4));
+/// let c = presets::cluster(&spec)?;
+/// assert_eq!((c.n_gpus(), c.n_machines()), (28, 4));
+/// assert_eq!(c.link(GpuId::new(0), GpuId::new(1)), Some(Link::NVLINK3));
+/// assert_eq!(c.link(GpuId::new(0), GpuId::new(8)), Some(Link::ETHERNET_100G));
+/// # Ok::<(), worl_cluster::ClusterError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterSpec {
+    /// Cluster name; default `<machines>x<gpus_per_machine>-<model>` (e.g. `4x8-A100-80GB`).
+    pub name: Option<String>,
+    /// Number of machines, `1 ..= MAX_GPUS`.
+    pub machines: usize,
+    /// GPUs per machine, `0 ..= MAX_GPUS_PER_MACHINE`.
+    pub gpus_per_machine: usize,
+    /// GPU model of every machine.
+    pub model: GpuModel,
+    /// Link between two GPUs of one machine; `None`: [`intra_link_for`] the machine's model.
+    pub intra: Option<Link>,
+    /// Link between GPUs of different machines; [`Link::ETHERNET_25G`] by default.
+    pub inter: Link,
+    /// Background utilisation of every GPU, in `[0, 1)`; 0 by default.
+    pub background: f64,
+    /// Ready time of every GPU, s, finite `>= 0`; 0 by default.
+    pub ready_time: f64,
+    /// Per-machine changes, in file order.
+    pub overrides: Vec<MachineOverride>,
+}
+
+/// Where in a [`ClusterSpec`] a build error lies: a top-level key or an override (by
+/// position in [`ClusterSpec::overrides`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum SpecItem {
+    /// A top-level key.
+    Key(&'static str),
+    /// The override at this position.
+    Override(usize),
+}
+
+impl ClusterSpec {
+    /// `machines` machines of `gpus_per_machine` idle GPUs of `model`, the model's
+    /// intra-machine link ([`intra_link_for`]) and 25 GbE between machines.
+    pub fn new(machines: usize, gpus_per_machine: usize, model: &GpuModel) -> Self {
+        Self {
+            name: None,
+            machines,
+            gpus_per_machine,
+            model: model.clone(),
+            intra: None,
+            inter: Link::ETHERNET_25G,
+            background: 0.0,
+            ready_time: 0.0,
+            overrides: Vec::new(),
+        }
+    }
+
+    /// Sets the cluster name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Sets the intra-machine link of every machine (overrides aside).
+    pub fn with_intra(mut self, intra: Link) -> Self {
+        self.intra = Some(intra);
+        self
+    }
+
+    /// Sets the inter-machine link.
+    pub fn with_inter(mut self, inter: Link) -> Self {
+        self.inter = inter;
+        self
+    }
+
+    /// Sets the background utilisation of every GPU (overrides aside), in `[0, 1)`.
+    pub fn with_background(mut self, background: f64) -> Self {
+        self.background = background;
+        self
+    }
+
+    /// Sets the ready time of every GPU (overrides aside), s.
+    pub fn with_ready_time(mut self, ready_time: f64) -> Self {
+        self.ready_time = ready_time;
+        self
+    }
+
+    /// Adds a machine override.
+    pub fn with_machine(mut self, over: MachineOverride) -> Self {
+        self.overrides.push(over);
+        self
+    }
+
+    /// The cluster name: [`name`](Self::name) or `<machines>x<gpus_per_machine>-<model>`.
+    pub fn cluster_name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            format!(
+                "{}x{}-{}",
+                self.machines, self.gpus_per_machine, self.model.name
+            )
+        })
+    }
+
+    /// Builds the cluster (same as [`cluster`]).
+    ///
+    /// Errors: [`ClusterError::InvalidParameter`] for `machines` outside `1 ..= MAX_GPUS`,
+    /// an override without index, with an index out of range or already overridden, a name
+    /// given to several machines, or a per-GPU list whose length is not the machine's GPU
+    /// count; [`ClusterError::TooManyGpus`] beyond the machine or cluster limits;
+    /// [`ClusterError::InvalidValue`] for a bad model, link, background or ready time, naming
+    /// the key or the machine and GPU; [`ClusterError::DuplicateModel`] for two different
+    /// models of one name.
+    pub fn build(&self) -> Result<Cluster> {
+        self.build_located().map_err(|(_, e)| e)
+    }
+
+    /// [`build`](Self::build), with where an error lies.
+    pub(crate) fn build_located(&self) -> Result<Cluster, (SpecItem, ClusterError)> {
+        use crate::cluster::{MAX_GPUS, MAX_GPUS_PER_MACHINE};
+        use crate::error::{non_negative, positive};
+        use SpecItem::{Key, Override};
+        let param =
+            |name: &'static str, reason: String| ClusterError::InvalidParameter { name, reason };
+        if self.machines == 0 || self.machines > MAX_GPUS {
+            let reason = format!("{} is not in 1..={MAX_GPUS}", self.machines);
+            return Err((Key("machines"), param("machines", reason)));
+        }
+        if self.gpus_per_machine > MAX_GPUS_PER_MACHINE {
+            let e = ClusterError::TooManyGpus {
+                item: "gpus_per_machine".to_owned(),
+                count: self.gpus_per_machine,
+                limit: MAX_GPUS_PER_MACHINE,
+            };
+            return Err((Key("gpus_per_machine"), e));
+        }
+        self.model.validate().map_err(|e| (Key("model"), e))?;
+        let check_link = |l: &Link, item: &str| {
+            positive(|| item.to_owned(), "bandwidth", l.bandwidth)?;
+            non_negative(|| item.to_owned(), "latency", l.latency)
+        };
+        if let Some(l) = &self.intra {
+            check_link(l, "intra").map_err(|e| (Key("intra"), e))?;
+        }
+        check_link(&self.inter, "inter").map_err(|e| (Key("inter"), e))?;
+        let top = || "cluster (top level)".to_owned();
+        check_background(&top(), self.background).map_err(|e| (Key("background"), e))?;
+        non_negative(top, "ready_time", self.ready_time).map_err(|e| (Key("ready_time"), e))?;
+        // Which override (by position) applies to each machine.
+        let mut by_machine: Vec<Option<usize>> = vec![None; self.machines];
+        for (j, o) in self.overrides.iter().enumerate() {
+            let err = |reason: String| (Override(j), param("machine.index", reason));
+            if o.index.is_empty() {
+                return Err(err(
+                    "a [[machine]] override names no machine (index = [])".to_owned()
+                ));
+            }
+            if o.name.is_some() && o.index.len() > 1 {
+                let reason = format!("{}: a name can be given to one machine only", o.label());
+                return Err((Override(j), param("machine.name", reason)));
+            }
+            for &i in &o.index {
+                match by_machine.get(i) {
+                    None => {
+                        return Err(err(format!(
+                            "{}: machine {i} does not exist (the cluster has {} machines, 0..={})",
+                            o.label(),
+                            self.machines,
+                            self.machines - 1
+                        )));
+                    }
+                    Some(Some(k)) => {
+                        return Err(err(format!(
+                            "{}: machine {i} is already overridden by `{}`",
+                            o.label(),
+                            self.overrides[*k].label()
+                        )));
+                    }
+                    Some(None) => by_machine[i] = Some(j),
+                }
+            }
+            if let Some(m) = &o.model {
+                m.validate().map_err(|e| (Override(j), e))?;
+            }
+            if let Some(l) = &o.intra {
+                check_link(l, &format!("{} intra", o.label())).map_err(|e| (Override(j), e))?;
+            }
+        }
+        let mut b = ClusterBuilder::new(self.cluster_name());
+        let mut intra = Vec::with_capacity(self.machines);
+        for (i, &over) in by_machine.iter().enumerate() {
+            let o = over.map(|j| &self.overrides[j]);
+            let at = over.map_or(Key("gpus_per_machine"), Override);
+            let model = o.and_then(|o| o.model.as_ref()).unwrap_or(&self.model);
+            let count = o.and_then(|o| o.gpus).unwrap_or(self.gpus_per_machine);
+            let name = o
+                .and_then(|o| o.name.clone())
+                .unwrap_or_else(|| format!("node-{i}"));
+            intra.push(
+                o.and_then(|o| o.intra)
+                    .or(self.intra)
+                    .unwrap_or_else(|| intra_link_for(model)),
+            );
+            let machine = b.add_machine(name.clone());
+            let first = b.add_gpus(machine, model, count).map_err(|e| (at, e))?;
+            let item = |slot: usize| format!("machine {i} (`{name}`), GPU {slot}");
+            for (field, value) in [
+                ("background", o.and_then(|o| o.background.as_ref())),
+                ("ready_time", o.and_then(|o| o.ready_time.as_ref())),
+            ] {
+                if let (Some(PerGpu::Each(v)), Some(o)) = (value, o)
+                    && v.len() != count
+                {
+                    let reason = format!(
+                        "{}: {} values given for the {count} GPUs of machine {i}",
+                        o.label(),
+                        v.len()
+                    );
+                    let name = if field == "background" {
+                        "machine.background"
+                    } else {
+                        "machine.ready_time"
+                    };
+                    return Err((Override(over.unwrap_or(0)), param(name, reason)));
+                }
+                for slot in 0..count {
+                    let gpu = crate::ids::GpuId::new(first.index() + slot);
+                    let (x, at) = match value {
+                        Some(v) => (v.at(slot), at),
+                        None if field == "background" => (self.background, Key("background")),
+                        None => (self.ready_time, Key("ready_time")),
+                    };
+                    if field == "background" {
+                        check_background(&item(slot), x).map_err(|e| (at, e))?;
+                        b.set_background(gpu, x).map_err(|e| (at, e))?;
+                    } else {
+                        non_negative(|| item(slot), "ready_time", x).map_err(|e| (at, e))?;
+                        b.set_ready_time(gpu, x).map_err(|e| (at, e))?;
+                    }
+                }
+            }
+        }
+        if intra.iter().all(|l| *l == intra[0]) {
+            b.network(Network::uniform(intra[0], self.inter));
+        } else {
+            let inter = self.inter;
+            b.network(Network::from_fn(intra.len(), |a, c| {
+                if a == c { intra[a] } else { inter }
+            }));
+        }
+        b.build().map_err(|e| (Key("machines"), e))
+    }
+}
+
+/// Checks a background utilisation: in `[0, 1)`.
+fn check_background(item: &str, u: f64) -> Result<()> {
+    if (0.0..1.0).contains(&u) {
+        Ok(())
+    } else {
+        Err(ClusterError::InvalidValue {
+            item: item.to_owned(),
+            field: "background",
+            value: u,
+            expected: "a utilisation in [0, 1)",
+        })
+    }
+}
+
+/// The cluster `spec` describes: `machines` machines of `gpus_per_machine` GPUs of one model,
+/// with per-machine overrides ([`ClusterSpec`] gives the rules). The compact cluster file
+/// reads through this function, so code and file build the same cluster.
+///
+/// Errors: as [`ClusterSpec::build`].
+///
+/// ```
+/// use worl_cluster::{presets::{self, ClusterSpec}, GpuModel, Link};
+/// // 4 machines with 8 A100 each on 100 Gbit/s Ethernet
+/// let spec = ClusterSpec::new(4, 8, &GpuModel::a100_80gb()).with_inter(Link::ETHERNET_100G);
+/// let c = presets::cluster(&spec)?;
+/// assert_eq!(c.name(), "4x8-A100-80GB");
+/// assert_eq!(c.n_gpus(), 32);
+/// # Ok::<(), worl_cluster::ClusterError>(())
+/// ```
+pub fn cluster(spec: &ClusterSpec) -> Result<Cluster> {
+    spec.build()
 }
 
 #[cfg(test)]

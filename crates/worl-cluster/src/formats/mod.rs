@@ -24,6 +24,7 @@
 //! Workloads with Fragmentation Gradient Descent", USENIX ATC 2023); Alibaba
 //! cluster-trace-v2018. `docs/model.md` ("Traces") lists the model mappings.
 
+pub mod compact;
 pub mod machine_usage;
 pub mod native;
 pub mod openb;

@@ -24,7 +24,13 @@
 //! Models named by GPUs but absent from `[[models]]` are taken from the catalog
 //! ([`GpuModel::by_name`](crate::GpuModel::by_name), which also knows the Alibaba trace codes such as `V100M32`). Writing
 //! gives every GPU its speed and memory explicitly.
+//!
+//! The readers also accept the compact form ([`formats::compact`](super::compact): "4
+//! machines of 8 A100-80GB on 100GbE", `docs/cluster-file.md`), told apart by its top-level
+//! `machines` (an integer, not a list); [`Cluster::to_compact_toml_string`] writes it where
+//! it applies.
 
+use super::compact;
 use crate::cluster::{Cluster, ClusterParts};
 use crate::error::{ClusterError, Result};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -49,11 +55,16 @@ impl Cluster {
         serde_json::to_string_pretty(self).expect("a cluster serialises to JSON")
     }
 
-    /// Reads a cluster from the native JSON format.
+    /// Reads a cluster from JSON, in the native (verbose) form or the
+    /// compact one ([`formats::compact`](super::compact); a top-level `machines` that is not
+    /// a list).
     ///
     /// Errors: [`ClusterError::Parse`] (file `<memory>`, with line) for malformed JSON or an
     /// invalid cluster.
     pub fn from_json_str(text: &str) -> Result<Self> {
+        if compact::is_compact_json(text) {
+            return compact::from_json(text);
+        }
         serde_json::from_str(text).map_err(|e| ClusterError::Parse {
             file: "<memory>".to_owned(),
             line: e.line(),
@@ -72,11 +83,16 @@ impl Cluster {
         })
     }
 
-    /// Reads a cluster from the native TOML format.
+    /// Reads a cluster from TOML, in the native (verbose) form or the
+    /// compact one ([`formats::compact`](super::compact); a top-level `machines` that is not
+    /// a list).
     ///
     /// Errors: [`ClusterError::Parse`] (file `<memory>`, with line) for malformed TOML or an
     /// invalid cluster.
     pub fn from_toml_str(text: &str) -> Result<Self> {
+        if compact::is_compact_toml(text) {
+            return compact::from_toml(text);
+        }
         toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| {
                 text[..s.start.min(text.len())].matches('\n').count() + 1
@@ -89,7 +105,8 @@ impl Cluster {
         })
     }
 
-    /// Reads a cluster file in the native format, TOML for `*.toml`, JSON otherwise.
+    /// Reads a cluster file, TOML for `*.toml`, JSON otherwise, in the native (verbose) or the
+    /// compact form ([`formats::compact`](super::compact), `docs/cluster-file.md`).
     ///
     /// Errors: [`ClusterError::Io`], [`ClusterError::Parse`] naming the file.
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
