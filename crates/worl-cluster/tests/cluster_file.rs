@@ -420,3 +420,78 @@ fn every_example_cluster_file_loads() {
     assert_eq!(h.link(g(0), g(8)), Some(Link::INFINIBAND_NDR));
     assert_eq!(h.link(g(0), g(7)), Some(Link::NVLINK4));
 }
+
+#[test]
+fn mutated_compact_files_give_errors_not_panics() {
+    use rand::{Rng, SeedableRng};
+    let toml_text = std::fs::read_to_string(examples_dir().join("mixed.toml")).unwrap();
+    let json_text = Cluster::from_toml_str(&toml_text)
+        .unwrap()
+        .to_compact_json_string();
+    let alphabet = b"0123456789-.e[]{}=\",: \nabcGBs/ux";
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let (mut ok, mut failed) = (0, 0);
+    for round in 0..3000 {
+        let base = if round % 2 == 0 {
+            &toml_text
+        } else {
+            &json_text
+        };
+        let mut bytes = base.as_bytes().to_vec();
+        for _ in 0..rng.random_range(1..4) {
+            let i = rng.random_range(0..bytes.len());
+            match rng.random_range(0..3) {
+                0 => bytes[i] = alphabet[rng.random_range(0..alphabet.len())],
+                1 => {
+                    bytes.remove(i);
+                }
+                _ => bytes.insert(i, alphabet[rng.random_range(0..alphabet.len())]),
+            }
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let r = if round % 2 == 0 {
+            Cluster::from_toml_str(&text)
+        } else {
+            Cluster::from_json_str(&text)
+        };
+        match r {
+            Ok(c) => {
+                assert!(c.n_gpus() > 0);
+                ok += 1;
+            }
+            Err(ClusterError::Parse { file, .. }) => {
+                assert_eq!(file, "<memory>");
+                failed += 1;
+            }
+            Err(e) => panic!("not a parse error: {e:?}\n{text}"),
+        }
+    }
+    // both outcomes occur: the mutations reach valid and invalid files
+    assert!(ok > 100 && failed > 100, "{ok} ok, {failed} failed");
+}
+
+#[test]
+fn a_large_busy_cluster_writes_compactly_and_quickly() {
+    // 1,024 machines x 8 GPUs, every GPU with its own background: one override per machine
+    let mut c = presets::cluster(&ClusterSpec::new(1024, 8, &GpuModel::v100_32gb())).unwrap();
+    c.apply_load(&worl_cluster::LoadState::paper_busy(), 9)
+        .unwrap();
+    let start = std::time::Instant::now();
+    let spec = ClusterSpec::from_cluster(&c).unwrap();
+    assert!(start.elapsed().as_secs_f64() < 5.0);
+    assert_eq!(spec.overrides.len(), 1024);
+    assert_eq!(spec.build().unwrap(), c);
+    // idle machines that differ only in GPU count share one override
+    let mut spec = ClusterSpec::new(6, 8, &GpuModel::t4());
+    for m in [1, 3, 5] {
+        spec = spec.with_machine(MachineOverride::new(m).with_gpus(2));
+    }
+    let c = spec.build().unwrap();
+    let back = ClusterSpec::from_cluster(&c).unwrap();
+    assert_eq!(
+        back.overrides,
+        [MachineOverride::for_machines(vec![1, 3, 5]).with_gpus(2)]
+    );
+}

@@ -705,6 +705,7 @@ impl ClusterSpec {
             .with_inter(inter)
             .with_background(background)
             .with_ready_time(ready_time);
+        let mut shared: std::collections::HashMap<String, usize> = Default::default();
         for (m, s) in shapes.iter().enumerate() {
             let name = &cluster.machines()[m];
             let mut o = MachineOverride::new(m);
@@ -731,17 +732,21 @@ impl ClusterSpec {
             if o == MachineOverride::new(m) {
                 continue;
             }
-            let same = |p: &MachineOverride| {
-                p.name.is_none()
-                    && o.name.is_none()
-                    && MachineOverride {
-                        index: vec![m],
-                        ..p.clone()
-                    } == o
-            };
-            match spec.overrides.iter_mut().find(|p| same(p)) {
-                Some(p) => p.index.push(m),
-                None => spec.overrides.push(o),
+            // Machines with the same changes (and no name) share one override.
+            let key = o.name.is_none().then(|| {
+                format!(
+                    "{:?}|{:?}|{:?}|{:?}|{:?}",
+                    o.model, o.gpus, o.intra, o.background, o.ready_time
+                )
+            });
+            match key.as_ref().and_then(|k| shared.get(k)) {
+                Some(&j) => spec.overrides[j].index.push(m),
+                None => {
+                    if let Some(k) = key {
+                        shared.insert(k, spec.overrides.len());
+                    }
+                    spec.overrides.push(o);
+                }
             }
         }
         (spec.build().ok().as_ref() == Some(cluster)).then_some(spec)
@@ -862,7 +867,7 @@ fn json_line(text: &str, item: SpecItem) -> Option<usize> {
                     i += 1;
                 }
                 if depth == 1 {
-                    let key = &text[start..i.min(text.len())];
+                    let key = text.get(start..i).unwrap_or("");
                     let is_key = text
                         .get(i + 1..)
                         .unwrap_or("")
