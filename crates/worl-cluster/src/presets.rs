@@ -386,7 +386,7 @@ pub struct MachineOverride {
     /// The machines changed (0-based indices `< ClusterSpec::machines`, at least one; no
     /// machine in two overrides).
     pub index: Vec<usize>,
-    /// Machine name (only with a single index); default `node-<index>`.
+    /// Machine name (only with a single index); default `<machine_prefix><index>`.
     pub name: Option<String>,
     /// GPU model of the machine.
     pub model: Option<GpuModel>,
@@ -464,7 +464,7 @@ impl MachineOverride {
 /// [overrides](MachineOverride): what the compact cluster file (`docs/cluster-file.md`)
 /// holds; build it with [`cluster`] or [`ClusterSpec::build`].
 ///
-/// Machine `i` is named `node-<i>`; its GPUs get consecutive ids, machine by machine. Its
+/// Machine `i` is named `<machine_prefix><i>` (`node-3`); its GPUs get consecutive ids, machine by machine. Its
 /// intra-machine link is the override's, else [`intra`](Self::intra), else
 /// [`intra_link_for`] its model. The network is [`Network::Uniform`] when every machine has
 /// the same intra link, [`Network::PerMachinePair`] otherwise.
@@ -486,6 +486,9 @@ pub struct ClusterSpec {
     pub name: Option<String>,
     /// Number of machines, `1 ..= MAX_GPUS`.
     pub machines: usize,
+    /// Machine `i` is named `<machine_prefix><i>` unless an override names it; `node-` by
+    /// default.
+    pub machine_prefix: String,
     /// GPUs per machine, `0 ..= MAX_GPUS_PER_MACHINE`.
     pub gpus_per_machine: usize,
     /// GPU model of every machine.
@@ -519,6 +522,7 @@ impl ClusterSpec {
         Self {
             name: None,
             machines,
+            machine_prefix: "node-".to_owned(),
             gpus_per_machine,
             model: model.clone(),
             intra: None,
@@ -532,6 +536,12 @@ impl ClusterSpec {
     /// Sets the cluster name.
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
+        self
+    }
+
+    /// Sets the prefix of the machine names (`<prefix><index>`).
+    pub fn with_machine_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.machine_prefix = prefix.into();
         self
     }
 
@@ -668,7 +678,7 @@ impl ClusterSpec {
             let count = o.and_then(|o| o.gpus).unwrap_or(self.gpus_per_machine);
             let name = o
                 .and_then(|o| o.name.clone())
-                .unwrap_or_else(|| format!("node-{i}"));
+                .unwrap_or_else(|| format!("{}{i}", self.machine_prefix));
             intra.push(
                 o.and_then(|o| o.intra)
                     .or(self.intra)

@@ -141,6 +141,7 @@ fn overrides_change_model_count_links_and_load_per_machine_and_gpu() {
     // one override for several machines, an explicit intra link, a machine without GPUs
     let text = r#"
 machines = 3
+machine_prefix = "gpu"
 gpus_per_machine = 2
 model = "T4"
 intra = "PCIe4"
@@ -157,6 +158,7 @@ gpus = 0
     let c = Cluster::from_toml_str(text).unwrap();
     assert_eq!((c.n_gpus(), c.n_machines()), (4, 3));
     assert!(c.gpus_of(MachineId::new(1)).is_empty());
+    assert_eq!(c.machines(), ["gpu0", "gpu1", "gpu2"]);
     assert_eq!(
         c.link(g(0), g(1)),
         Some(Link {
@@ -270,6 +272,28 @@ fn compact_writer_covers_presets_and_falls_back_to_verbose() {
         assert!(!t.contains("[[gpus]]"), "{t}");
         assert_eq!(Cluster::from_toml_str(&t).unwrap(), c);
     }
+    let t = presets::dgx(3, &GpuModel::h100())
+        .unwrap()
+        .to_compact_toml_string()
+        .unwrap();
+    assert_eq!(
+        t,
+        "name = \"dgx-3x8xH100\"\nmachines = 3\nmachine_prefix = \"dgx-\"\ngpus_per_machine = 8\nmodel = \"H100\"\nintra = \"NVLink4\"\ninter = \"IB-NDR\"\n"
+    );
+    // explicit links are written with units that read back exactly
+    let mut c = presets::dgx(2, &GpuModel::a100_40gb()).unwrap();
+    let odd_link = Link {
+        bandwidth: 3.3e9,
+        latency: 7.0e-6,
+    };
+    c.set_network(Network::uniform(Link::NVLINK3, odd_link))
+        .unwrap();
+    let t = c.to_compact_toml_string().unwrap();
+    assert!(
+        t.contains("[inter]\nbandwidth = \"3.3 GB/s\"\nlatency = \"7 us\"\n"),
+        "{t}"
+    );
+    assert_eq!(Cluster::from_toml_str(&t).unwrap(), c);
     let t = presets::homogeneous(20, &GpuModel::t4())
         .unwrap()
         .to_compact_toml_string()
@@ -325,7 +349,7 @@ fn errors_name_the_line_and_the_item() {
         ),
         (
             base.replace("gpus_per_machine", "gpus_per_node"),
-            "<memory>:2: unknown field `gpus_per_node`, expected one of `name`, `machines`, `gpus_per_machine`, `model`, `intra`, `inter`, `background`, `ready_time`, `machine`",
+            "<memory>:2: unknown field `gpus_per_node`, expected one of `name`, `machines`, `machine_prefix`, `gpus_per_machine`, `model`, `intra`, `inter`, `background`, `ready_time`, `machine`",
         ),
         (
             base.replace("machines = 4", "machines = 0"),

@@ -6,6 +6,7 @@
 //! ```toml
 //! name = "a100-4x8-100gbe"        # optional, default "<machines>x<gpus_per_machine>-<model>"
 //! machines = 4                    # an integer: this is what marks the compact form
+//! machine_prefix = "node-"        # optional: machines are named node-0, node-1, ...
 //! gpus_per_machine = 8
 //! model = "A100-80GB"             # a catalog name (any case) or { name, relative_speed, mem_gib }
 //! intra = "NVLink3"               # optional, default: the model's NVLink or PCIe 3.0
@@ -372,6 +373,8 @@ struct RawSpec {
     #[serde(default)]
     name: Option<String>,
     machines: usize,
+    #[serde(default)]
+    machine_prefix: Option<String>,
     gpus_per_machine: usize,
     model: ModelDe,
     #[serde(default)]
@@ -394,6 +397,7 @@ impl<'de> Deserialize<'de> for ClusterSpec {
         Ok(ClusterSpec {
             name: r.name,
             machines: r.machines,
+            machine_prefix: r.machine_prefix.unwrap_or_else(|| "node-".to_owned()),
             gpus_per_machine: r.gpus_per_machine,
             model: r.model.0,
             intra: r.intra.map(|l| l.0),
@@ -427,20 +431,39 @@ enum OutQty {
     Num(f64),
 }
 
-/// `x` in the first of `units` (name, how many units per base unit) that is short and
-/// reads back exactly through `parse`; the plain number otherwise.
+/// `x` (bytes/s or s) in the first of `units` (name, base units per unit) where it is at
+/// least 1, short and reads back exactly through `parse`; else in any unit where it is short
+/// and exact; else the plain number.
 fn with_unit(x: f64, units: &[(&str, f64)], parse: fn(&str) -> Result<f64>) -> OutQty {
     if x == 0.0 {
         return OutQty::Num(0.0);
     }
-    for &(u, per) in units {
-        let text = format!("{} {u}", x * per);
-        if !text.contains('e') && text.len() <= 16 && parse(&text).ok() == Some(x) {
-            return OutQty::Text(text);
+    let text = |&(u, size): &(&str, f64)| {
+        let v = x / size;
+        let t = format!("{v} {u}");
+        (!t.contains('e') && t.len() <= 16 && parse(&t).ok() == Some(x)).then_some((v, t))
+    };
+    let mut fallback = None;
+    for unit in units {
+        if let Some((v, t)) = text(unit) {
+            if v >= 1.0 {
+                return OutQty::Text(t);
+            }
+            fallback.get_or_insert(t);
         }
     }
-    OutQty::Num(x)
+    fallback.map_or(OutQty::Num(x), OutQty::Text)
 }
+
+/// Time units for writing, largest first.
+const WRITE_TIME: &[(&str, f64)] = &[
+    ("h", 3600.0),
+    ("min", 60.0),
+    ("s", 1.0),
+    ("ms", 1.0e-3),
+    ("us", 1.0e-6),
+    ("ns", 1.0e-9),
+];
 
 /// A link as written: its name, or `{ bandwidth, latency }` with units.
 #[derive(Serialize)]
@@ -455,14 +478,15 @@ fn out_link(l: &Link) -> OutLink {
         || OutLink::Explicit {
             bandwidth: with_unit(
                 l.bandwidth,
-                &[("Gbit/s", 8.0e-9), ("GB/s", 1.0e-9), ("Mbit/s", 8.0e-6)],
+                &[
+                    ("GB/s", 1.0e9),
+                    ("Gbit/s", 1.25e8),
+                    ("MB/s", 1.0e6),
+                    ("Mbit/s", 1.25e5),
+                ],
                 parse_bandwidth,
             ),
-            latency: with_unit(
-                l.latency,
-                &[("s", 1.0), ("ms", 1.0e3), ("us", 1.0e6), ("ns", 1.0e9)],
-                parse_duration,
-            ),
+            latency: with_unit(l.latency, WRITE_TIME, parse_duration),
         },
         OutLink::Name,
     )
@@ -494,7 +518,7 @@ enum OutPerGpu {
 fn out_per_gpu(p: &PerGpu, seconds: bool) -> OutPerGpu {
     let q = |x: f64| {
         if seconds {
-            with_unit(x, &[("s", 1.0), ("ms", 1.0e3)], parse_duration)
+            with_unit(x, WRITE_TIME, parse_duration)
         } else {
             OutQty::Num(x)
         }
@@ -534,6 +558,8 @@ struct OutSpec<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
     machines: usize,
+    #[serde(skip_serializing_if = "is_node")]
+    machine_prefix: &'a str,
     gpus_per_machine: usize,
     model: OutModel<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -545,6 +571,10 @@ struct OutSpec<'a> {
     ready_time: OutQty,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     machine: Vec<OutOverride<'a>>,
+}
+
+fn is_node(prefix: &&str) -> bool {
+    *prefix == "node-"
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -562,16 +592,13 @@ impl Serialize for ClusterSpec {
         OutSpec {
             name: self.name.as_deref(),
             machines: self.machines,
+            machine_prefix: &self.machine_prefix,
             gpus_per_machine: self.gpus_per_machine,
             model: out_model(&self.model),
             intra: self.intra.as_ref().map(out_link),
             inter: out_link(&self.inter),
             background: self.background,
-            ready_time: with_unit(
-                self.ready_time,
-                &[("s", 1.0), ("ms", 1.0e3)],
-                parse_duration,
-            ),
+            ready_time: with_unit(self.ready_time, WRITE_TIME, parse_duration),
             machine: self
                 .overrides
                 .iter()
@@ -699,8 +726,22 @@ impl ClusterSpec {
         };
         let background = uniform(|g| g.background).unwrap_or(0.0);
         let ready_time = uniform(|g| g.ready_time).unwrap_or(0.0);
+        // The prefix of machine 0's name if most names are `<prefix><index>`, else `node-`.
+        let names = cluster.machines();
+        let prefix = names[0]
+            .strip_suffix('0')
+            .filter(|p| {
+                let fits = names
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, n)| **n == format!("{p}{i}"))
+                    .count();
+                2 * fits > n
+            })
+            .unwrap_or("node-");
         let mut spec = ClusterSpec::new(n, per_machine, &model)
             .with_name(cluster.name())
+            .with_machine_prefix(prefix)
             .with_intra(intra)
             .with_inter(inter)
             .with_background(background)
@@ -709,7 +750,7 @@ impl ClusterSpec {
         for (m, s) in shapes.iter().enumerate() {
             let name = &cluster.machines()[m];
             let mut o = MachineOverride::new(m);
-            if *name != format!("node-{m}") {
+            if *name != format!("{prefix}{m}") {
                 o.name = Some(name.clone());
             }
             if let Some(sm) = &s.model
