@@ -65,7 +65,10 @@
 //! * a pair of distinct nodes without a link, or a pair listed with two different speeds;
 //! * a task cost or dependency size that is not a finite number `>= 0`, a task or node listed
 //!   twice, a dependency or link naming an unknown task or node, a repeated dependency or a
-//!   cycle, an empty task list or network, more than [`MAX_GPUS`] nodes.
+//!   cycle, an empty task list or network.
+//!
+//! More than [`MAX_GPUS`] nodes is a [`ClusterError::TooManyGpus`] naming the cluster and
+//! the file.
 //!
 //! saga's instances are always related (one cost per task, one speed per node); there is no
 //! per-task-per-node time in the schema. JSON's non-standard `Infinity` token (Python's
@@ -193,7 +196,26 @@ fn speed_text(speed: Option<f64>) -> String {
 /// latency 0); see the [module documentation](self) for the mapping and units.
 ///
 /// Errors: [`ClusterError::Parse`] naming `source` and the task, dependency, node or link, as
-/// listed in the module documentation; [`ClusterError::Io`] if reading fails.
+/// listed in the module documentation; [`ClusterError::TooManyGpus`]; [`ClusterError::Io`]
+/// if reading fails.
+///
+/// ```
+/// use std::sync::Arc;
+/// use worl_cluster::formats::saga;
+/// use worl_cluster::{GpuId, Problem};
+/// use worl_dag::TaskId;
+///
+/// let text = r#"{"name": "two",
+///   "task_graph": {"tasks": [{"name": "a", "cost": 6}], "dependencies": []},
+///   "network": {"nodes": [{"name": "n0", "speed": 2}, {"name": "n1", "speed": 3}],
+///               "edges": [{"source": "n0", "target": "n1", "speed": 4}]}}"#;
+/// let (w, c) = saga::read(text.as_bytes(), "<memory>")?;
+/// assert_eq!(c.machines(), ["n0", "n1"]);
+/// let p = Problem::new(Arc::new(w), Arc::new(c))?;
+/// assert_eq!(p.exec_time(TaskId::new(0), GpuId::new(1)), 2.0); // cost 6 / speed 3
+/// assert_eq!(p.comm_time(8.0, GpuId::new(0), GpuId::new(1)), 2.0); // size 8 / speed 4
+/// # Ok::<(), worl_cluster::ClusterError>(())
+/// ```
 pub fn read(reader: impl Read, source: &str) -> Result<(Workload, Cluster)> {
     let mut reader = reader;
     let mut text = String::new();
