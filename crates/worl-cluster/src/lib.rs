@@ -17,14 +17,15 @@
 //! | [`catalog`] | [`GpuModel`]: K80 … H200 datasheet figures, relative training speed |
 //! | [`network`] | [`Link`] defaults (NVLink, PCIe, Ethernet, InfiniBand), [`Network`] |
 //! | [`cluster`] | [`Cluster`], [`ClusterBuilder`], [`Gpu`], [`LoadState`] |
-//! | [`presets`] | [`homogeneous`](presets::homogeneous), [`dgx`](presets::dgx), [`pai_mix`](presets::pai_mix), [`paper_pool`](presets::paper_pool) |
-//! | [`formats`] | Alibaba PAI v2020 machine spec, GPU v2023 node lists, v2018 machine usage, the native TOML/JSON format; [`MachineTable`], [`TableSample`] |
+//! | [`presets`] | [`cluster`](presets::cluster) from a [`ClusterSpec`](presets::ClusterSpec) (the compact cluster file), [`homogeneous`](presets::homogeneous), [`dgx`](presets::dgx), [`pai_mix`](presets::pai_mix), [`paper_pool`](presets::paper_pool), named links |
+//! | [`formats`] | Alibaba PAI v2020 machine spec, GPU v2023 node lists, v2018 machine usage, the native TOML/JSON format and its compact form; [`MachineTable`], [`TableSample`] |
 //! | [`problem`] | [`Problem`]: `exec_time`, `comm_time`, `fits`, mean/min costs, GPU classes |
 //! | [`plan`] | [`Plan`], [`Policy`] |
 //! | [`schedule`] | [`Schedule`], [`ScheduledTask`], [`Schedule::to_plan`] |
 //! | [`partial`] | [`PartialSchedule`], [`Slot`]: EST/EFT and placement (append, insertion) |
 //! | [`evaluator`] | [`Evaluator`]: a [`Plan`] decoded into a makespan or a [`Schedule`] |
 //! | [`validate`] | [`Violation`], [`Schedule::validate`] |
+//! | [`schedule_file`] | [`ScheduleFile`]: schedules as JSON/CSV with names, read back by ids or names |
 //! | [`metrics`] | [`Metrics`], [`LowerBound`] |
 //! | [`error`] | [`ClusterError`] |
 //!

@@ -14,7 +14,7 @@
 //! | [`analysis`] | levels, top/bottom levels (rank_d / rank_u), [`CriticalPath`] |
 //! | [`workload`] | [`Workload`], [`WorkloadBuilder`], merging jobs |
 //! | [`stats`] | [`WorkloadStats`], CCR |
-//! | [`formats`] | loaders ([`formats::alibaba`], [`formats::wfcommons`], [`formats::dax`], [`formats::stg`], [`formats::native`]), [`LoadReport`], DOT export ([`formats::dot`]) |
+//! | [`formats`] | loaders ([`formats::alibaba`], [`formats::wfcommons`], [`formats::dax`], [`formats::stg`], [`formats::native`], [`formats::dot`]: DAGGEN, dslab-dag and worl's own DOT), [`LoadReport`], DOT export |
 //! | [`generators`] | [`generators::shapes`], [`generators::layered`] (DAGGEN-style), [`generators::alibaba_like`], [`generators::nn_training`] (pipeline + data parallel) |
 //! | [`ccr`] | edge bytes for a target CCR, [`REFERENCE_BANDWIDTH`] |
 //! | [`datasets`] | locating the shared real traces ([`datasets::shared_data_dir`]) |

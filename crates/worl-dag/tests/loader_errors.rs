@@ -200,7 +200,7 @@ fn unknown_extension_names_the_file_and_the_known_formats_without_line_0() {
             format!(
                 "{path}: {what}: unknown format; known: .csv (Alibaba v2018 batch_task), .json \
                  (WfCommons WfFormat, or worl-workload native JSON), .xml or .dax (Pegasus DAX), \
-                 .stg (Standard Task Graph)"
+                 .stg (Standard Task Graph), .dot or .gv (Graphviz DOT)"
             )
         );
         let e = formats::load_path(path).unwrap_err();

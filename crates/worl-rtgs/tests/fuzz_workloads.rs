@@ -1,8 +1,8 @@
 //! Seeded mutation fuzzing of the workload loaders, end to end.
 //!
-//! For each format (Alibaba v2018 CSV, WfCommons JSON, Pegasus DAX XML, STG, native JSON),
-//! small valid seed files (written below, plus a few small files of the shared data directory
-//! when present) are mutated with a fixed seed: digits flipped; numbers replaced by huge,
+//! For each format (Alibaba v2018 CSV, WfCommons JSON, Pegasus DAX XML, STG, native JSON,
+//! Graphviz DOT), small valid seed files (written below, plus a few small files of the shared
+//! data directory when present) are mutated with a fixed seed: digits flipped; numbers replaced by huge,
 //! negative, NaN, infinite, subnormal or out-of-range values; lines and fields deleted,
 //! duplicated or swapped; the text truncated; references broken. Each mutated input must
 //! load or give a typed error, never panic. A workload that loads must give a [`Problem`] on
@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use worl_cluster::{Cluster, GpuModel, presets};
-use worl_dag::formats::{alibaba, dax, native, stg, wfcommons};
+use worl_dag::formats::{alibaba, dax, dot, native, stg, wfcommons};
 use worl_dag::{DagError, LoadReport, Workload};
 
 /// Mutated inputs per format.
@@ -165,6 +165,31 @@ const NATIVE_NO_IDS_SEED: &str = r#"{"format": "worl-workload", "version": 1, "n
 "edges": [{"from": "a", "to": "b", "bytes": 0.0}, {"from": "b", "to": "c", "bytes": 1e9}]}]}
 "#;
 
+/// DAGGEN's DOT output (`daggen --dot`): sizes in FLOP, edge sizes in bytes.
+const DAGGEN_SEED: &str = "digraph G {
+  1 [size=\"2000000000\", alpha=\"0.10\"]
+  2 [size=\"4000000000\", alpha=\"0.20\"]
+  3 [size=\"1000000000\", alpha=\"0.00\"]
+  1 -> 2 [size =\"8388608\"]
+  1 -> 3 [size =\"33554432\"]
+  2 -> 3 [size =\"1048576\"]
+}
+";
+
+/// worl's own DOT export (jobs as clusters, exact values in `node`/`edge` defaults).
+const DOT_EXPORT_SEED: &str = "digraph \"w\" {
+  subgraph cluster_0 {
+    label=\"j\";
+    node [task=\"a\", work=\"3\", mem_gib=\"\"];
+    t0 [label=\"a\\n3.000 s\"];
+    node [task=\"b\", work=\"0\", mem_gib=\"1\"];
+    t1 [label=\"b\\n0.000 s\"];
+  }
+  edge [bytes=\"1000000000\"];
+  t0 -> t1 [label=\"1.00e9 B\"];
+}
+";
+
 /// Replacement numbers: huge, negative, NaN, infinite, subnormal, out of every integer range.
 const SPECIAL: &[&str] = &[
     "1e308",
@@ -198,15 +223,17 @@ enum Format {
     Dax,
     Stg,
     Native,
+    Dot,
 }
 
 impl Format {
-    const ALL: [Format; 5] = [
+    const ALL: [Format; 6] = [
         Format::Alibaba,
         Format::WfCommons,
         Format::Dax,
         Format::Stg,
         Format::Native,
+        Format::Dot,
     ];
 
     fn source(self) -> &'static str {
@@ -216,6 +243,7 @@ impl Format {
             Format::Dax => "fuzz.xml",
             Format::Stg => "fuzz.stg",
             Format::Native => "fuzz-native.json",
+            Format::Dot => "fuzz.dot",
         }
     }
 
@@ -228,6 +256,7 @@ impl Format {
             Format::Dax => dax::read(bytes, src, &dax::DaxOptions::default()),
             Format::Stg => stg::read(bytes, src, &stg::StgOptions::default()),
             Format::Native => native::read(bytes, src),
+            Format::Dot => dot::read(bytes, src, &dot::DotOptions::default()),
         }
     }
 
@@ -239,6 +268,7 @@ impl Format {
             Format::Dax => vec![DAX_SEED.into()],
             Format::Stg => vec![STG_SEED.into(), STG_COMM_SEED.into()],
             Format::Native => vec![NATIVE_SEED.into(), NATIVE_NO_IDS_SEED.into()],
+            Format::Dot => vec![DAGGEN_SEED.into(), DOT_EXPORT_SEED.into()],
         };
         let Some(dir) = worl_dag::datasets::shared_data_dir().expect("shared data directory")
         else {
@@ -249,7 +279,7 @@ impl Format {
             Format::WfCommons => ("wfcommons-wfinstances", "json"),
             Format::Dax => ("pegasus-dax-workflowsim", "xml"),
             Format::Stg => ("stg", "stg"),
-            Format::Native => return seeds,
+            Format::Native | Format::Dot => return seeds,
         };
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
             return seeds;

@@ -6,14 +6,14 @@
 //! | [`openb`] | Alibaba clusterdata GPU v2023 `openb_node_list_*.csv` (node lists) | read |
 //! | [`machine_usage`] | Alibaba cluster-trace-v2018 `machine_usage` extract (background utilisation) | read |
 //! | [`native`] | worl's own cluster format, TOML or JSON | read and write (lossless) |
+//! | [`compact`] | the compact cluster file (`machines` × `gpus_per_machine` of one model, named links, overrides), read by the same `Cluster::load`; units of bandwidth and time | read and write |
 //! | [`table`] | [`MachineTable`]: the machines [`pai`] and [`openb`] read, [`TableSample`] to make a [`Cluster`](crate::Cluster) of them | |
 //!
 //! The trace readers return a [`MachineTable`]: the GPU machines read (with the catalog model
 //! each trace code maps to) and the rows skipped, each with its line and reason. Turn a table
 //! into a cluster with [`MachineTable::to_cluster`], optionally sampling `m` GPUs by seed while
-//! keeping the machine grouping. A row with more than
-//! [`MAX_GPUS_PER_MACHINE`](crate::MAX_GPUS_PER_MACHINE) GPUs, or a file with more than
-//! [`MAX_GPUS`](crate::MAX_GPUS) in all, is a parse error naming the file, line and machine
+//! keeping the machine grouping. A row with more than [`MAX_GPUS_PER_MACHINE`] GPUs, or a
+//! file with more than [`MAX_GPUS`] in all, is a parse error naming the file, line and machine
 //! (nothing is allocated for it). Each trace reader has a `load_*(path, ..)` and, for the
 //! machine tables, a `parse_*(reader, file, ..)` for in-memory input; bad input is a
 //! [`ClusterError::Parse`] naming the file and line, never a panic.

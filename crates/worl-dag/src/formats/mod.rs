@@ -118,7 +118,8 @@ pub(crate) fn line_of(text: &str, pos: usize) -> usize {
 
 /// The extensions [`detect_format`] knows, with their formats (as its error lists them).
 pub const KNOWN_EXTENSIONS: &str = ".csv (Alibaba v2018 batch_task), .json (WfCommons WfFormat, \
-     or worl-workload native JSON), .xml or .dax (Pegasus DAX), .stg (Standard Task Graph)";
+     or worl-workload native JSON), .xml or .dax (Pegasus DAX), .stg (Standard Task Graph), \
+     .dot or .gv (Graphviz DOT)";
 
 /// The format of `path`, from its extension (and, for `.json`, whether it declares
 /// `"format": "worl-workload"`).
