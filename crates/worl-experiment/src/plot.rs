@@ -33,11 +33,73 @@ fn color(i: usize) -> RGBColor {
     RGBColor(c.0, c.1, c.2)
 }
 
+/// Most legend entries of a Gantt chart; more groups cycle through the palette unlabelled.
+const GANTT_LEGEND_MAX: usize = 20;
+
+/// The type of a task from its name: the part before the first `_`, without trailing digits
+/// (`mProject_00001` → `mProject`, `R2_1` → `R`, `split` → `split`).
+pub fn task_type(name: &str) -> &str {
+    let head = name.split('_').next().unwrap_or(name);
+    let trimmed = head.trim_end_matches(|c: char| c.is_ascii_digit());
+    if trimmed.is_empty() { head } else { trimmed }
+}
+
+/// Colour groups of a Gantt chart: by job when the workload has 2 to
+/// [`GANTT_LEGEND_MAX`] jobs, else by [`task_type`] when there are at most that many types,
+/// else by job. Returns the group of each task and the group labels (legend order).
+fn gantt_groups(problem: &Problem) -> (Vec<usize>, Vec<String>, &'static str) {
+    let graph = problem.graph();
+    let workload = problem.workload();
+    let n_jobs = workload.n_jobs();
+    let by_job = || {
+        let groups = graph
+            .task_ids()
+            .map(|v| graph.task(v).job.index())
+            .collect();
+        let labels = (0..n_jobs)
+            .map(|j| workload.job(worl_dag::JobId::new(j)).name.clone())
+            .collect();
+        (groups, labels, "job")
+    };
+    if (2..=GANTT_LEGEND_MAX).contains(&n_jobs) {
+        return by_job();
+    }
+    let mut labels: Vec<String> = Vec::new();
+    let mut groups = Vec::with_capacity(graph.n_tasks());
+    for v in graph.task_ids() {
+        let t = task_type(&graph.task(v).name);
+        let i = match labels.iter().position(|l| l == t) {
+            Some(i) => i,
+            None => {
+                labels.push(t.to_owned());
+                labels.len() - 1
+            }
+        };
+        groups.push(i);
+    }
+    if labels.len() <= GANTT_LEGEND_MAX {
+        (groups, labels, "task type")
+    } else {
+        by_job()
+    }
+}
+
+/// Escapes `s` for SVG text and attributes.
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 /// Writes a Gantt chart of `schedule` on `problem` to `path` (SVG): one row per GPU
-/// (labelled with its id and model), one bar per task from start to finish, coloured by job
-/// (99-colour palette, cycling). Size 1000 × (120 + 18·m) pixels.
+/// (labelled with its id and model), dashed separators between machines, one bar per task
+/// from start to finish with a tooltip (`<title>`: task, job, GPU, start, finish), coloured
+/// by job when the workload has 2 to 20 jobs, else by task type (the name's prefix,
+/// [`task_type`]) when there are at most 20 types, else by job (cycling through the
+/// palette), with a legend of up to 20 entries. Size 1200 × (120 + 18·m) pixels.
 ///
-/// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
+/// Errors: [`ExperimentError::Io`] creating or rewriting the file; [`ExperimentError::Plot`].
 pub fn gantt(
     problem: &Problem,
     schedule: &Schedule,
@@ -48,44 +110,118 @@ pub fn gantt(
     ensure_dir(path)?;
     let m = schedule.n_gpus().max(1);
     let height = 120 + 18 * m as u32;
-    let root = SVGBackend::new(path, (1000, height)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
-    let end = schedule.makespan().max(f64::MIN_POSITIVE);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, (FONT, 18))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(130)
-        .build_cartesian_2d(0.0..end * 1.02, -0.5..m as f64 - 0.5)
-        .map_err(|e| plot_err(path, e))?;
+    let (groups, labels, by) = gantt_groups(problem);
     let cluster = problem.cluster();
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .y_labels(m.min(40))
-        .y_label_formatter(&|y| {
-            let g = y.round();
-            if (y - g).abs() > 1e-6 || g < 0.0 || g as usize >= cluster.n_gpus() {
-                return String::new();
-            }
-            let id = worl_cluster::GpuId::new(g as usize);
-            format!("GPU {} {}", g as usize, cluster.model_of(id).name)
-        })
-        .x_desc("time (s)")
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
     let graph = problem.graph();
-    chart
-        .draw_series(schedule.tasks().iter().enumerate().map(|(v, t)| {
-            let job = graph.task(worl_dag::TaskId::new(v)).job.index();
+    let mut bars = String::new();
+    {
+        let root = SVGBackend::new(path, (1200, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+        let end = schedule.makespan().max(f64::MIN_POSITIVE);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (FONT, 18))
+            .margin(10)
+            .margin_right(200)
+            .x_label_area_size(35)
+            .y_label_area_size(130)
+            .build_cartesian_2d(0.0..end * 1.02, -0.5..m as f64 - 0.5)
+            .map_err(|e| plot_err(path, e))?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(m.min(40))
+            .y_label_formatter(&|y| {
+                let g = y.round();
+                if (y - g).abs() > 1e-6 || g < 0.0 || g as usize >= cluster.n_gpus() {
+                    return String::new();
+                }
+                let id = worl_cluster::GpuId::new(g as usize);
+                format!("GPU {} {}", g as usize, cluster.model_of(id).name)
+            })
+            .x_desc("time (s)")
+            .draw()
+            .map_err(|e| plot_err(path, e))?;
+        // machine boundaries
+        let separators: Vec<f64> = (1..cluster.n_gpus())
+            .filter(|&k| {
+                let gpus = cluster.gpus();
+                gpus[k].machine != gpus[k - 1].machine
+            })
+            .map(|k| k as f64 - 0.5)
+            .collect();
+        for y in separators {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(0.0, y), (end * 1.02, y)],
+                    4,
+                    3,
+                    BLACK.mix(0.35).stroke_width(1),
+                ))
+                .map_err(|e| plot_err(path, e))?;
+        }
+        // bars as raw SVG with tooltips, in the chart's pixel coordinates
+        for (v, t) in schedule.tasks().iter().enumerate() {
+            let task = graph.task(worl_dag::TaskId::new(v));
             let g = t.gpu.index() as f64;
-            Rectangle::new(
-                [(t.start, g - 0.38), (t.finish, g + 0.38)],
-                color(job).filled(),
-            )
-        }))
-        .map_err(|e| plot_err(path, e))?;
-    root.present().map_err(|e| plot_err(path, e))
+            let (x0, y0) = chart.backend_coord(&(t.start, g - 0.38));
+            let (x1, y1) = chart.backend_coord(&(t.finish, g + 0.38));
+            let c = color(groups[v]);
+            bars.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#{:02x}{:02x}{:02x}\" \
+                 stroke=\"white\" stroke-width=\"0.3\"><title>{} (job {}) on GPU {}: {:.3} s to \
+                 {:.3} s</title></rect>\n",
+                x0.min(x1),
+                y0.min(y1),
+                (x1 - x0).abs().max(1),
+                (y1 - y0).abs().max(1),
+                c.0,
+                c.1,
+                c.2,
+                xml_escape(&task.name),
+                xml_escape(&problem.workload().job(task.job).name),
+                t.gpu.index(),
+                t.start,
+                t.finish
+            ));
+        }
+        // legend: the first groups, in order of first appearance
+        let x = 1200 - 190;
+        bars.push_str(&format!(
+            "<text x=\"{x}\" y=\"40\" font-family=\"{FONT}\" font-size=\"13\">colour: {by}</text>\n"
+        ));
+        for (i, label) in labels.iter().take(GANTT_LEGEND_MAX).enumerate() {
+            let y = 52 + 16 * i as i32;
+            let c = color(i);
+            let mut label = label.clone();
+            if label.chars().count() > 24 {
+                label = label.chars().take(23).collect::<String>() + "…";
+            }
+            bars.push_str(&format!(
+                "<rect x=\"{x}\" y=\"{y}\" width=\"12\" height=\"12\" fill=\"#{:02x}{:02x}{:02x}\"/>\
+                 <text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"12\">{}</text>\n",
+                c.0,
+                c.1,
+                c.2,
+                x + 18,
+                y + 10,
+                xml_escape(&label)
+            ));
+        }
+        if labels.len() > GANTT_LEGEND_MAX {
+            let y = 52 + 16 * GANTT_LEGEND_MAX as i32 + 10;
+            bars.push_str(&format!(
+                "<text x=\"{x}\" y=\"{y}\" font-family=\"{FONT}\" font-size=\"12\">… {} more</text>\n",
+                labels.len() - GANTT_LEGEND_MAX
+            ));
+        }
+        root.present().map_err(|e| plot_err(path, e))?;
+    }
+    let svg = std::fs::read_to_string(path).map_err(|e| ExperimentError::io(path, e))?;
+    let Some(at) = svg.rfind("</svg>") else {
+        return Err(plot_err(path, "the SVG backend wrote no closing tag"));
+    };
+    let svg = format!("{}{bars}{}", &svg[..at], &svg[at..]);
+    std::fs::write(path, svg).map_err(|e| ExperimentError::io(path, e))
 }
 
 /// One line of a convergence plot.
@@ -229,8 +365,10 @@ fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// Writes convergence curves (best makespan against `x_label`) to `path` (SVG, 900 × 560);
-/// flat curves are thin horizontal lines across the plot. The y axis is logarithmic when the
-/// values span a factor of 5 or more.
+/// flat curves are thin horizontal lines across the plot. Flat curves above every point of
+/// the search curves (a round-robin far above, say) are left out, so that they do not squeeze
+/// the band where the searches differ; the y axis is logarithmic when the values span a
+/// factor of 5 or more.
 ///
 /// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
 pub fn convergence(
@@ -248,6 +386,22 @@ pub fn convergence(
         .filter(|c| !c.flat)
         .flat_map(|c| c.points.iter().map(|p| p.0))
         .fold(1.0f64, f64::max);
+    // A flat reference (a list scheduler) above every search point would squeeze the band
+    // where the searches differ: such curves are left out. References below (better than
+    // the searches' worst) stay, and the y range covers them.
+    let search_max = curves
+        .iter()
+        .filter(|c| !c.flat)
+        .flat_map(|c| c.points.iter().map(|p| p.1))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let curves: Vec<&Curve> = curves
+        .iter()
+        .filter(|c| {
+            !c.flat
+                || search_max == f64::NEG_INFINITY
+                || c.points.last().is_some_and(|p| p.1 <= search_max)
+        })
+        .collect();
     let (y0, y1) = y_range(curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)));
     let log = y0 > 0.0 && y1 / y0 >= 5.0;
     macro_rules! draw {

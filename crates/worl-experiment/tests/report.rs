@@ -223,6 +223,19 @@ fn plots_are_written_as_svg_files() {
     let conv = dir.path().join("conv.svg");
     plot::convergence(&curves, "convergence", "iteration", &conv).unwrap();
     assert_svg(&conv, &["random-search", "eft (no search)", "iteration"]);
+    // a reference far above every search point is left out of the plot
+    let mut far = curves.clone();
+    far[0].points = vec![(0.0, 1e9)];
+    far[0].label = "far-above".into();
+    plot::convergence(&far, "convergence", "iteration", &conv).unwrap();
+    assert!(!std::fs::read_to_string(&conv).unwrap().contains("far-above"));
+    // the Gantt chart: a tooltip per bar, a legend, the colour rule
+    let svg = std::fs::read_to_string(&gantt).unwrap();
+    assert_eq!(svg.matches("<title>").count(), 6, "{svg}");
+    assert!(svg.contains("colour: task type"), "{svg}");
+    assert_eq!(plot::task_type("mProject_00001"), "mProject");
+    assert_eq!(plot::task_type("R2_1"), "R");
+    assert_eq!(plot::task_type("42"), "42");
 
     let series = res.size_series(Metric::Makespan);
     assert_eq!(series.len(), 3);
