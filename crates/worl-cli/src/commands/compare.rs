@@ -1,0 +1,120 @@
+//! `worl compare`: several schedulers on several workloads, normalised to HEFT.
+
+use crate::{Result, inputs};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use worl::experiment::spec::specs_or_all;
+use worl::experiment::{
+    Alpha, Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, plot, report,
+};
+use worl::rtgs::{Budget, Registry};
+
+/// Arguments of `worl compare`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// Workload files (any format worl reads); each is one problem.
+    #[arg(required = true)]
+    workloads: Vec<PathBuf>,
+    /// The cluster: a cluster file or a preset description (see `worl cluster --help`).
+    #[arg(long)]
+    cluster: String,
+    /// Scheduler specs, comma- or semicolon-separated (`heft,rtgs[whales=10],peft`); all
+    /// registered schedulers if absent.
+    #[arg(long)]
+    schedulers: Vec<String>,
+    /// Seeds per stochastic scheduler: 1..=N.
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// Wall-time budget per search run, seconds.
+    #[arg(long)]
+    time: Option<f64>,
+    /// Run the runs in parallel (rayon).
+    #[arg(long)]
+    parallel: bool,
+    /// Output directory: summary.md, normalised.csv, runs.csv, results.json, cd.svg.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Runs the comparison, prints the tables and writes the files.
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    if args.seeds == 0 {
+        return Err("--seeds must be at least 1".into());
+    }
+    let cluster = Arc::new(inputs::cluster(&args.cluster)?);
+    let mut problems = ProblemSet::new();
+    let file_name = |p: &PathBuf| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    for path in &args.workloads {
+        let w = inputs::workload(path)?;
+        // the file name, or the whole path where two workloads share a file name
+        let name = match file_name(path) {
+            Some(n)
+                if args
+                    .workloads
+                    .iter()
+                    .filter(|q| file_name(q).as_ref() == Some(&n))
+                    .count()
+                    == 1 =>
+            {
+                n
+            }
+            _ => path.display().to_string(),
+        };
+        let p = worl::cluster::Problem::new(Arc::new(w), cluster.clone())?;
+        problems.push(NamedProblem::new(name, p))?;
+    }
+    let registry = Registry::with_builtins();
+    let specs = specs_or_all(&registry, &args.schedulers)?;
+    let budget = Budget {
+        max_evaluations: None,
+        max_time: args.time.map(super::schedule::seconds).transpose()?,
+    };
+    let results = Experiment::new(problems)
+        .with_registry(registry)
+        .schedulers(specs)
+        .seeds(1..=args.seeds)
+        .budget(budget)
+        .parallel(args.parallel)
+        .keep_schedules(KeepSchedules::None)
+        .run()?;
+
+    let normalised = results.normalised(results.default_baseline().as_deref())?;
+    let mut md = String::from("## Mean makespan over seeds ÷ HEFT's (bold: best)\n\n");
+    md.push_str(&report::markdown_normalised(&normalised));
+    md.push_str("\n## Per workload\n\n");
+    let reference = results.default_reference();
+    md.push_str(&report::markdown_table(
+        &results,
+        &GroupBy::Problem,
+        reference.as_deref(),
+    )?);
+    md.push_str("\n## Friedman test and Nemenyi critical difference (α = 0.05)\n\n");
+    let test = match results.rank_test_note(&|_| true) {
+        Some(note) => {
+            md.push_str(&note);
+            md.push('\n');
+            None
+        }
+        None => {
+            let t = results.rank_test(&|_| true, Alpha::P05)?;
+            md.push_str(&report::markdown_rank_test(&t));
+            Some(t)
+        }
+    };
+    println!("{md}");
+    let out = &args.out;
+    report::write_text(out.join("summary.md"), &md)?;
+    report::write_normalised_csv(out.join("normalised.csv"), &normalised)?;
+    results.write_csv(out.join("runs.csv"))?;
+    results.write_json(out.join("results.json"))?;
+    if let Some(t) = &test {
+        plot::cd_diagram(t, "Average ranks by makespan", out.join("cd.svg"))?;
+    }
+    eprintln!(
+        "wrote {}/{{summary.md,normalised.csv,runs.csv,results.json{}}}",
+        out.display(),
+        if test.is_some() { ",cd.svg" } else { "" }
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,115 @@
+//! `worl schedule`: one workload, one cluster, one scheduler, one schedule file.
+
+use crate::{Result, inputs};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use worl::cluster::{Problem, Schedule, ScheduleFile, ScheduleMeta};
+use worl::rtgs::{Budget, Registry, RunContext};
+
+/// Arguments of `worl schedule`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The workload file (any format worl reads).
+    workload: PathBuf,
+    /// The cluster: a cluster file or a description (see `worl cluster --help`); optional
+    /// for a saga / dag-bench problem instance, which brings its network.
+    #[arg(long)]
+    cluster: Option<String>,
+    /// The scheduler spec, e.g. `heft`, `rtgs[whales=30,iterations=100]`, `worl-rtgs`
+    /// (`worl schedulers` lists them).
+    #[arg(long, default_value = "heft")]
+    scheduler: String,
+    /// Seed of a stochastic scheduler.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Wall-time budget of a search, seconds (a run cut short by time is not reproducible).
+    #[arg(long)]
+    time: Option<f64>,
+    /// Plan-evaluation budget of a search.
+    #[arg(long)]
+    evaluations: Option<u64>,
+    /// The schedule file to write: `.json` or `.csv`.
+    #[arg(long)]
+    out: PathBuf,
+    /// Also draw the schedule as a Gantt chart (SVG).
+    #[arg(long)]
+    gantt: Option<PathBuf>,
+}
+
+/// `s` seconds as a duration, or an error for a negative or non-finite value.
+pub(crate) fn seconds(s: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| format!("--time {s}: expected a finite number of seconds >= 0").into())
+}
+
+/// Schedules the workload, prints a summary line and writes the files.
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
+    let mut scheduler = Registry::with_builtins().build_spec(&args.scheduler)?;
+    let budget = Budget {
+        max_evaluations: args.evaluations,
+        max_time: args.time.map(seconds).transpose()?,
+    };
+    let started = Instant::now();
+    let schedule = scheduler.schedule(
+        &problem,
+        &mut RunContext::new(args.seed).with_budget(budget),
+    )?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let lb = problem.lower_bound().value;
+    let meta = Meta {
+        scheduler: scheduler.name().to_owned(),
+        spec: args.scheduler.clone(),
+        seed: args.seed,
+    };
+    write(&problem, &schedule, &meta, &args.out)?;
+    if let Some(path) = &args.gantt {
+        let title = format!(
+            "{}: {} (seed {}), makespan {:.1} s",
+            problem.workload().name(),
+            meta.scheduler,
+            args.seed,
+            schedule.makespan()
+        );
+        worl::experiment::plot::gantt(&problem, &schedule, &title, path)?;
+    }
+    println!(
+        "{}: makespan {:.3} s, lower bound {:.3} s (gap {:.3}), {} tasks on {} GPUs, {:.3} s",
+        meta.scheduler,
+        schedule.makespan(),
+        lb,
+        schedule.makespan() / lb.max(f64::MIN_POSITIVE),
+        problem.n_tasks(),
+        problem.n_gpus(),
+        elapsed
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Who made a schedule.
+pub(crate) struct Meta {
+    /// The scheduler's label.
+    pub(crate) scheduler: String,
+    /// The spec it was built from.
+    pub(crate) spec: String,
+    /// Its seed.
+    pub(crate) seed: u64,
+}
+
+/// Writes `schedule` to `path` as a schedule file (`.json` or `.csv`: task, job, GPU,
+/// machine, model, start, finish; scheduler, options, seed, makespan, lower bound).
+pub(crate) fn write(
+    problem: &Problem,
+    schedule: &Schedule,
+    meta: &Meta,
+    path: &Path,
+) -> Result<()> {
+    let meta = ScheduleMeta {
+        scheduler: meta.scheduler.clone(),
+        options: meta.spec.clone(),
+        seed: Some(meta.seed),
+    };
+    ScheduleFile::new(problem, schedule, meta)?.save(path)?;
+    Ok(())
+}

@@ -1,0 +1,44 @@
+//! `worl validate`: check a schedule file against a workload and a cluster.
+
+use crate::{Result, inputs};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use worl::cluster::ScheduleFile;
+
+/// Arguments of `worl validate`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The workload file.
+    workload: PathBuf,
+    /// The cluster: a cluster file or a description; optional for a saga instance.
+    #[arg(long)]
+    cluster: Option<String>,
+    /// The schedule file (`.json` or `.csv`), made by `worl schedule` or another tool.
+    #[arg(long)]
+    schedule: PathBuf,
+}
+
+/// Prints each violation on its own line (the constraint it breaks); exit status 1 if any.
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
+    let file = ScheduleFile::read(&args.schedule)?;
+    let (violations, schedule) = file.check_with_schedule(&problem)?;
+    for v in &violations {
+        println!(
+            "{}: {}",
+            args.schedule.display(),
+            v.explain(&problem, &schedule)
+        );
+    }
+    if violations.is_empty() {
+        println!(
+            "{}: valid, makespan {:.3} s",
+            args.schedule.display(),
+            schedule.makespan()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("{} violation(s)", violations.len());
+        Ok(ExitCode::from(1))
+    }
+}

@@ -1,0 +1,83 @@
+//! `worl`: schedule DAG-structured workloads on GPU clusters from the command line.
+//!
+//! ```text
+//! worl schedule WORKLOAD --cluster CLUSTER --scheduler SPEC [--seed N] [--time T] --out FILE [--gantt SVG]
+//! worl compare WORKLOAD... --cluster CLUSTER --schedulers A,B,... --seeds N --out DIR
+//! worl validate WORKLOAD --cluster CLUSTER --schedule FILE
+//! worl info WORKLOAD [--bandwidth B]
+//! worl convert IN OUT
+//! worl cluster DESCRIPTION [--out FILE]
+//! worl schedulers
+//! ```
+//!
+//! Workload formats are picked by extension or content (Alibaba v2018 CSV, WfCommons JSON,
+//! Pegasus DAX, STG, worl's JSON); a cluster is a cluster file or a short description
+//! (`pai-mix:16`, `homogeneous:8:A100-80GB`, `dgx:2:H100`). Every error is one line naming
+//! the file, line and item.
+
+mod commands;
+mod inputs;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// What every command returns.
+pub(crate) type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// Schedule DAG-structured workloads on heterogeneous GPU clusters (HEFT, CPOP, PEFT,
+/// Min-Min, RTGS, WORL-RTGS, ...).
+#[derive(Parser, Debug)]
+#[command(name = "worl", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Schedule one workload on a cluster and write the schedule (JSON or CSV by extension).
+    Schedule(commands::schedule::Args),
+    /// Run several schedulers on workloads and write the comparison (tables, CSV, JSON).
+    Compare(commands::compare::Args),
+    /// Check a schedule file made by any tool against a workload and a cluster.
+    Validate(commands::validate::Args),
+    /// Print a workload's size and shape: tasks, edges, jobs, depth, width, critical path, CCR.
+    Info(commands::info::Args),
+    /// Convert a workload between formats (by the output's extension).
+    Convert(commands::convert::Args),
+    /// Print or write a cluster file from a preset or a short description.
+    Cluster(commands::cluster::Args),
+    /// List the registered schedulers and their descriptions.
+    Schedulers,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Schedule(a) => commands::schedule::run(&a),
+        Command::Compare(a) => commands::compare::run(&a),
+        Command::Validate(a) => commands::validate::run(&a),
+        Command::Info(a) => commands::info::run(&a),
+        Command::Convert(a) => commands::convert::run(&a),
+        Command::Cluster(a) => commands::cluster::run(&a),
+        Command::Schedulers => commands::schedulers(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            // One line: the error and its causes.
+            let mut line = format!("error: {e}");
+            let mut source = e.source();
+            while let Some(s) = source {
+                let text = s.to_string();
+                if !line.contains(&text) {
+                    line.push_str(": ");
+                    line.push_str(&text);
+                }
+                source = s.source();
+            }
+            eprintln!("{}", line.replace('\n', " "));
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! The `worl` binary run as a user runs it: every subcommand on hand-made files and on real
+//! workloads of the shared data directory (when present), checking outputs and one-line
+//! errors.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use worl::dag::datasets::data_file;
+
+/// A chain of three tasks `a -> b -> c` (works 10, 20, 5 reference GPU-seconds) in worl's
+/// workload JSON, with 1 GB on each edge.
+const CHAIN: &str = r#"{"format": "worl-workload", "version": 1, "name": "chain",
+"jobs": [{"name": "j", "tasks": [{"name": "a", "work": 10.0}, {"name": "b", "work": 20.0},
+{"name": "c", "work": 5.0}],
+"edges": [{"from": "a", "to": "b", "bytes": 1e9}, {"from": "b", "to": "c", "bytes": 1e9}]}]}
+"#;
+
+fn worl() -> Command {
+    Command::cargo_bin("worl").expect("the worl binary")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}",
+        cmd,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `cmd`, expects exit status `code` and one stderr line; returns it.
+fn one_line_error(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(code), "{cmd:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err.trim_end().to_owned()
+}
+
+#[test]
+fn info_prints_the_shape_of_a_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let out = stdout(worl().args(["info"]).arg(&w));
+    assert!(out.contains("workload            chain"), "{out}");
+    assert!(out.contains("tasks               3"), "{out}");
+    assert!(out.contains("edges               2"), "{out}");
+    assert!(out.contains("depth x width       3 x 1"), "{out}");
+    assert!(out.contains("total work          35.0 ref GPU-s"), "{out}");
+    assert!(out.contains("critical path work  35.0 ref GPU-s"), "{out}");
+}
+
+#[test]
+fn schedule_heft_on_a_chain_gives_the_hand_computed_makespan() {
+    // One V100-16GB (relative speed 1): the chain runs back to back, 10 + 20 + 5 = 35 s.
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let out = dir.path().join("s.json");
+    let gantt = dir.path().join("g.svg");
+    let text = stdout(
+        worl()
+            .args(["schedule"])
+            .arg(&w)
+            .args([
+                "--cluster",
+                "homogeneous:1:V100-16GB",
+                "--scheduler",
+                "heft",
+                "--out",
+            ])
+            .arg(&out)
+            .arg("--gantt")
+            .arg(&gantt),
+    );
+    assert!(
+        text.starts_with("HEFT: makespan 35.000 s, lower bound 35.000 s"),
+        "{text}"
+    );
+    assert!(out.exists() && gantt.exists());
+    // and the file it wrote validates
+    let text = stdout(
+        worl()
+            .args(["validate"])
+            .arg(&w)
+            .args(["--cluster", "homogeneous:1:V100-16GB", "--schedule"])
+            .arg(&out),
+    );
+    assert!(text.contains("valid, makespan 35.000 s"), "{text}");
+}
+
+#[test]
+fn convert_round_trips_through_worl_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    stdout(worl().arg("convert").arg(&w).arg(&a));
+    stdout(worl().arg("convert").arg(&a).arg(&b));
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap()
+    );
+    let dot = dir.path().join("c.dot");
+    stdout(worl().arg("convert").arg(&w).arg(&dot));
+    assert!(
+        std::fs::read_to_string(&dot)
+            .unwrap()
+            .starts_with("digraph")
+    );
+}
+
+#[test]
+fn cluster_prints_a_cluster_file_that_loads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = stdout(worl().args(["cluster", "dgx:2:A100-80GB"]));
+    let path = write(dir.path(), "c.toml", &toml);
+    // the printed file is a cluster argument itself: 16 GPUs
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let text = stdout(
+        worl()
+            .args(["schedule"])
+            .arg(&w)
+            .arg("--cluster")
+            .arg(&path)
+            .arg("--out")
+            .arg(dir.path().join("s.json")),
+    );
+    assert!(text.contains("3 tasks on 16 GPUs"), "{text}");
+}
+
+#[test]
+fn compare_writes_the_normalised_table_and_skips_friedman_for_one_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let out = dir.path().join("cmp");
+    let text = stdout(
+        worl()
+            .arg("compare")
+            .arg(&w)
+            .args([
+                "--cluster",
+                "pai-mix:4",
+                "--schedulers",
+                "heft,peft,rtgs[whales=4,iterations=3]",
+                "--seeds",
+                "2",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert!(
+        text.contains("| problem (makespan ÷ HEFT) | HEFT | PEFT | rtgs[whales=4,iterations=3] |"),
+        "{text}"
+    );
+    assert!(text.contains("| chain.json | **1.0000** |"), "{text}");
+    assert!(text.contains("Friedman test skipped"), "{text}");
+    for f in ["summary.md", "normalised.csv", "runs.csv", "results.json"] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 1 + 1 + 2, "{runs}");
+}
+
+#[test]
+fn errors_are_one_line_naming_the_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let e = one_line_error(worl().args(["info", "missing.json"]), 2);
+    assert!(
+        e.starts_with("error: ") && e.contains("missing.json"),
+        "{e}"
+    );
+    let e = one_line_error(
+        worl()
+            .arg("schedule")
+            .arg(&w)
+            .args(["--cluster", "homogeneous:2:B200", "--out", "x.json"]),
+        2,
+    );
+    assert!(e.contains("unknown GPU model `B200`"), "{e}");
+    let e = one_line_error(
+        worl()
+            .arg("schedule")
+            .arg(&w)
+            .args([
+                "--cluster",
+                "pai-mix:2",
+                "--scheduler",
+                "heft[policy=sideways]",
+            ])
+            .args(["--out", "x.json"]),
+        2,
+    );
+    assert!(e.contains("policy"), "{e}");
+    let bad = write(dir.path(), "bad.stg", "2\n0 0 0\n1 x 0\n");
+    let e = one_line_error(worl().arg("info").arg(&bad), 2);
+    assert!(e.contains("bad.stg:3"), "{e}");
+    let e = one_line_error(
+        worl().arg("convert").arg(&w).arg(dir.path().join("o.yaml")),
+        2,
+    );
+    assert!(e.contains("o.yaml") && e.contains(".yaml"), "{e}");
+}
+
+#[test]
+fn real_workloads_of_every_format_load_and_schedule() {
+    for rel in [
+        "pegasus-dax-workflowsim/Montage_25.xml",
+        "wfcommons-wfinstances/blast-chameleon-large-001.json",
+        "stg/robot.stg",
+    ] {
+        let Some(path) = data_file(rel).expect("shared data directory") else {
+            eprintln!("skipping {rel}: no shared data");
+            continue;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("s.json");
+        let text = stdout(
+            worl()
+                .arg("schedule")
+                .arg(&path)
+                .args(["--cluster", "pai-mix:8", "--out"])
+                .arg(&out),
+        );
+        assert!(text.starts_with("HEFT: makespan"), "{rel}: {text}");
+        let text = stdout(
+            worl()
+                .arg("validate")
+                .arg(&path)
+                .args(["--cluster", "pai-mix:8", "--schedule"])
+                .arg(&out),
+        );
+        assert!(text.contains("valid"), "{rel}: {text}");
+    }
+}
+
+#[test]
+fn a_saga_instance_brings_its_network_and_heft_gives_the_hand_computed_makespan() {
+    // The instance of worl-rtgs's saga_heft test: HEFT by hand gives makespan 9.
+    let instance = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../worl-cluster/tests/fixtures/saga/diamond3.json");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.csv");
+    let text = stdout(worl().arg("schedule").arg(&instance).arg("--out").arg(&out));
+    assert!(text.starts_with("HEFT: makespan 9.000 s"), "{text}");
+    assert!(text.contains("4 tasks on 3 GPUs"), "{text}");
+    let text = stdout(
+        worl()
+            .arg("validate")
+            .arg(&instance)
+            .arg("--schedule")
+            .arg(&out),
+    );
+    assert!(text.contains("valid, makespan 9.000 s"), "{text}");
+    // a hand-broken copy: the last task starts 1 s early
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let broken: String = csv
+        .lines()
+        .map(|l| {
+            if l.contains(",D,") {
+                let mut f: Vec<String> = l.split(',').map(str::to_owned).collect();
+                let n = f.len();
+                f[n - 2] = (f[n - 2].parse::<f64>().unwrap() - 1.0).to_string();
+                f[n - 1] = (f[n - 1].parse::<f64>().unwrap() - 1.0).to_string();
+                f.join(",")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let bad = write(dir.path(), "bad.csv", &(broken + "\n"));
+    let out = worl()
+        .arg("validate")
+        .arg(&instance)
+        .arg("--schedule")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("precedence"), "{text}");
+}
+
+#[test]
+fn the_platform_engineer_task_in_three_commands() {
+    // a cluster of 4 machines with 8 A100s each on 100 Gbit/s Ethernet
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = dir.path().join("cluster.toml");
+    stdout(
+        worl()
+            .args(["cluster", "4x8:A100-80GB:100GbE", "--out"])
+            .arg(&cluster),
+    );
+    let text = std::fs::read_to_string(&cluster).unwrap();
+    assert!(text.lines().count() <= 10, "{text}");
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let out = dir.path().join("schedule.csv");
+    let text = stdout(
+        worl()
+            .arg("schedule")
+            .arg(&w)
+            .arg("--cluster")
+            .arg(&cluster)
+            .arg("--out")
+            .arg(&out)
+            .arg("--gantt")
+            .arg(dir.path().join("gantt.svg")),
+    );
+    assert!(text.contains("3 tasks on 32 GPUs"), "{text}");
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert!(csv.contains("node-0"), "{csv}");
+    assert!(csv.contains("A100-80GB"), "{csv}");
+    let svg = std::fs::read_to_string(dir.path().join("gantt.svg")).unwrap();
+    assert!(svg.contains("<title>b (job j) on GPU"), "{svg}");
+    assert!(svg.contains("colour: task type"), "{svg}");
+}
