@@ -228,7 +228,11 @@ fn plots_are_written_as_svg_files() {
     far[0].points = vec![(0.0, 1e9)];
     far[0].label = "far-above".into();
     plot::convergence(&far, "convergence", "iteration", &conv).unwrap();
-    assert!(!std::fs::read_to_string(&conv).unwrap().contains("far-above"));
+    assert!(
+        !std::fs::read_to_string(&conv)
+            .unwrap()
+            .contains("far-above")
+    );
     // the Gantt chart: a tooltip per bar, a legend, the colour rule
     let svg = std::fs::read_to_string(&gantt).unwrap();
     assert_eq!(svg.matches("<title>").count(), 6, "{svg}");
