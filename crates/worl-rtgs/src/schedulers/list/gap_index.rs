@@ -44,8 +44,6 @@ pub struct GapIndex {
     before: Vec<f64>,
     /// Per placed task: the task before it on its GPU (`NONE`: first).
     prev: Vec<u32>,
-    /// Per placed task: its start, s.
-    start: Vec<f64>,
     /// The gaps in timeline order.
     tree: GapTree,
 }
@@ -63,7 +61,6 @@ impl GapIndex {
             last: vec![NONE; m],
             before: vec![0.0; n],
             prev: vec![NONE; n],
-            start: vec![0.0; n],
             tree: GapTree::new(n, m),
         }
     }
@@ -104,7 +101,7 @@ impl GapIndex {
         let mut candidate = self.tree.first_from(k, ready_at, min_gap);
         while let Some(c) = candidate {
             let free = ready_at.max(self.before[c]);
-            if free + exec <= self.start[c] {
+            if free + exec <= self.tree.start(c) {
                 let after = self.prev[c];
                 let after = (after != NONE).then(|| TaskId::new(after as usize));
                 return Ok(partial.slot_after(task, gpu, after)?);
@@ -122,7 +119,6 @@ impl GapIndex {
         partial.commit(slot)?;
         let (t, k) = (slot.task().index(), slot.gpu().index());
         let (start, finish) = (slot.start(), slot.finish());
-        self.start[t] = start;
         match partial.next_on_gpu(slot.task()) {
             // Appended: one new gap, after the latest finish so far.
             None => {
@@ -143,7 +139,7 @@ impl GapIndex {
                 self.tree.insert(k, t, start, start - before, Some(next));
                 let after = before.max(finish);
                 self.before[next] = after;
-                self.tree.set_gap(next, self.start[next] - after);
+                self.tree.set_gap(next, self.tree.start(next) - after);
                 self.latest[k] = self.latest[k].max(finish);
             }
         }
@@ -166,7 +162,6 @@ impl GapIndex {
             let i = t.index();
             self.before[i] = latest;
             self.prev[i] = prev;
-            self.start[i] = start;
             self.tree.insert(k, i, start, start - latest, None);
             latest = latest.max(finish);
             prev = i as u32;

@@ -159,6 +159,11 @@ impl GapTree {
         }
     }
 
+    /// The start of task `t` as inserted, s.
+    pub(crate) fn start(&self, t: usize) -> f64 {
+        self.start[t]
+    }
+
     /// Sets the gap before task `t` (placed on some GPU's tree).
     pub(crate) fn set_gap(&mut self, t: usize, gap: f64) {
         self.gap[t] = gap;
