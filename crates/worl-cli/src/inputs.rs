@@ -7,18 +7,23 @@ use std::sync::Arc;
 use worl::cluster::{Cluster, GpuModel, Problem, presets};
 use worl::dag::Workload;
 
+/// Loads a workload, the format picked by extension or content (see [`load`]).
+pub(crate) fn workload(path: &Path) -> Result<Workload> {
+    Ok(load(path)?.0)
+}
+
 /// Loads a workload, the format picked by extension or content; the load report's notes
 /// (dropped rows, repaired references) go to stderr. A saga / dag-bench problem instance
-/// (JSON with a `task_graph`) gives its task graph.
-pub(crate) fn workload(path: &Path) -> Result<Workload> {
-    if let Some((w, _)) = saga_instance(path)? {
-        return Ok(w);
+/// (JSON with a `task_graph`) gives its task graph and, second, its network.
+fn load(path: &Path) -> Result<(Workload, Option<Cluster>)> {
+    if let Some((w, c)) = saga_instance(path)? {
+        return Ok((w, Some(c)));
     }
     let (w, report) = worl::dag::load_path(path)?;
     if !report.entries.is_empty() {
         eprintln!("{}: {report}", path.display());
     }
-    Ok(w)
+    Ok((w, None))
 }
 
 /// The workload and network of a saga / dag-bench problem instance (`.json` with a
@@ -44,21 +49,19 @@ fn saga_instance(path: &Path) -> Result<Option<(Workload, Cluster)>> {
 /// The problem of the workload at `path` on the cluster `arg` (see [`cluster`]); without
 /// `arg`, a saga / dag-bench instance brings its own network.
 pub(crate) fn problem_of(path: &Path, arg: Option<&str>) -> Result<Problem> {
-    if let Some((w, c)) = saga_instance(path)? {
-        let c = match arg {
-            Some(a) => cluster(a)?,
-            None => c,
-        };
-        return problem(w, c);
-    }
-    let Some(arg) = arg else {
-        return Err(format!(
-            "{}: no --cluster given (only a saga problem instance brings its own network)",
-            path.display()
-        )
-        .into());
+    let (w, own) = load(path)?;
+    let c = match (arg, own) {
+        (Some(a), _) => cluster(a)?,
+        (None, Some(c)) => c,
+        (None, None) => {
+            return Err(format!(
+                "{}: no --cluster given (only a saga problem instance brings its own network)",
+                path.display()
+            )
+            .into());
+        }
     };
-    problem(workload(path)?, cluster(arg)?)
+    problem(w, c)
 }
 
 /// A cluster from `arg`: an existing file (TOML or JSON cluster file), else a description
