@@ -15,7 +15,7 @@ pub(crate) fn workload(path: &Path) -> Result<Workload> {
 /// Loads a workload, the format picked by extension or content; the load report's notes
 /// (dropped rows, repaired references) go to stderr. A saga / dag-bench problem instance
 /// (JSON with a `task_graph`) gives its task graph and, second, its network.
-fn load(path: &Path) -> Result<(Workload, Option<Cluster>)> {
+pub(crate) fn load(path: &Path) -> Result<(Workload, Option<Cluster>)> {
     if let Some((w, c)) = saga_instance(path)? {
         return Ok((w, Some(c)));
     }
@@ -68,7 +68,7 @@ pub(crate) fn problem_of(path: &Path, arg: Option<&str>) -> Result<Problem> {
 /// `KIND:ARGS` of a preset:
 ///
 /// * `pai-mix:M[:SEED]`: `M` GPUs drawn from the Alibaba PAI v2020 fleet mix;
-/// * `homogeneous:M:MODEL`: `M` GPUs of one model, one per machine, 25 GbE;
+/// * `homogeneous:M:MODEL`: `M` GPUs of one model, 8 per machine, PCIe inside, 25 GbE between;
 /// * `dgx:NODES:MODEL`: DGX-style nodes of 8 GPUs (NVLink inside, InfiniBand between);
 /// * `paper-pool:M:MBIT[:SEED]`: the WORL-RTGS paper's pool, links up to `MBIT` Mbit/s;
 /// * `MxG:MODEL[:INTER[:INTRA]]`: `M` machines of `G` GPUs of one model, with named links

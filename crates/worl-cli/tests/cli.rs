@@ -322,3 +322,96 @@ fn the_platform_engineer_task_in_three_commands() {
     assert!(svg.contains("<title>b (job j) on GPU"), "{svg}");
     assert!(svg.contains("colour: task type"), "{svg}");
 }
+
+#[test]
+fn schedules_and_workloads_are_written_as_wfformat_that_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    // The workload alone: reference run times, read back with the same tasks and edges.
+    let wf = dir.path().join("chain.wf.json");
+    let back = dir.path().join("back.json");
+    stdout(worl().arg("convert").arg(&w).arg(&wf));
+    stdout(worl().arg("convert").arg(&wf).arg(&back));
+    let wf2 = dir.path().join("again.wfformat.json");
+    stdout(worl().arg("convert").arg(&back).arg(&wf2));
+    let spec = |p: &Path| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        v["workflow"].clone()
+    };
+    assert_eq!(spec(&wf), spec(&wf2));
+    assert_eq!(spec(&wf)["execution"]["makespanInSeconds"], 35.0);
+
+    // A schedule on two machines of one V100 each (the reference GPU): HEFT keeps the
+    // chain on one GPU, so the tasks run for 10, 20 and 5 s back to back.
+    let out = dir.path().join("plan.wf.json");
+    stdout(
+        worl()
+            .arg("schedule")
+            .arg(&w)
+            .args(["--cluster", "2x1:V100-16GB", "--out"])
+            .arg(&out),
+    );
+    let x = spec(&out)["execution"].clone();
+    assert_eq!(x["makespanInSeconds"], 35.0);
+    let tasks = x["tasks"].as_array().unwrap();
+    let starts: Vec<f64> = tasks
+        .iter()
+        .map(|t| t["startInSeconds"].as_f64().unwrap())
+        .collect();
+    let runs: Vec<f64> = tasks
+        .iter()
+        .map(|t| t["runtimeInSeconds"].as_f64().unwrap())
+        .collect();
+    assert_eq!(starts, [0.0, 10.0, 30.0]);
+    assert_eq!(runs, [10.0, 20.0, 5.0]);
+    let machines: Vec<&str> = x["machines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["nodeName"].as_str().unwrap())
+        .collect();
+    assert_eq!(machines.len(), 2);
+    assert!(tasks.iter().all(|t| t["machine"] == tasks[0]["machine"]));
+    assert!(machines.contains(&tasks[0]["machine"].as_str().unwrap()));
+    // WfCommons readers (and worl's) take it as a workload with the planned run times.
+    let info = stdout(worl().arg("info").arg(&out));
+    assert!(
+        info.contains("total work          35.0 ref GPU-s"),
+        "{info}"
+    );
+}
+
+#[test]
+fn convert_writes_saga_instances_with_a_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let saga = dir.path().join("chain.saga.json");
+    let err = one_line_error(worl().arg("convert").arg(&w).arg(&saga), 2);
+    assert!(err.contains("give --cluster"), "{err}");
+    // saga's links have no latency; worl's presets do, and nothing is dropped silently.
+    let err = one_line_error(
+        worl()
+            .arg("convert")
+            .arg(&w)
+            .arg(&saga)
+            .args(["--cluster", "2x1:V100-16GB"]),
+        2,
+    );
+    assert!(err.contains("latency") && err.contains("node-0"), "{err}");
+    // A saga instance converts to saga with its own network, and HEFT on the copy gives
+    // the hand-computed makespan 9 of the original.
+    let instance = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../worl-cluster/tests/fixtures/saga/diamond3.json");
+    let a = dir.path().join("a.saga.json");
+    let b = dir.path().join("b.saga.json");
+    stdout(worl().arg("convert").arg(&instance).arg(&a));
+    stdout(worl().arg("convert").arg(&a).arg(&b));
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap()
+    );
+    let out = dir.path().join("s.csv");
+    let text = stdout(worl().arg("schedule").arg(&b).arg("--out").arg(&out));
+    assert!(text.starts_with("HEFT: makespan 9.000 s"), "{text}");
+}

@@ -26,6 +26,7 @@
 //! | [`evaluator`] | [`Evaluator`]: a [`Plan`] decoded into a makespan or a [`Schedule`] |
 //! | [`validate`] | [`Violation`], [`Schedule::validate`] |
 //! | [`schedule_file`] | [`ScheduleFile`]: schedules as JSON/CSV with names, read back by ids or names |
+//! | [`wfformat`] | a schedule as a WfCommons WfFormat 1.5 document (`execution`: machine, GPU, start, run time per task) |
 //! | [`metrics`] | [`Metrics`], [`LowerBound`] |
 //! | [`error`] | [`ClusterError`] |
 //!
@@ -80,6 +81,7 @@ pub mod problem;
 pub mod schedule;
 pub mod schedule_file;
 pub mod validate;
+pub mod wfformat;
 
 pub use catalog::GpuModel;
 pub use cluster::{Cluster, ClusterBuilder, Gpu, LoadState, MAX_GPUS, MAX_GPUS_PER_MACHINE};

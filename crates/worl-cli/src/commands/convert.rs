@@ -3,21 +3,50 @@
 use crate::{Result, inputs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use worl::dag::formats::{dot, native};
+use worl::dag::formats::{dot, native, wfcommons};
 
 /// Arguments of `worl convert`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
     /// The input workload (any format worl reads).
     input: PathBuf,
-    /// The output: `.json` (worl's workload JSON) or `.dot` / `.gv` (Graphviz).
+    /// The output: `.json` (worl's workload JSON), `.wf.json` / `.wfformat.json` (WfCommons
+    /// WfFormat 1.5), `.saga.json` (a saga / dag-bench problem instance: the workload and
+    /// a network, which needs `--cluster` unless the input is one) or `.dot` / `.gv`
+    /// (Graphviz).
     output: PathBuf,
+    /// The cluster written as the network of a `.saga.json` output: a cluster file or a
+    /// description (see `worl cluster --help`).
+    #[arg(long)]
+    cluster: Option<String>,
 }
 
 /// Reads `input` and writes `output` in the format of its extension.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
-    let w = inputs::workload(&args.input)?;
-    write(&w, &args.output)?;
+    let (w, own) = inputs::load(&args.input)?;
+    if is_saga(&args.output) {
+        let c = match (&args.cluster, own) {
+            (Some(a), _) => inputs::cluster(a)?,
+            (None, Some(c)) => c,
+            (None, None) => {
+                return Err(format!(
+                    "{}: a saga problem instance needs a network: give --cluster",
+                    args.output.display()
+                )
+                .into());
+            }
+        };
+        worl::cluster::formats::saga::save(&w, &c, &args.output)?;
+    } else {
+        if args.cluster.is_some() {
+            return Err(format!(
+                "{}: --cluster is only used for a `.saga.json` output",
+                args.output.display()
+            )
+            .into());
+        }
+        write(&w, &args.output)?;
+    }
     eprintln!(
         "wrote {} ({} tasks, {} edges)",
         args.output.display(),
@@ -29,12 +58,16 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
 
 /// Writes `w` to `path` in the format of its extension.
 pub(crate) fn write(w: &worl::dag::Workload, path: &Path) -> Result<()> {
+    if super::schedule::is_wfformat(path) {
+        wfcommons::save(w, None, path)?;
+        return Ok(());
+    }
     match extension(path).as_str() {
         "json" => native::save(w, path)?,
         "dot" | "gv" => dot::save_dot(w, path)?,
         other => {
             return Err(format!(
-                "{}: cannot write workloads as `.{other}` (writable: .json, .dot, .gv)",
+                "{}: cannot write workloads as `.{other}` (writable: .json, .wf.json, .wfformat.json, .saga.json, .dot, .gv)",
                 path.display()
             )
             .into());
@@ -49,4 +82,12 @@ pub(crate) fn extension(path: &Path) -> String {
         .and_then(|e| e.to_str())
         .unwrap_or_default()
         .to_ascii_lowercase()
+}
+
+/// Whether `path` asks for a saga / dag-bench problem instance: a name ending in
+/// `.saga.json` (any case).
+fn is_saga(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.to_ascii_lowercase().ends_with(".saga.json"))
 }

@@ -29,7 +29,9 @@ pub(crate) struct Args {
     /// Plan-evaluation budget of a search.
     #[arg(long)]
     evaluations: Option<u64>,
-    /// The schedule file to write: `.json` or `.csv`.
+    /// The schedule file to write: `.json` or `.csv` (worl's schedule file, read back by
+    /// `worl validate`), or `.wf.json` / `.wfformat.json` (WfCommons WfFormat 1.5 with the
+    /// schedule as its `execution` section).
     #[arg(long)]
     out: PathBuf,
     /// Also draw the schedule as a Gantt chart (SVG).
@@ -98,13 +100,18 @@ pub(crate) struct Meta {
 }
 
 /// Writes `schedule` to `path` as a schedule file (`.json` or `.csv`: task, job, GPU,
-/// machine, model, start, finish; scheduler, options, seed, makespan, lower bound).
+/// machine, model, start, finish; scheduler, options, seed, makespan, lower bound) or, for
+/// a `.wf.json` / `.wfformat.json` name, as WfFormat with an `execution` section.
 pub(crate) fn write(
     problem: &Problem,
     schedule: &Schedule,
     meta: &Meta,
     path: &Path,
 ) -> Result<()> {
+    if is_wfformat(path) {
+        worl::cluster::wfformat::save(problem, schedule, path)?;
+        return Ok(());
+    }
     let meta = ScheduleMeta {
         scheduler: meta.scheduler.clone(),
         options: meta.spec.clone(),
@@ -112,4 +119,15 @@ pub(crate) fn write(
     };
     ScheduleFile::new(problem, schedule, meta)?.save(path)?;
     Ok(())
+}
+
+/// Whether `path` asks for WfCommons WfFormat: a name ending in `.wf.json` or
+/// `.wfformat.json` (any case).
+pub(crate) fn is_wfformat(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    name.ends_with(".wf.json") || name.ends_with(".wfformat.json")
 }

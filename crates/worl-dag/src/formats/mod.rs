@@ -3,7 +3,7 @@
 //! | module | format | direction |
 //! |---|---|---|
 //! | [`alibaba`] | Alibaba cluster-trace-v2018 `batch_task.csv` | read |
-//! | [`wfcommons`] | WfCommons WfFormat JSON (1.5 and the older `workflow.tasks` layout) | read |
+//! | [`wfcommons`] | WfCommons WfFormat JSON (1.5 and the older `workflow.tasks` layout) | read; write 1.5, with a schedule as its `execution` |
 //! | [`dax`] | Pegasus DAX XML | read |
 //! | [`stg`] | Standard Task Graph (Kasahara), with or without communication costs | read |
 //! | [`native`] | worl's own versioned JSON | read and write (lossless) |

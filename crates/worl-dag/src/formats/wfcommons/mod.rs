@@ -17,6 +17,9 @@
 //! both; when both are given they must agree, else [`DagError::InconsistentDependency`].
 //! A reference to a missing task is [`DagError::UnknownTask`]; a missing runtime or file size
 //! is repaired to 0 and reported ([`Reason::MissingRuntime`], [`Reason::MissingFileSize`]).
+//!
+//! [`to_string`], [`write`] and [`save`] write WfFormat 1.5, optionally with an
+//! [`Execution`] section recording a schedule (module [`write`](self::write)).
 
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
@@ -27,6 +30,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
+
+mod write;
+pub use write::{EPOCH, ExecutedGpu, ExecutedTask, Execution, save, task_ids, to_string, write};
 
 /// Format name in [`LoadReport::format`].
 pub const FORMAT: &str = "wfformat";
