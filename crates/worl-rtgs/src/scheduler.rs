@@ -1,6 +1,7 @@
 //! The [`Scheduler`] trait every algorithm implements, and the [`RunContext`] it runs in.
 
 use crate::error::Result;
+use cpu_time::ProcessTime;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -17,7 +18,7 @@ use worl_cluster::{Problem, Schedule};
 ///
 /// Contract: the returned schedule places every task of the problem and satisfies the model's
 /// constraints ([`Schedule::validate`](worl_cluster::Schedule)); the same seed
-/// ([`RunContext::seed`]) gives the same schedule, unless a wall-time budget cut the run short.
+/// ([`RunContext::seed`]) gives the same schedule, unless a time budget cut the run short.
 ///
 /// Implementing it for your own algorithm (here: every task, in topological order, on the GPU
 /// where it finishes earliest, without insertion):
@@ -81,8 +82,44 @@ pub trait Scheduler: Send {
 pub struct Budget {
     /// Most plan evaluations (makespan computations) a search may spend.
     pub max_evaluations: Option<u64>,
-    /// Most wall time a search may spend. A run cut short by time is not reproducible.
+    /// Most CPU time a search may spend: the CPU time of the whole process (every thread,
+    /// so a search evaluating in parallel pays for all its threads) since the
+    /// [`RunContext`] was made. Equal-time comparisons therefore run one search at a time
+    /// per process. A run cut short by time is not reproducible; an evaluation budget is.
     pub max_time: Option<Duration>,
+}
+
+impl Budget {
+    /// A budget of `evaluations` plan evaluations.
+    pub fn evaluations(evaluations: u64) -> Self {
+        Budget {
+            max_evaluations: Some(evaluations),
+            max_time: None,
+        }
+    }
+
+    /// A budget of `time` CPU time ([`max_time`](Self::max_time)).
+    pub fn cpu_time(time: Duration) -> Self {
+        Budget {
+            max_evaluations: None,
+            max_time: Some(time),
+        }
+    }
+
+    /// The tighter of `self` and `other`, limit by limit (a limit absent from one side is
+    /// the other's).
+    pub fn min(&self, other: &Budget) -> Budget {
+        fn tighter<T: Ord + Copy>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            }
+        }
+        Budget {
+            max_evaluations: tighter(self.max_evaluations, other.max_evaluations),
+            max_time: tighter(self.max_time, other.max_time),
+        }
+    }
 }
 
 /// A progress event a scheduler reports while it runs, e.g. once per WOA iteration.
@@ -107,6 +144,7 @@ pub struct RunContext<'a> {
     seed: u64,
     budget: Budget,
     started: Instant,
+    cpu_started: ProcessTime,
     observer: Option<Observer<'a>>,
 }
 
@@ -127,6 +165,7 @@ impl<'a> RunContext<'a> {
             seed,
             budget: Budget::default(),
             started: Instant::now(),
+            cpu_started: ProcessTime::now(),
             observer: None,
         }
     }
@@ -135,6 +174,12 @@ impl<'a> RunContext<'a> {
     pub fn with_budget(mut self, budget: Budget) -> Self {
         self.budget = budget;
         self
+    }
+
+    /// Tightens the budget to the tighter of the current one and `budget`
+    /// ([`Budget::min`]); how a scheduler's own `time` / `evaluations` options apply.
+    pub fn tighten_budget(&mut self, budget: &Budget) {
+        self.budget = self.budget.min(budget);
     }
 
     /// Sets an observer called with every [`Progress`] event; returning
@@ -199,15 +244,31 @@ impl<'a> RunContext<'a> {
         self.started.elapsed()
     }
 
-    /// Whether the wall-time budget is spent.
+    /// CPU time of the process since the context was made (all threads).
+    pub fn cpu_elapsed(&self) -> Duration {
+        self.cpu_started.elapsed()
+    }
+
+    /// Whether the time budget ([`Budget::max_time`], CPU time) is spent.
     pub fn out_of_time(&self) -> bool {
         self.budget
             .max_time
-            .is_some_and(|t| self.started.elapsed() >= t)
+            .is_some_and(|t| self.cpu_elapsed() >= t)
+    }
+
+    /// The share of the time budget spent, in `[0, 1]`; `None` without a time budget.
+    pub fn time_fraction(&self) -> Option<f64> {
+        self.budget.max_time.map(|t| {
+            if t.is_zero() {
+                1.0
+            } else {
+                (self.cpu_elapsed().as_secs_f64() / t.as_secs_f64()).min(1.0)
+            }
+        })
     }
 
     /// Reports progress to the observer. Returns `Break` when the observer asks to stop or the
-    /// wall-time budget is spent; the scheduler should then return its best schedule so far.
+    /// time budget is spent; the scheduler should then return its best schedule so far.
     pub fn report(&mut self, progress: Progress) -> ControlFlow<()> {
         let observer = match self.observer.as_mut() {
             Some(o) => o(&progress),

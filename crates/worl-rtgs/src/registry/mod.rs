@@ -26,6 +26,11 @@
 //!   [`ScheduleError::BudgetBelowPopulation`] for every search alike, before any work
 //!   ([`RunContext::check_budget`](crate::RunContext::check_budget)); any larger budget is
 //!   honoured exactly. List schedulers evaluate no plan and ignore the budget.
+//! * **Budget options**: every scheduler built by a registry takes `time` (CPU time:
+//!   `1s`, `250ms`, `2min` or plain seconds, [`Budget::max_time`](crate::Budget)) and
+//!   `evaluations` (a count >= 1); they tighten the run's [`Budget`](crate::Budget)
+//!   ([`RunContext::tighten_budget`](crate::RunContext::tighten_budget)), so
+//!   `ils[time=1s]` and `worl-rtgs[time=1s]` get the same CPU time.
 
 pub mod options;
 pub mod spec;
@@ -130,9 +135,16 @@ impl Registry {
     /// Builds scheduler `name` with `options`.
     ///
     /// Errors: [`ScheduleError::UnknownScheduler`], or the scheduler's own option errors.
-    pub fn build(&self, name: &str, options: Options) -> Result<Box<dyn Scheduler>> {
+    pub fn build(&self, name: &str, mut options: Options) -> Result<Box<dyn Scheduler>> {
         match self.entries.get(&name.to_ascii_lowercase()) {
-            Some(e) => (e.build)(options),
+            Some(e) => {
+                let budget = budget_options(&mut options)?;
+                let inner = (e.build)(options)?;
+                Ok(match budget {
+                    Some(budget) => Box::new(Budgeted { inner, budget }),
+                    None => inner,
+                })
+            }
             None => Err(ScheduleError::UnknownScheduler {
                 name: name.to_owned(),
                 known: self.entries.keys().cloned().collect(),
@@ -148,5 +160,97 @@ impl Registry {
     pub fn build_spec(&self, spec: &str) -> Result<Box<dyn Scheduler>> {
         let spec: Spec = spec.parse()?;
         self.build(&spec.name, spec.to_options())
+    }
+}
+
+/// Takes the budget options `time` and `evaluations` (see the module docs).
+fn budget_options(opts: &mut Options) -> Result<Option<crate::Budget>> {
+    let time = match opts.take::<String>("time")? {
+        Some(t) => Some(parse_duration(&t).ok_or_else(|| {
+            opts.invalid(
+                "time",
+                &t,
+                "expected a CPU time like `1s`, `250ms`, `2min` or `0.5`",
+            )
+        })?),
+        None => None,
+    };
+    let evaluations = opts.take::<u64>("evaluations")?;
+    if evaluations == Some(0) {
+        return Err(opts.invalid("evaluations", 0, "must be at least 1"));
+    }
+    Ok(
+        (time.is_some() || evaluations.is_some()).then_some(crate::Budget {
+            max_evaluations: evaluations,
+            max_time: time,
+        }),
+    )
+}
+
+/// `1s`, `250ms`, `2min`, `1.5` (seconds) as a duration; `None` if malformed, negative or
+/// not finite.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let t = text.trim();
+    let (number, scale) = if let Some(x) = t.strip_suffix("ms") {
+        (x, 1e-3)
+    } else if let Some(x) = t.strip_suffix("min") {
+        (x, 60.0)
+    } else if let Some(x) = t.strip_suffix('s') {
+        (x, 1.0)
+    } else {
+        (t, 1.0)
+    };
+    let v: f64 = number.trim().parse().ok()?;
+    std::time::Duration::try_from_secs_f64(v * scale).ok()
+}
+
+/// A scheduler whose runs get at most `budget` besides their context's.
+struct Budgeted {
+    inner: Box<dyn Scheduler>,
+    budget: crate::Budget,
+}
+
+impl Scheduler for Budgeted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn schedule(
+        &mut self,
+        problem: &worl_cluster::Problem,
+        ctx: &mut crate::RunContext<'_>,
+    ) -> Result<worl_cluster::Schedule> {
+        ctx.tighten_budget(&self.budget);
+        self.inner.schedule(problem, ctx)
+    }
+
+    fn is_stochastic(&self) -> bool {
+        self.inner.is_stochastic()
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("1s"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2min"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("0.5"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("-1s"), None);
+        assert_eq!(parse_duration("fast"), None);
+        assert_eq!(parse_duration("inf"), None);
+    }
+
+    #[test]
+    fn budget_options_are_taken_by_every_scheduler_and_checked() {
+        let r = Registry::with_builtins();
+        assert_eq!(r.build_spec("heft[time=1s]").unwrap().name(), "HEFT");
+        assert!(r.build_spec("heft[time=soon]").is_err());
+        assert!(r.build_spec("rtgs[evaluations=0]").is_err());
+        assert!(r.build_spec("rtgs[evaluations=40,time=2s]").is_ok());
     }
 }
