@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | list scheduling | [`list`] | HEFT, CPOP, PEFT, Min-Min, Max-Min, least-connection, round-robin, random |
 //! | plan-based search | [`search`] | plain WOA, PSO, GA (and the plan evaluation every search shares) |
+//! | local search | [`local`] | ILS (and the moves and critical chain WORL-RTGS shares) |
 //! | RTGS | [`rtgs`] | RTGS: WOA over running-time vectors with greedy running-time-gap decoding |
 //! | WORL-RTGS | `worl_rtgs` (feature `ddqn`) | RTGS with a Double DQN plan decoder |
 //!
@@ -23,6 +24,7 @@
 //! | [`PlainWoa`] | `woa` | Mirjalili, Lewis, Adv. Eng. Softw. 2016 |
 //! | [`Pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
 //! | [`Ga`] | `ga` | Holland 1975; Braun et al., JPDC 2001, §2.10 |
+//! | [`Ils`] | `ils` | Lourenço, Martin, Stützle, Handbook of Metaheuristics 2003 |
 //!
 //! Every scheduler builds its schedule through
 //! [`PartialSchedule`](worl_cluster::PartialSchedule), never places a task on a GPU it does
@@ -47,6 +49,7 @@
 //! ```
 
 pub mod list;
+pub mod local;
 pub mod rtgs;
 pub mod search;
 #[cfg(feature = "ddqn")]
@@ -56,6 +59,7 @@ pub use list::{
     Cpop, CriticalPathAssignment, Heft, LeastConnection, MaxMin, MinMin, OptimisticCostTable, Peft,
     RandomAssignment, RoundRobin,
 };
+pub use local::Ils;
 pub use rtgs::Rtgs;
 pub use search::{Ga, PlainWoa, Pso};
 #[cfg(feature = "ddqn")]
@@ -200,5 +204,12 @@ pub const BUILTINS: &[Builtin] = &[
         family: Family::Search,
         quick: "population=4,generations=3",
         build: |o| boxed(Ga::from_options(o)),
+    },
+    Builtin {
+        name: Ils::NAME,
+        description: "ILS (Lourenço et al. 2003): from HEFT, critical-chain moves (predecessor/successor/random/fast GPU, swap, advance), kicks and randomized-rank HEFT restarts; options: policy, steps, patience, kick, restart, noise",
+        family: Family::Search,
+        quick: "steps=200",
+        build: |o| boxed(Ils::from_options(o)),
     },
 ];

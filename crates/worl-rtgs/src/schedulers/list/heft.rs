@@ -44,19 +44,44 @@ pub struct Heft {
 
 crate::schedulers::list::policy_scheduler!(Heft, "heft", "HEFT", Policy::Insertion);
 
+impl Heft {
+    /// HEFT's placement (minimum EFT, this scheduler's policy) with the tasks taken in
+    /// decreasing `priority` among the ready ones (ties by smaller task id; a
+    /// [`ReadyQueue`]) instead of by `rank_u`: the randomized-rank restarts of a local
+    /// search perturb the ranks this way. `priority` is indexed by task index, length `n`.
+    ///
+    /// Errors: a task that fits no GPU, as [`Scheduler::schedule`].
+    pub fn schedule_with_priorities(
+        &self,
+        problem: &Problem,
+        priority: Vec<f64>,
+    ) -> Result<Schedule> {
+        Ok(self.place_by(problem, priority)?.to_schedule()?)
+    }
+
+    fn place_by<'p>(
+        &self,
+        problem: &'p Problem,
+        priority: Vec<f64>,
+    ) -> Result<PartialSchedule<'p>> {
+        let mut partial = PartialSchedule::new(problem);
+        let mut index = GapIndex::new(problem);
+        let mut ready = ReadyQueue::new(problem.graph(), priority);
+        while let Some(task) = ready.pop() {
+            let slot = index.best_slot(&partial, task, self.policy, |_| 0.0)?;
+            index.commit(&mut partial, slot)?;
+        }
+        Ok(partial)
+    }
+}
+
 impl Scheduler for Heft {
     fn name(&self) -> &str {
         "HEFT"
     }
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
-        let mut partial = PartialSchedule::new(problem);
-        let mut index = GapIndex::new(problem);
-        let mut ready = ReadyQueue::new(problem.graph(), upward_ranks(problem));
-        while let Some(task) = ready.pop() {
-            let slot = index.best_slot(&partial, task, self.policy, |_| 0.0)?;
-            index.commit(&mut partial, slot)?;
-        }
+        let partial = self.place_by(problem, upward_ranks(problem))?;
         finish(&partial, ctx)
     }
 }

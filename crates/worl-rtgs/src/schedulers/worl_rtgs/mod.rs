@@ -107,9 +107,11 @@
 
 mod decoder;
 mod features;
+mod operators;
 
 pub use decoder::{DdqnDecoder, DdqnScratch};
 pub use features::{ACTION_DIM, STATE_DIM};
+pub use operators::{OPERATOR_ACTION_DIM, OPERATOR_STATE_DIM};
 
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
@@ -117,15 +119,14 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
 use worl_ddqn::{
-    Agent, AgentConfig, ComputeDevice, DeviceChoice, TargetUpdate, load_checkpoint_expecting,
-    select_device,
+    Agent, AgentConfig, ComputeDevice, DeviceChoice, EpsilonSchedule, TargetUpdate,
+    load_checkpoint_expecting, select_device,
 };
 
 use crate::error::{Result, ScheduleError};
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{Heft, Peft};
-use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, plan_whale, run_rtgs_from};
+use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, run_rtgs_from};
 use crate::schedulers::search::options::take_count;
 use decoder::LearnSettings;
 use worl_woa::Replacement;
@@ -134,14 +135,30 @@ use worl_woa::Replacement;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WorlPreset {
-    /// Ours: initial whales include the HEFT and PEFT plans; never worse than either.
+    /// Ours: the whale search over plans with agent-chosen local moves
+    /// ([module docs](self), "The default preset"); never worse than HEFT or PEFT.
     #[default]
     Default,
-    /// Random initial whales, as published.
+    /// The published method: RTGS with the agent as plan decoder, random initial whales,
+    /// elitist truncation.
     Paper,
 }
 
 serde_plain::derive_fromstr_from_deserialize!(WorlPreset);
+
+/// Who chooses the move of a burst in the default preset (option `moves`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveChoice {
+    /// The Double DQN agent (uniform until its first gradient step).
+    #[default]
+    Agent,
+    /// Uniform draws: the ablation without learning.
+    Uniform,
+}
+
+serde_plain::derive_fromstr_from_deserialize!(MoveChoice);
+serde_plain::derive_display_from_serialize!(MoveChoice);
 serde_plain::derive_display_from_serialize!(WorlPreset);
 
 /// Configuration of [`WorlRtgs`]. Defaults are those of the [module docs](self).
@@ -159,8 +176,23 @@ pub struct WorlRtgsConfig {
     /// Options `hidden` (e.g. `16-16`), `gamma`, `learning-rate`, `batch`, `td` (`double`,
     /// the default, or `vanilla`: the DQN target, an ablation).
     pub agent: AgentConfig,
-    /// Actions per decision, `k` (option `candidates`, 2..=32; default 4).
+    /// Actions per decision, `k` (option `candidates`, 2..=32; default 4; paper preset).
     pub candidates: usize,
+    /// Moves tried per agent decision (option `burst`, at least 1; default 16; default
+    /// preset).
+    pub burst: usize,
+    /// Bursts without improvement after which a whale makes its WOA move (option
+    /// `patience`, at least 1; default 4; default preset).
+    pub patience: usize,
+    /// Share of a burst's tries that use the agent's move; the others draw a move uniformly
+    /// (option `focus`, in [0, 1]; default 0.5; default preset).
+    pub focus: f64,
+    /// Tasks moved to random GPUs when a whale's WOA move changes nothing (option `kick`,
+    /// at least 1; default 3; default preset).
+    pub kick: usize,
+    /// Who chooses a burst's move (option `moves`: `agent`, the default, or `uniform`, the
+    /// ablation without learning; default preset).
+    pub moves: MoveChoice,
     /// Decisions sampled per plan for the replay buffer (option `recorded-steps`, at least
     /// 1; default 16). Learning is switched off by `learn=false`, not by a zero count.
     pub recorded_steps: usize,
@@ -196,6 +228,8 @@ impl Default for WorlRtgsConfig {
         WorlRtgsConfig {
             preset: WorlPreset::Default,
             rtgs: RtgsConfig {
+                whales: 4,
+                iterations: 300,
                 window: 4.0,
                 replacement: Replacement::Canonical,
                 ..RtgsConfig::default()
@@ -211,6 +245,11 @@ impl Default for WorlRtgsConfig {
                 ..AgentConfig::new(STATE_DIM, ACTION_DIM)
             },
             candidates: 4,
+            burst: 16,
+            patience: 4,
+            focus: 0.5,
+            kick: 3,
+            moves: MoveChoice::Agent,
             recorded_steps: 16,
             train_steps: 8,
             epsilon_start: 0.2,
@@ -233,7 +272,8 @@ impl WorlRtgsConfig {
             preset: WorlPreset::Paper,
             rtgs: RtgsConfig {
                 replacement: Replacement::ElitistTruncation,
-                ..d.rtgs
+                window: 4.0,
+                ..RtgsConfig::default()
             },
             ..d
         }
@@ -244,8 +284,11 @@ impl WorlRtgsConfig {
     ///
     /// Errors: [`ScheduleError::InvalidOption`], [`ScheduleError::UnknownOption`].
     pub fn from_options(mut opts: Options) -> Result<Self> {
-        let d = WorlRtgsConfig::default();
-        let preset = opts.take_or("preset", d.preset)?;
+        let preset = opts.take_or("preset", WorlPreset::Default)?;
+        let d = match preset {
+            WorlPreset::Default => WorlRtgsConfig::default(),
+            WorlPreset::Paper => WorlRtgsConfig::paper(),
+        };
         let candidates: usize = opts.take_or("candidates", d.candidates)?;
         if !(2..=32).contains(&candidates) {
             return Err(opts.invalid("candidates", candidates, "must be in 2..=32"));
@@ -289,6 +332,13 @@ impl WorlRtgsConfig {
         let config = WorlRtgsConfig {
             preset,
             candidates,
+            burst: take_count(&mut opts, "burst", d.burst, 1)?,
+            patience: take_count(&mut opts, "patience", d.patience, 1)?,
+            focus: crate::schedulers::search::options::take_in_range(
+                &mut opts, "focus", d.focus, 0.0, 1.0,
+            )?,
+            kick: take_count(&mut opts, "kick", d.kick, 1)?,
+            moves: opts.take_or("moves", d.moves)?,
             recorded_steps: take_count(&mut opts, "recorded-steps", d.recorded_steps, 1)?,
             train_steps: take_count(&mut opts, "train-steps", d.train_steps, 1)?,
             epsilon_start,
@@ -302,11 +352,7 @@ impl WorlRtgsConfig {
             agent,
             rtgs: RtgsConfig::default(),
         };
-        let base = match preset {
-            WorlPreset::Default => d.rtgs,
-            WorlPreset::Paper => WorlRtgsConfig::paper().rtgs,
-        };
-        let rtgs = RtgsConfig::from_options_over(base, opts)?;
+        let rtgs = RtgsConfig::from_options_over(d.rtgs, opts)?;
         check_window(rtgs.window)?;
         Ok(WorlRtgsConfig { rtgs, ..config })
     }
@@ -326,13 +372,27 @@ impl WorlRtgsConfig {
         }
     }
 
-    /// [`agent`](Self::agent) with the feature sizes WORL-RTGS uses ([`STATE_DIM`],
-    /// [`ACTION_DIM`]), whatever it says.
-    fn agent_config(&self) -> AgentConfig {
-        AgentConfig {
-            state_dim: STATE_DIM,
-            action_dim: ACTION_DIM,
-            ..self.agent.clone()
+    /// [`agent`](Self::agent) with the feature sizes of the preset's agent, whatever it
+    /// says: [`STATE_DIM`] and [`ACTION_DIM`] for the paper's plan decoder,
+    /// [`OPERATOR_STATE_DIM`] and [`OPERATOR_ACTION_DIM`] (and ε from 0.3 to 0.05 over
+    /// 1,000 decisions) for the default preset's move choice.
+    pub fn agent_config(&self) -> AgentConfig {
+        match self.preset {
+            WorlPreset::Paper => AgentConfig {
+                state_dim: STATE_DIM,
+                action_dim: ACTION_DIM,
+                ..self.agent.clone()
+            },
+            WorlPreset::Default => AgentConfig {
+                state_dim: OPERATOR_STATE_DIM,
+                action_dim: OPERATOR_ACTION_DIM,
+                epsilon: EpsilonSchedule::Linear {
+                    start: 0.3,
+                    end: 0.05,
+                    decay_steps: 1_000,
+                },
+                ..self.agent.clone()
+            },
         }
     }
 
@@ -361,12 +421,15 @@ fn check_window(window: f64) -> Result<()> {
     })
 }
 
-/// The outcome of [`run_worl_rtgs`]: the RTGS outcome (schedule of the leader and the WOA
-/// run), the schedule returned (the best of the leader and, for the default preset, HEFT's
-/// and PEFT's), and the agent after the run.
+/// The outcome of [`run_worl_rtgs`]: the RTGS outcome of the paper preset (schedule of the
+/// leader and the WOA run), the schedule returned (for the default preset the best of the
+/// leader and HEFT's and PEFT's schedules), and the agent after the run.
 pub struct WorlOutcome {
-    /// The whale search.
-    pub search: RtgsOutcome,
+    /// The paper preset's whale search (`None` for the default preset).
+    pub search: Option<RtgsOutcome>,
+    /// The default preset's agent decisions per move, in [`Move::ALL`](crate::schedulers::local::Move::ALL)
+    /// order (zeros for the paper preset).
+    pub moves_chosen: [u64; 6],
     /// The schedule WORL-RTGS returns.
     pub schedule: Schedule,
     /// The agent, trained on this run when learning is on.
@@ -386,13 +449,29 @@ pub fn run_worl_rtgs(
     ctx: &mut RunContext<'_>,
 ) -> Result<WorlOutcome> {
     check_window(config.rtgs.window)?;
-    let mut seeds = Vec::new();
     if config.preset == WorlPreset::Default {
-        let mut sub = RunContext::new(ctx.seed());
-        seeds.push(Heft::new().schedule(problem, &mut sub)?);
-        seeds.push(Peft::new().schedule(problem, &mut sub)?);
+        let mut agent = agent;
+        let settings = operators::OperatorSettings {
+            whales: config.rtgs.whales,
+            iterations: config.rtgs.iterations,
+            burst: config.burst,
+            patience: config.patience,
+            uniform: config.moves == MoveChoice::Uniform,
+            focus: config.focus,
+            kick: config.kick,
+            train_steps: config.train_steps,
+            learn: config.learn,
+            policy: config.rtgs.policy,
+        };
+        let out = operators::run_operator_search(problem, &settings, &mut agent, ctx)?;
+        return Ok(WorlOutcome {
+            search: None,
+            moves_chosen: out.chosen,
+            schedule: out.schedule,
+            agent,
+        });
     }
-    let initial = seeds.iter().map(|s| plan_whale(problem, s)).collect();
+    let initial = Vec::new();
     let decoder = DdqnDecoder::new(
         config.rtgs.greedy_decoder(problem),
         agent,
@@ -404,14 +483,10 @@ pub fn run_worl_rtgs(
     if let Some(e) = error {
         return Err(e.into());
     }
-    let mut schedule = search.schedule.clone();
-    for s in seeds {
-        if s.makespan() < schedule.makespan() {
-            schedule = s;
-        }
-    }
+    let schedule = search.schedule.clone();
     Ok(WorlOutcome {
-        search,
+        search: Some(search),
+        moves_chosen: [0; 6],
         schedule,
         agent,
     })
@@ -461,9 +536,7 @@ impl WorlRtgs {
         if opts.take::<String>("preset")?.is_some() {
             return Err(opts.invalid("preset", "(any)", "worl-rtgs-paper is the paper preset"));
         }
-        let mut config = WorlRtgsConfig::from_options(opts)?;
-        config.preset = WorlPreset::Paper;
-        Ok(WorlRtgs::new(config))
+        WorlRtgs::from_options(opts.with("preset", WorlPreset::Paper))
     }
 
     /// The configuration.

@@ -1,0 +1,384 @@
+//! The default preset's engine: a whale search over plans whose intensification step is a
+//! burst of local moves, the move operator chosen by the Double DQN agent.
+//!
+//! Per iteration, every whale `X` (a [`LocalState`]: GPU per task and placement order):
+//!
+//! 1. **WOA step in plan space** (Mirjalili and Lewis 2016, eqs. 2.1–2.7, with the
+//!    coefficient `a` falling linearly from 2 to 0 over the run's budget and
+//!    `A = 2a·r − a`): with `p < 0.5` and `|A| < 1` the whale encircles the leader — each
+//!    task whose GPU differs from the leader's takes the leader's GPU with probability
+//!    `1 − |A|`; with `p < 0.5` and `|A| >= 1` it searches for prey — each differing task takes
+//!    a random whale's GPU with probability `1/(2|A|)`; with `p >= 0.5` it spirals around
+//!    the leader along its own critical chain — each chain task takes the leader's GPU with
+//!    probability `|cos 2πl|`, `l ~ U(−1, 1)`. The whale always moves (WOA), the leader is
+//!    kept apart.
+//! 2. **Operator choice** by the agent: the state (6 numbers) is `a/2`, the whale's gap to
+//!    the leader `ln(C_X / C_leader)`, its failed bursts in a row / 8, the share of the
+//!    budget spent, its critical-chain length / n, and its last reward; each action (one of
+//!    the six [`Move`]s) has 8 features: its one-hot code (6) and, over the run so far, its
+//!    success rate and mean relative gain (exponential averages, rate 0.05).
+//! 3. **Burst**: `burst` tries of that move on tasks of the whale's critical chain, each kept
+//!    when the makespan does not grow, else undone (the local search of ILS with one
+//!    operator).
+//! 4. **Learning**: reward `r = clamp(100·(C_before − C_after)/C_before, −1, 1)` of the
+//!    burst; the transition (state, move, r, state after) enters the replay buffer, and
+//!    after each iteration the agent takes `train-steps` Double DQN steps, as long as
+//!    learning has used at most 20 % of the run's CPU time (so that a time budget buys plans,
+//!    not gradient steps).
+//!
+//! One agent decision costs a forward pass of a 6+8-input 16-16 MLP (a few µs) for `burst`
+//! plan evaluations, so the search spends its time evaluating plans, as ILS does.
+
+use std::time::Instant;
+
+use rand::Rng;
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
+use worl_cluster::{Policy, Problem, Schedule};
+use worl_dag::TaskId;
+use worl_ddqn::{Agent, Observation, Step};
+
+use crate::error::Result;
+use crate::scheduler::{Progress, RunContext};
+use crate::schedulers::list::{Heft, Peft, upward_ranks};
+use crate::schedulers::local::ils::{evaluations_spent, randomized_heft};
+use crate::schedulers::local::{LocalState, Move, Undo};
+use crate::schedulers::search::FeasibleGpus;
+
+/// State features of the operator agent.
+pub const OPERATOR_STATE_DIM: usize = 6;
+/// Action features of the operator agent.
+pub const OPERATOR_ACTION_DIM: usize = 8;
+
+/// Settings of [`run_operator_search`].
+#[derive(Clone, Debug)]
+pub(crate) struct OperatorSettings {
+    pub whales: usize,
+    pub iterations: usize,
+    pub burst: usize,
+    pub patience: usize,
+    pub uniform: bool,
+    pub kick: usize,
+    pub focus: f64,
+    pub train_steps: usize,
+    pub learn: bool,
+    pub policy: Policy,
+}
+
+/// The result of [`run_operator_search`].
+pub(crate) struct OperatorOutcome {
+    pub schedule: Schedule,
+    /// Bursts per move, in [`Move::ALL`] order.
+    pub chosen: [u64; 6],
+}
+
+struct MoveStats {
+    success: [f64; 6],
+    gain: [f64; 6],
+}
+
+impl MoveStats {
+    fn features(&self, out: &mut Vec<f32>) {
+        out.clear();
+        for i in 0..6 {
+            for j in 0..6 {
+                out.push(if i == j { 1.0 } else { 0.0 });
+            }
+            out.push(self.success[i] as f32);
+            out.push((100.0 * self.gain[i]).clamp(-1.0, 1.0) as f32);
+        }
+    }
+
+    fn update(&mut self, i: usize, success: f64, gain: f64) {
+        const RATE: f64 = 0.05;
+        self.success[i] += RATE * (success - self.success[i]);
+        self.gain[i] += RATE * (gain - self.gain[i]);
+    }
+}
+
+/// Runs the operator search (module docs) from `agent`; returns the best schedule (never
+/// worse than HEFT's or PEFT's plan under `policy`) and gives the agent back.
+pub(crate) fn run_operator_search(
+    problem: &Problem,
+    s: &OperatorSettings,
+    agent: &mut Agent,
+    ctx: &mut RunContext<'_>,
+) -> Result<OperatorOutcome> {
+    let feasible = FeasibleGpus::new(problem);
+    let mut rng: ChaCha8Rng = ctx.rng();
+    let ranks = upward_ranks(problem);
+    let mut sub = RunContext::new(ctx.seed());
+    let heft = Heft::new().schedule_with_priorities(problem, ranks.clone())?;
+    let peft = crate::Scheduler::schedule(&mut Peft::new(), problem, &mut sub)?;
+    let mut whales: Vec<LocalState<'_>> = Vec::with_capacity(s.whales);
+    for i in 0..s.whales.max(1) {
+        let start = match i {
+            0 => heft.clone(),
+            1 => peft.clone(),
+            _ => randomized_heft(problem, &ranks, 0.3, &mut rng)?,
+        };
+        whales.push(LocalState::from_schedule(
+            problem, &feasible, s.policy, &start,
+        )?);
+    }
+    let mut evaluations = whales.len() as u64;
+    let lead = |w: &[LocalState<'_>]| {
+        (0..w.len())
+            .min_by(|&a, &b| w[a].makespan().total_cmp(&w[b].makespan()).then(a.cmp(&b)))
+            .expect("whales")
+    };
+    let mut leader = whales[lead(&whales)].clone();
+    let n = problem.n_tasks() as f32;
+    let steps_planned = (s.whales * s.iterations * (s.burst + 1)).max(1);
+    let mut stats = MoveStats {
+        success: [0.5; 6],
+        gain: [0.0; 6],
+    };
+    let mut stagnation = vec![0usize; whales.len()];
+    let mut last_reward = vec![0.0f32; whales.len()];
+    let mut chain: Vec<TaskId> = Vec::new();
+    let mut chosen = [0u64; 6];
+    let mut obs = Observation {
+        state: Vec::with_capacity(OPERATOR_STATE_DIM),
+        candidates: Vec::with_capacity(6 * OPERATOR_ACTION_DIM),
+        mask: Vec::new(),
+    };
+    let mut next = obs.clone();
+    let started = Instant::now();
+    let mut learning = std::time::Duration::ZERO;
+    let mut iteration = 0u64;
+    'search: loop {
+        let spent = match ctx.time_fraction() {
+            Some(f) => f,
+            None => {
+                let cap = ctx
+                    .budget()
+                    .max_evaluations
+                    .unwrap_or(steps_planned as u64)
+                    .max(1);
+                (evaluations as f64 / cap as f64).min(1.0)
+            }
+        };
+        let a = 2.0 * (1.0 - spent);
+        for i in 0..whales.len() {
+            if evaluations_spent(ctx, steps_planned, evaluations) {
+                break 'search;
+            }
+            // 1. WOA step in plan space, when the whale's bursts stopped paying.
+            if stagnation[i] >= s.patience {
+                stagnation[i] = 0;
+                woa_move(&mut whales, i, &leader, a, s.kick, &mut rng, &mut chain);
+                evaluations += 1;
+            }
+            let w = &mut whales[i];
+            w.critical_chain(&mut chain);
+
+            // 2. The agent chooses a move.
+            let before = w.makespan();
+            features(
+                &mut obs.state,
+                a,
+                before,
+                leader.makespan(),
+                stagnation[i],
+                spent,
+                chain.len() as f32 / n,
+                last_reward[i],
+            );
+            stats.features(&mut obs.candidates);
+            // Until its first gradient step the agent's choice is uniform (an untrained
+            // network would pick one move throughout).
+            let action = if s.uniform || (s.learn && agent.train_steps() == 0) {
+                rng.random_range(0..Move::ALL.len())
+            } else {
+                agent.act(&obs)?
+            };
+            chosen[action] += 1;
+            let m = Move::ALL[action];
+
+            // 3. The burst.
+            let mut kept = 0usize;
+            for _ in 0..s.burst {
+                let Some(&v) = chain.choose(&mut rng) else {
+                    break;
+                };
+                let cur = w.makespan();
+                let this = if rng.random::<f64>() < s.focus {
+                    m
+                } else {
+                    *Move::ALL.choose(&mut rng).expect("moves")
+                };
+                let undo = w.apply(this, v, &mut rng);
+                if undo == Undo::None {
+                    continue;
+                }
+                let ms = w.evaluate();
+                evaluations += 1;
+                if ms <= cur {
+                    kept += usize::from(ms < cur);
+                    w.critical_chain(&mut chain);
+                } else {
+                    w.undo(undo, cur);
+                }
+                if evaluations_spent(ctx, steps_planned, evaluations) {
+                    break;
+                }
+            }
+            let after = w.makespan();
+            let gain = if before.is_finite() && before > 0.0 {
+                (before - after) / before
+            } else {
+                0.0
+            };
+            stats.update(action, (kept > 0) as u8 as f64, gain);
+            let reward = (100.0 * gain).clamp(-1.0, 1.0) as f32;
+            if gain > 0.0 {
+                stagnation[i] = 0;
+            } else {
+                stagnation[i] += 1;
+            }
+            last_reward[i] = reward;
+            if after < leader.makespan() {
+                leader.copy_from(w);
+            }
+
+            // 4. Learning: the transition to the whale's state after the burst.
+            if s.learn {
+                features(
+                    &mut next.state,
+                    a,
+                    after,
+                    leader.makespan(),
+                    stagnation[i],
+                    spent,
+                    chain.len() as f32 / n,
+                    reward,
+                );
+                stats.features(&mut next.candidates);
+                agent.remember_step(
+                    &obs,
+                    action,
+                    Step {
+                        reward,
+                        done: false,
+                    },
+                    &next,
+                )?;
+            }
+        }
+        iteration += 1;
+        if s.learn && learning.as_secs_f64() <= 0.2 * started.elapsed().as_secs_f64() {
+            let t0 = Instant::now();
+            for _ in 0..s.train_steps {
+                agent.train_step()?;
+            }
+            learning += t0.elapsed();
+        }
+        if ctx
+            .report(Progress {
+                step: iteration,
+                total_steps: s.iterations as u64,
+                evaluations,
+                best_makespan: leader.makespan(),
+            })
+            .is_break()
+        {
+            break;
+        }
+    }
+    let mut schedule = worl_cluster::Evaluator::new(problem).schedule(&leader.plan, s.policy)?;
+    for seed in [heft, peft] {
+        if seed.makespan() < schedule.makespan() {
+            schedule = seed;
+        }
+    }
+    Ok(OperatorOutcome { schedule, chosen })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn features(
+    out: &mut Vec<f32>,
+    a: f64,
+    makespan: f64,
+    leader: f64,
+    stagnation: usize,
+    spent: f64,
+    chain_share: f32,
+    last_reward: f32,
+) {
+    out.clear();
+    let gap = if makespan.is_finite() && leader > 0.0 {
+        (makespan / leader).ln().clamp(0.0, 5.0)
+    } else {
+        5.0
+    };
+    out.extend_from_slice(&[
+        (a / 2.0) as f32,
+        gap as f32,
+        (stagnation as f32 / 8.0).min(4.0),
+        spent as f32,
+        chain_share,
+        last_reward,
+    ]);
+}
+
+/// The WOA move of whale `i` in plan space (module docs, step 1): the whale restarts from
+/// the leader `X*` perturbed towards a whale, `X(t+1) = X* − A·D` read discretely — each
+/// task where the other whale differs from the leader takes that whale's GPU with
+/// probability `min(1, |A|/2)`: the whale itself when encircling (`p < 0.5`, `|A| < 1`), a
+/// random whale when searching (`p < 0.5`, `|A| >= 1`); when spiralling (`p >= 0.5`) the
+/// leader's critical-chain tasks move to random GPUs with probability `(1 − |cos 2πl|)/2`.
+/// When this changes nothing (the whale was the leader), `kick` random tasks move to random
+/// GPUs. Evaluates the whale.
+fn woa_move<'p>(
+    whales: &mut [LocalState<'p>],
+    i: usize,
+    leader: &LocalState<'p>,
+    a: f64,
+    kick: usize,
+    rng: &mut ChaCha8Rng,
+    chain: &mut Vec<TaskId>,
+) {
+    let r: f64 = rng.random();
+    let big_a = (2.0 * a * r - a).abs();
+    let p: f64 = rng.random();
+    let n = leader.plan.gpu.len();
+    let source = if p < 0.5 && big_a >= 1.0 {
+        rng.random_range(0..whales.len())
+    } else {
+        i
+    };
+    let other: Vec<_> = whales[source].plan.gpu.clone();
+    let w = &mut whales[i];
+    w.copy_from(leader);
+    let mut changed = 0usize;
+    if p < 0.5 {
+        let q = (big_a / 2.0).min(1.0);
+        for (v, &g) in other.iter().enumerate() {
+            if w.plan.gpu[v] != g && rng.random::<f64>() < q {
+                w.set_gpu(TaskId::new(v), g);
+                changed += 1;
+            }
+        }
+    } else {
+        let l: f64 = rng.random_range(-1.0..1.0);
+        let q = (1.0 - (2.0 * std::f64::consts::PI * l).cos().abs()) / 2.0;
+        w.evaluate();
+        w.critical_chain(chain);
+        for k in 0..chain.len() {
+            if rng.random::<f64>() < q {
+                let v = chain[k];
+                if w.apply(Move::RandomGpu, v, rng) != Undo::None {
+                    changed += 1;
+                }
+            }
+        }
+    }
+    if changed == 0 {
+        for _ in 0..kick.max(1) {
+            let v = TaskId::new(rng.random_range(0..n));
+            w.apply(Move::RandomGpu, v, rng);
+        }
+    }
+    w.evaluate();
+}

@@ -1,0 +1,235 @@
+//! Equal-budget comparison of the searches: every search gets the same CPU time per run
+//! (`time=T` spec option, default 1 s) on a grid of workloads × three clusters × seeds,
+//! run one at a time; the table gives, per cluster, the geometric mean over instances of
+//! the mean makespan relative to HEFT (over the instances where HEFT is more than 1 % above
+//! the lower bound), and how often WORL-RTGS beats ILS.
+//!
+//! ```sh
+//! cargo run --release --example equal_budget                 # the grid, 1 s per run
+//! cargo run --release --example equal_budget -- --time 0.2 --seeds 1 --quick
+//! ```
+//!
+//! Clusters (the settings of the WORL-RTGS study and two of ours):
+//! * `hetero-500M`: 8 GPUs of the PAI mix, one per machine, random links up to 500 Mbit/s
+//!   (`presets::paper_pool`), workloads at CCR 5 at 500 Mbit/s;
+//! * `busy-16`: 16 PAI-mix GPUs in the paper's busy state, CCR 1 at 10 Gbit/s;
+//! * `pai-50`: 50 PAI-mix GPUs, CCR 0.5 at 10 Gbit/s.
+//!
+//! Workloads: layered and DAGGEN-like random DAGs (100 and 1,000 tasks), the WfCommons
+//! and Pegasus DAX workflows of the shared data directory, an STG graph and Alibaba v2018
+//! jobs merged to about 1,000 tasks (data files are skipped with a note when absent).
+
+use clap::Parser;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use worl::cluster::{LoadState, Problem, presets};
+use worl::dag::ccr::with_ccr;
+use worl::dag::datasets::data_file;
+use worl::dag::generators::layered::{LayeredParams, layered};
+use worl::dag::{REFERENCE_BANDWIDTH, Workload};
+use worl::rtgs::{Registry, RunContext};
+
+#[derive(Parser, Debug)]
+#[command(about = "Every search at the same CPU time per run")]
+struct Args {
+    /// CPU seconds per run.
+    #[arg(long, default_value_t = 1.0)]
+    time: f64,
+    /// Seeds per (instance, search).
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// A smaller grid (100-task instances and the small workflows only).
+    #[arg(long)]
+    quick: bool,
+    /// Comma-separated search specs (each gets `time=T`).
+    #[arg(long, default_value = "ils,worl-rtgs,worl-rtgs-paper,rtgs,woa")]
+    searches: String,
+}
+
+fn workloads(quick: bool) -> Vec<Workload> {
+    let mut out = Vec::new();
+    for (n, seed) in [(100, 11), (100, 12)] {
+        out.push(
+            layered(&LayeredParams::new(n), seed)
+                .expect("layered")
+                .renamed(format!("layered-{n}-{seed}")),
+        );
+    }
+    if !quick {
+        out.push(
+            layered(&LayeredParams::new(1000), 13)
+                .expect("layered")
+                .renamed("layered-1000-13"),
+        );
+    }
+    let files: &[&str] = if quick {
+        &[
+            "pegasus-dax-workflowsim/Montage_50.xml",
+            "wfcommons-wfinstances/seismology-chameleon-100p-001.json",
+        ]
+    } else {
+        &[
+            "pegasus-dax-workflowsim/Montage_50.xml",
+            "pegasus-dax-workflowsim/CyberShake_100.xml",
+            "pegasus-dax-workflowsim/Epigenomics_100.xml",
+            "wfcommons-wfinstances/seismology-chameleon-100p-001.json",
+            "wfcommons-wfinstances/blast-chameleon-small-001.json",
+            "wfcommons-wfinstances/montage-chameleon-2mass-005d-001.json",
+            "stg/robot.stg",
+        ]
+    };
+    for f in files {
+        match data_file(f).ok().flatten() {
+            Some(p) => match worl::dag::load_path(&p) {
+                Ok((w, _)) => out.push(w),
+                Err(e) => eprintln!("skipped {f}: {e}"),
+            },
+            None => eprintln!("skipped {f}: shared data absent"),
+        }
+    }
+    if !quick {
+        if let Some(p) = data_file("alibaba-v2018/batch_task_head50k.csv")
+            .ok()
+            .flatten()
+        {
+            let opts = worl::dag::formats::alibaba::AlibabaOptions {
+                max_jobs: Some(120),
+                min_tasks: 4,
+                ..Default::default()
+            };
+            match worl::dag::formats::alibaba::load(&p, &opts) {
+                Ok((w, _)) => out.push(w.renamed("alibaba-v2018-merged")),
+                Err(e) => eprintln!("skipped alibaba: {e}"),
+            }
+        }
+    }
+    out
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let registry = Registry::with_builtins();
+    let searches = match worl::rtgs::registry::split_spec_list(&args.searches) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let clusters: [(&str, f64, f64); 3] = [
+        ("hetero-500M", 5.0, 500.0e6 / 8.0),
+        ("busy-16", 1.0, REFERENCE_BANDWIDTH),
+        ("pai-50", 0.5, REFERENCE_BANDWIDTH),
+    ];
+    let base = workloads(args.quick);
+    println!(
+        "{} workloads, {} clusters, {} seeds, {} s per run",
+        base.len(),
+        clusters.len(),
+        args.seeds,
+        args.time
+    );
+    for (ci, (cname, ccr, bw)) in clusters.iter().enumerate() {
+        let seed = 100 + ci as u64;
+        let cluster = match *cname {
+            "hetero-500M" => presets::paper_pool(8, 500.0, seed),
+            "busy-16" => presets::pai_mix(16, seed).and_then(|mut c| {
+                c.apply_load(&LoadState::paper_busy(), seed)?;
+                Ok(c)
+            }),
+            _ => presets::pai_mix(50, seed),
+        }
+        .expect("cluster");
+        let cluster = Arc::new(cluster);
+        // per search: product of ratios (over counted instances), and per instance means
+        let mut logs: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+        let mut heft_lb = (0.0, 0usize);
+        let mut wins = (0usize, 0usize); // (WORL-RTGS beats ILS, instances where any beat HEFT by 1 %)
+        for w in &base {
+            let w = match with_ccr(w, *ccr, *bw, 7) {
+                Ok(w) => w,
+                Err(e) => {
+                    eprintln!("{}: {e}", w.name());
+                    continue;
+                }
+            };
+            let p = match Problem::new(Arc::new(w), cluster.clone()) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("{e}");
+                    continue;
+                }
+            };
+            let lb = p.lower_bound().value;
+            let heft = registry
+                .build_spec("heft")
+                .unwrap()
+                .schedule(&p, &mut RunContext::new(0))
+                .unwrap()
+                .makespan();
+            heft_lb.0 += (heft / lb).ln();
+            heft_lb.1 += 1;
+            let mut means = BTreeMap::new();
+            for spec in &searches {
+                let full = if spec.contains('[') {
+                    spec.replacen('[', &format!("[time={}s,", args.time), 1)
+                } else {
+                    format!("{spec}[time={}s]", args.time)
+                };
+                let mut sum = 0.0;
+                for seed in 0..args.seeds {
+                    let mut s = registry.build_spec(&full).expect("spec");
+                    let sch = s.schedule(&p, &mut RunContext::new(seed)).expect("run");
+                    assert!(sch.validate(&p).is_empty(), "{spec} invalid");
+                    sum += sch.makespan();
+                }
+                means.insert(spec.clone(), sum / args.seeds as f64);
+            }
+            let line: Vec<String> = means
+                .iter()
+                .map(|(k, v)| format!("{k} {:.4}", v / heft))
+                .collect();
+            println!(
+                "  {cname} {:<40} n={:<5} HEFT/LB {:.3} | {}",
+                p.workload().name(),
+                p.n_tasks(),
+                heft / lb,
+                line.join(" | ")
+            );
+            if heft > 1.01 * lb {
+                for (k, v) in &means {
+                    let e = logs.entry(k.clone()).or_insert((0.0, 0));
+                    e.0 += (v / heft).ln();
+                    e.1 += 1;
+                }
+            }
+            let best = means.values().cloned().fold(f64::INFINITY, f64::min);
+            if best < 0.99 * heft {
+                if let (Some(wr), Some(ils)) = (means.get("worl-rtgs"), means.get("ils")) {
+                    wins.1 += 1;
+                    if wr < ils {
+                        wins.0 += 1;
+                    }
+                }
+            }
+        }
+        println!(
+            "{cname}: HEFT/LB {:.3}",
+            (heft_lb.0 / heft_lb.1.max(1) as f64).exp()
+        );
+        for (k, (s, n)) in &logs {
+            println!(
+                "  {k:<18} makespan/HEFT {:.4} over {n} instances (HEFT > 1.01 LB)",
+                (s / *n as f64).exp()
+            );
+        }
+        println!(
+            "  WORL-RTGS beats ILS on {}/{} instances where a search beat HEFT by 1 %",
+            wins.0, wins.1
+        );
+    }
+    let _ = Path::new(".");
+    ExitCode::SUCCESS
+}
