@@ -7,6 +7,7 @@
 //! | plan-based search | [`search`] | plain WOA, PSO, GA (and the plan evaluation every search shares) |
 //! | RTGS | [`rtgs`] | RTGS: WOA over running-time vectors with greedy running-time-gap decoding |
 //! | WORL-RTGS | `worl_rtgs` (feature `ddqn`) | RTGS with a Double DQN plan decoder |
+//! | exact | [`exact`] | branch-and-bound proving optimal schedules of small problems |
 //!
 //! | scheduler | registry name | source |
 //! |---|---|---|
@@ -23,6 +24,7 @@
 //! | [`PlainWoa`] | `woa` | Mirjalili, Lewis, Adv. Eng. Softw. 2016 |
 //! | [`Pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
 //! | [`Ga`] | `ga` | Holland 1975; Braun et al., JPDC 2001, §2.10 |
+//! | [`Exact`] | `exact` | branch-and-bound; Sinnen, Comput. Oper. Res. 43, 2014 |
 //!
 //! Every scheduler builds its schedule through
 //! [`PartialSchedule`](worl_cluster::PartialSchedule), never places a task on a GPU it does
@@ -46,12 +48,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod exact;
 pub mod list;
 pub mod rtgs;
 pub mod search;
 #[cfg(feature = "ddqn")]
 pub mod worl_rtgs;
 
+pub use exact::{Exact, ExactOutcome};
 pub use list::{
     Cpop, CriticalPathAssignment, Heft, LeastConnection, MaxMin, MinMin, OptimisticCostTable, Peft,
     RandomAssignment, RoundRobin,
@@ -75,6 +79,8 @@ pub enum Family {
     Rtgs,
     /// WORL-RTGS (`worl_rtgs`, feature `ddqn`).
     WorlRtgs,
+    /// An exact search ([`exact`]): branch-and-bound that proves optimality of small problems.
+    Exact,
 }
 
 /// A registry entry of [`BUILTINS`].
@@ -200,5 +206,12 @@ pub const BUILTINS: &[Builtin] = &[
         family: Family::Search,
         quick: "population=4,generations=3",
         build: |o| boxed(Ga::from_options(o)),
+    },
+    Builtin {
+        name: Exact::NAME,
+        description: "exact: depth-first branch-and-bound over (ready task, GPU) append placements with path and load bounds, GPU symmetry and commutation pruning, HEFT/PEFT incumbent; proves optimality of small problems; options: nodes (default 50000000)",
+        family: Family::Exact,
+        quick: "nodes=20000",
+        build: |o| boxed(Exact::from_options(o)),
     },
 ];
