@@ -9,12 +9,13 @@
 //! ```text
 //! cargo run --release -p worl-rtgs --no-default-features --example exact_small -- \
 //!     [--schedulers heft,peft,rtgs] [--instances 200] [--time-limit 10] [--max-tasks 10] \
-//!     [--max-gpus 4] [--seed 1]
+//!     [--max-gpus 4] [--seed 1] [--verbose]
 //! ```
 //!
 //! `--schedulers` takes a spec list (`split_spec_list`: `heft, rtgs[whales=10], ils`); each
 //! scheduler runs with the instance's seed. Same arguments, same instances (results are
-//! reproducible unless the time limit stops a search).
+//! reproducible unless the time limit stops a search). `--verbose` prints a line per
+//! instance.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -34,6 +35,7 @@ struct Args {
     max_tasks: usize,
     max_gpus: usize,
     seed: u64,
+    verbose: bool,
 }
 
 fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
@@ -44,6 +46,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
         max_tasks: 10,
         max_gpus: 4,
         seed: 1,
+        verbose: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -55,10 +58,11 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
             "--max-tasks" => args.max_tasks = value()?.parse()?,
             "--max-gpus" => args.max_gpus = value()?.parse()?,
             "--seed" => args.seed = value()?.parse()?,
+            "--verbose" => args.verbose = true,
             "-h" | "--help" => {
                 println!(
                     "exact_small [--schedulers LIST] [--instances N] [--time-limit S] \
-                     [--max-tasks N] [--max-gpus M] [--seed S]"
+                     [--max-tasks N] [--max-gpus M] [--seed S] [--verbose]"
                 );
                 std::process::exit(0);
             }
@@ -128,7 +132,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut worst_gap = vec![0.0f64; schedulers.len()];
     let (mut tasks, mut gpus) = (0usize, 0usize);
     for i in 0..args.instances {
-        let (p, n, m, _ccr) = instance(&args, i)?;
+        let (p, n, m, ccr) = instance(&args, i)?;
         tasks += n;
         gpus += m;
         let seed = i as u64;
@@ -141,6 +145,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         times.push(started.elapsed().as_secs_f64());
         nodes.push(out.nodes as f64);
         assert!(out.schedule.validate(&p).is_empty(), "instance {i}");
+        if args.verbose {
+            println!(
+                "instance {i}: {n} tasks, {m} GPUs, CCR {ccr:.2}: makespan {:.3} s (bound {:.3} s), proven {}, {} nodes, {:.1} ms",
+                out.schedule.makespan(),
+                out.lower_bound,
+                out.proven_optimal,
+                out.nodes,
+                1e3 * times[times.len() - 1]
+            );
+        }
         if !out.proven_optimal {
             continue;
         }

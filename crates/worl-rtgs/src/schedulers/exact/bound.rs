@@ -12,6 +12,10 @@ pub(super) const NONE: u32 = u32::MAX;
 /// detecting them costs `O(m² (n + m))`, and no exact search of such a cluster finishes.
 pub(super) const MAX_GPUS_FOR_SYMMETRY: usize = 128;
 
+/// Up to this many GPUs the bounds follow communication between unplaced tasks GPU pair by
+/// GPU pair (`O(m²)` per edge and node); above it they take it as 0.
+pub(super) const MAX_GPUS_FOR_COMM_BOUND: usize = 32;
+
 /// Everything the search reads about the problem, in dense tables.
 #[derive(Clone, Debug)]
 pub(super) struct Instance<'p> {
@@ -26,14 +30,19 @@ pub(super) struct Instance<'p> {
     pub(super) ready: Vec<f64>,
     /// Per task, its predecessors `(task, bytes)`.
     pub(super) preds: Vec<Vec<(u32, f64)>>,
-    /// Per task, its successors.
-    pub(super) succs: Vec<Vec<u32>>,
+    /// Per task, its successors `(task, bytes)`.
+    pub(super) succs: Vec<Vec<(u32, f64)>>,
     /// A topological order of the tasks.
     pub(super) topo: Vec<u32>,
-    /// `tail_after[v] = max over successors w of (min_exec(w) + tail_after[w])` (0 for an
-    /// exit task): the least time from the finish of `v` to the end of the schedule,
-    /// communication taken as 0 (successors may share `v`'s GPU).
-    pub(super) tail_after: Vec<f64>,
+    /// `after[v · m + k]`: the least time from the finish of `v` on GPU `k` to the end of
+    /// the schedule: `max over successors w of min over GPUs j that fit w of
+    /// (comm(d_vw, k, j) + exec(w, j) + after[w · m + j])` (0 for an exit task); equal to
+    /// the longest chain of minimum execution times after `v` above
+    /// [`MAX_GPUS_FOR_COMM_BOUND`] GPUs.
+    pub(super) after: Vec<f64>,
+    /// Whether the bounds count communication between unplaced tasks
+    /// (`m <= MAX_GPUS_FOR_COMM_BOUND`).
+    pub(super) use_comm: bool,
     /// Load of each task for the load bound: its work `w_v` (related machines) or its
     /// minimum execution time (unrelated machines).
     pub(super) load: Vec<f64>,
@@ -69,11 +78,11 @@ impl<'p> Instance<'p> {
                     .collect()
             })
             .collect();
-        let succs: Vec<Vec<u32>> = (0..n)
+        let succs: Vec<Vec<(u32, f64)>> = (0..n)
             .map(|v| {
                 g.succs(TaskId::new(v))
                     .iter()
-                    .map(|nb| nb.task.index() as u32)
+                    .map(|nb| (nb.task.index() as u32, nb.bytes))
                     .collect()
             })
             .collect();
@@ -81,13 +90,41 @@ impl<'p> Instance<'p> {
         let min_exec: Vec<f64> = (0..n)
             .map(|v| problem.min_exec_time(TaskId::new(v)))
             .collect();
+        // The least time from the finish of a task to the end, communication taken as 0
+        // (its successors may share its GPU).
         let mut tail_after = vec![0.0f64; n];
         for &v in topo.iter().rev() {
             let v = v as usize;
             tail_after[v] = succs[v]
                 .iter()
-                .map(|&w| min_exec[w as usize] + tail_after[w as usize])
+                .map(|&(w, _)| min_exec[w as usize] + tail_after[w as usize])
                 .fold(0.0, f64::max);
+        }
+        let use_comm = m <= MAX_GPUS_FOR_COMM_BOUND;
+        let mut after = vec![0.0f64; n * m];
+        for &v in topo.iter().rev() {
+            let v = v as usize;
+            for k in 0..m {
+                after[v * m + k] = if use_comm {
+                    let mut longest = 0.0f64;
+                    for &(w, bytes) in &succs[v] {
+                        let w = w as usize;
+                        let mut shortest = f64::INFINITY;
+                        for j in 0..m {
+                            let e = exec[w * m + j];
+                            if e == f64::INFINITY {
+                                continue;
+                            }
+                            let c = problem.comm_time(bytes, GpuId::new(k), GpuId::new(j));
+                            shortest = shortest.min(c + e + after[w * m + j]);
+                        }
+                        longest = longest.max(shortest);
+                    }
+                    longest
+                } else {
+                    tail_after[v]
+                };
+            }
         }
         let (load, rate) = if problem.is_unrelated() {
             (min_exec, vec![1.0; m])
@@ -110,7 +147,8 @@ impl<'p> Instance<'p> {
             preds,
             succs,
             topo,
-            tail_after,
+            after,
+            use_comm,
             load,
             rate,
             prev_twin,
@@ -121,6 +159,12 @@ impl<'p> Instance<'p> {
     #[inline]
     pub(super) fn exec(&self, v: usize, k: usize) -> f64 {
         self.exec[v * self.m + k]
+    }
+
+    /// [`after`](Self::after) of task `v` on GPU `k`, s.
+    #[inline]
+    pub(super) fn after(&self, v: usize, k: usize) -> f64 {
+        self.after[v * self.m + k]
     }
 
     /// Communication time of `bytes` from GPU `from` to GPU `to`, s.
@@ -179,6 +223,9 @@ fn twins(problem: &Problem, exec: &[f64], ready: &[f64]) -> Vec<u32> {
 pub(super) struct BoundScratch {
     /// Per task, the least finish time it can still reach (valid for unplaced tasks).
     eft_min: Vec<f64>,
+    /// `eft[v · m + k]`: the least finish time of unplaced task `v` on GPU `k`
+    /// (`INFINITY` where it does not fit).
+    eft: Vec<f64>,
     /// `(avail_k, rate_k)` pairs for the load bound.
     gpus: Vec<(f64, f64)>,
 }
@@ -187,6 +234,7 @@ impl BoundScratch {
     pub(super) fn new(n: usize, m: usize) -> Self {
         Self {
             eft_min: vec![0.0; n],
+            eft: vec![0.0; n * m],
             gpus: Vec::with_capacity(m),
         }
     }
@@ -208,27 +256,31 @@ pub(super) struct StateView<'a> {
 /// the unplaced tasks, hence of the best one), or a value `>= cutoff` as soon as the bound
 /// reaches `cutoff` (the caller prunes then).
 ///
-/// * **Path bound**: in topological order, each unplaced task `v` gets
-///   `eft_min(v) = min over GPUs k it fits of (max(avail_k, DRT_placed(v, k),
-///   max over unplaced predecessors u of eft_min(u)) + exec(v, k))`, where `DRT_placed` is
-///   the data-ready time from its placed predecessors with their real communication times
-///   (unplaced predecessors may share the GPU, so their communication counts 0); the bound
-///   is `max_v eft_min(v) + tail_after(v)`. Valid because, in the search space, a task
-///   appended to `k` starts no earlier than `avail_k`, its data, and the finish of each
-///   predecessor; by induction along the topological order every unplaced task finishes no
-///   earlier than `eft_min`, and after it its successors still take `tail_after`.
+/// * **Path bound**: in topological order, each unplaced task `v` and GPU `k` it fits get
+///   `eft(v, k) = max(avail_k, max over placed predecessors u of F_u + comm(d_uv, π(u), k),
+///   max over unplaced predecessors u of min over GPUs j of (eft(u, j) + comm(d_uv, j, k)))
+///   + exec(v, k)` (communication `0` for `j = k`); the bound is
+///   `max_v min_k (eft(v, k) + after(v, k))`. Valid because, in the search space, a task
+///   appended to `k` starts no earlier than `avail_k`, the GPU's free time now, and the
+///   arrival of each input: by induction along the topological order every unplaced task
+///   that runs on `k` finishes no earlier than `eft(v, k)`, and then the chain of its
+///   successors still takes `after(v, k)` ([`Instance::after`]). Above
+///   [`MAX_GPUS_FOR_COMM_BOUND`] GPUs, communication from unplaced predecessors counts 0
+///   (`min_j eft(u, j)`), and `after` is the longest chain of minimum execution times.
 /// * **Load bound**: the smallest `T` with `Σ_k rate_k · max(0, T − avail_k) >= Σ_v load_v`
 ///   over the unplaced tasks (water-filling): GPU `k`, appending after `avail_k`, does at
 ///   most `rate_k (T − avail_k)` units of load by `T`.
 /// * the makespan of the placed tasks.
 ///
-/// `O(Σ_{v unplaced} m · (1 + |preds(v)|) + m log m)`.
+/// `O(Σ_{v unplaced} m · (|preds(v)| · m + 1) + m log m)` (`m` for `m²` above the
+/// communication threshold).
 pub(super) fn lower_bound(
     inst: &Instance<'_>,
     state: &StateView<'_>,
     scratch: &mut BoundScratch,
     cutoff: f64,
 ) -> f64 {
+    let m = inst.m;
     let mut lb = state.makespan;
     let mut load = 0.0f64;
     for &v in &inst.topo {
@@ -237,29 +289,41 @@ pub(super) fn lower_bound(
             continue;
         }
         load += inst.load[v];
-        let mut from_unplaced = 0.0f64;
-        for &(u, _) in &inst.preds[v] {
-            if state.gpu_of[u as usize] == NONE {
-                from_unplaced = from_unplaced.max(scratch.eft_min[u as usize]);
-            }
-        }
+        let mut eft_min = f64::INFINITY;
         let mut best = f64::INFINITY;
-        for k in 0..inst.m {
+        for k in 0..m {
             let e = inst.exec(v, k);
             if e == f64::INFINITY {
+                scratch.eft[v * m + k] = f64::INFINITY;
                 continue;
             }
-            let mut s = state.avail[k].max(from_unplaced);
+            let mut s = state.avail[k];
             for &(u, bytes) in &inst.preds[v] {
-                let gu = state.gpu_of[u as usize];
-                if gu != NONE {
-                    s = s.max(state.finish[u as usize] + inst.comm(bytes, gu, k));
-                }
+                let u = u as usize;
+                let gu = state.gpu_of[u];
+                let arrival = if gu != NONE {
+                    state.finish[u] + inst.comm(bytes, gu, k)
+                } else if inst.use_comm {
+                    let mut t = scratch.eft[u * m + k];
+                    for j in 0..m {
+                        let f = scratch.eft[u * m + j];
+                        if j != k && f < t {
+                            t = t.min(f + inst.comm(bytes, j as u32, k));
+                        }
+                    }
+                    t
+                } else {
+                    scratch.eft_min[u]
+                };
+                s = s.max(arrival);
             }
-            best = best.min(s + e);
+            let f = s + e;
+            scratch.eft[v * m + k] = f;
+            eft_min = eft_min.min(f);
+            best = best.min(f + inst.after(v, k));
         }
-        scratch.eft_min[v] = best;
-        lb = lb.max(best + inst.tail_after[v]);
+        scratch.eft_min[v] = eft_min;
+        lb = lb.max(best);
         if lb >= cutoff {
             return lb;
         }

@@ -3,6 +3,8 @@
 
 use super::bound::{BoundScratch, Instance, NONE, StateView, lower_bound};
 use crate::scheduler::{Progress, RunContext};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::ControlFlow;
 use worl_cluster::{GpuId, ScheduledTask};
 
@@ -11,10 +13,77 @@ use worl_cluster::{GpuId, ScheduledTask};
 /// (bounds and schedules sum the same times in different orders, a few ulps apart).
 pub(super) const REL_TOL: f64 = 1e-12;
 
-/// The wall-time budget is checked every this many nodes.
-const TIME_CHECK_EVERY: u64 = 1 << 10;
+/// The wall-time budget is checked every `TIME_CHECK_WORK / (n · m²)` nodes (at least 1, at
+/// most 1,024): about every 2¹⁶ bound steps, well under a millisecond.
+const TIME_CHECK_WORK: u64 = 1 << 16;
 /// Progress is reported every this many nodes.
 const REPORT_EVERY: u64 = 1 << 16;
+
+/// The most `f64`s the dominance memo keeps (32 MiB); past it, it only answers lookups.
+const MEMO_CAPACITY: usize = 1 << 22;
+
+/// The most time vectors kept per [`MemoKey`] (a longer list costs more to scan than the
+/// subtrees it cuts).
+const MEMO_PER_KEY: usize = 16;
+
+/// A multiply-rotate hasher for memo keys (the FxHash scheme): the keys are a few integers
+/// built by the search itself, so no collision resistance is needed.
+#[derive(Clone, Copy, Debug, Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The part of an expanded state that fixes which branches its subtree has: the placed tasks
+/// and the GPUs in use (bit sets), the latest placement (the commutation rule reads it), and
+/// the GPU of each *frontier* task (placed, with an unplaced successor), in id order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct MemoKey {
+    placed: u64,
+    used: u64,
+    last: (u32, u32),
+    frontier_gpus: Vec<u8>,
+}
+
+/// Expanded states, for dominance: a state is dominated by an expanded one with the same
+/// [`MemoKey`] whose makespan, GPU free times and frontier finish times are all no later
+/// (see the module documentation). Only for `n <= 64` tasks and `m <= 64` GPUs.
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    /// Per key, the time vectors `[makespan, avail_0.., frontier finishes..]` of the
+    /// expanded states, none dominating another.
+    states: HashMap<MemoKey, Vec<Box<[f64]>>, BuildHasherDefault<FxHasher>>,
+    /// `f64`s stored.
+    size: usize,
+    /// Scratch time vector.
+    times: Vec<f64>,
+    /// Scratch key.
+    key: Option<MemoKey>,
+}
 
 /// One branch: `task` appended to `gpu` at its earliest start.
 #[derive(Copy, Clone, Debug)]
@@ -71,6 +140,10 @@ pub(super) struct Search<'i, 'p> {
     best: f64,
     best_tasks: Option<Vec<ScheduledTask>>,
     nodes: u64,
+    /// The dominance memo (`None` above 64 tasks or GPUs).
+    memo: Option<Memo>,
+    /// Nodes between two checks of the wall-time budget.
+    time_check_every: u64,
 }
 
 impl<'i, 'p> Search<'i, 'p> {
@@ -92,6 +165,8 @@ impl<'i, 'p> Search<'i, 'p> {
             best,
             best_tasks: None,
             nodes: 0,
+            memo: (n <= 64 && m <= 64).then(Memo::default),
+            time_check_every: (TIME_CHECK_WORK / (n * m * m).max(1) as u64).clamp(1, 1 << 10),
         }
     }
 
@@ -137,14 +212,14 @@ impl<'i, 'p> Search<'i, 'p> {
                 frame.next += 1;
                 let cutoff = self.cutoff();
                 // The incumbent may have improved since the children were listed.
-                if c.finish + self.inst.tail_after[c.task as usize] >= cutoff {
+                if c.finish + self.inst.after(c.task as usize, c.gpu as usize) >= cutoff {
                     continue;
                 }
                 if self.nodes >= max_nodes {
                     break 'search false;
                 }
                 self.nodes += 1;
-                if self.nodes.is_multiple_of(TIME_CHECK_EVERY) && ctx.out_of_time() {
+                if self.nodes.is_multiple_of(self.time_check_every) && ctx.out_of_time() {
                     break 'search false;
                 }
                 if self.nodes.is_multiple_of(REPORT_EVERY) && self.report(ctx).is_break() {
@@ -159,7 +234,7 @@ impl<'i, 'p> Search<'i, 'p> {
                     self.undo(undo);
                     continue;
                 }
-                if self.bound(cutoff) >= cutoff {
+                if self.bound(cutoff) >= cutoff || self.dominated((c.task, c.gpu)) {
                     let undo = self.path.pop().expect("just placed");
                     self.undo(undo);
                     continue;
@@ -225,7 +300,7 @@ impl<'i, 'p> Search<'i, 'p> {
                     s = s.max(self.finish[u] + inst.comm(bytes, self.gpu_of[u], l));
                 }
                 let f = s + e;
-                if f + inst.tail_after[v] >= cutoff {
+                if f + inst.after(v, l) >= cutoff {
                     continue;
                 }
                 children.push(Child {
@@ -261,7 +336,7 @@ impl<'i, 'p> Search<'i, 'p> {
         self.avail[k] = c.finish;
         self.makespan = self.makespan.max(c.finish);
         self.used[k] += 1;
-        for &w in &self.inst.succs[v] {
+        for &(w, _) in &self.inst.succs[v] {
             self.missing_preds[w as usize] -= 1;
         }
     }
@@ -272,9 +347,77 @@ impl<'i, 'p> Search<'i, 'p> {
         self.avail[k] = u.avail;
         self.makespan = u.makespan;
         self.used[k] -= 1;
-        for &w in &self.inst.succs[v] {
+        for &(w, _) in &self.inst.succs[v] {
             self.missing_preds[w as usize] += 1;
         }
+    }
+
+    /// Whether an expanded state dominates the current one (then its subtree cannot beat
+    /// what that state's subtree found); if not, records the current state as expanded (the
+    /// caller expands it next). `last` is the latest placement.
+    fn dominated(&mut self, last: (u32, u32)) -> bool {
+        let Some(memo) = self.memo.as_mut() else {
+            return false;
+        };
+        let inst = self.inst;
+        let mut key = memo.key.take().unwrap_or(MemoKey {
+            placed: 0,
+            used: 0,
+            last,
+            frontier_gpus: Vec::new(),
+        });
+        key.placed = 0;
+        key.used = 0;
+        key.last = last;
+        key.frontier_gpus.clear();
+        memo.times.clear();
+        memo.times.push(self.makespan);
+        memo.times.extend_from_slice(&self.avail);
+        for (k, &used) in self.used.iter().enumerate() {
+            if used > 0 {
+                key.used |= 1 << k;
+            }
+        }
+        for v in 0..inst.n {
+            let g = self.gpu_of[v];
+            if g == NONE {
+                continue;
+            }
+            key.placed |= 1 << v;
+            if inst.succs[v]
+                .iter()
+                .any(|&(w, _)| self.gpu_of[w as usize] == NONE)
+            {
+                key.frontier_gpus.push(g as u8);
+                memo.times.push(self.finish[v]);
+            }
+        }
+        let times = &memo.times;
+        let no_later = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x <= y);
+        let full = memo.size >= MEMO_CAPACITY;
+        match memo.states.get_mut(&key) {
+            Some(list) => {
+                if list.iter().any(|e| no_later(e, times)) {
+                    memo.key = Some(key);
+                    return true;
+                }
+                if !full && list.len() < MEMO_PER_KEY {
+                    let before = list.len();
+                    list.retain(|e| !no_later(times, e));
+                    memo.size -= (before - list.len()) * times.len();
+                    list.push(times.clone().into_boxed_slice());
+                    memo.size += times.len();
+                }
+            }
+            None if !full => {
+                memo.size += times.len();
+                memo.states
+                    .insert(key.clone(), vec![times.clone().into_boxed_slice()]);
+            }
+            None => {}
+        }
+        memo.key = Some(key);
+        false
     }
 
     /// Keeps the complete current state as the incumbent.
