@@ -19,6 +19,11 @@ const TIME_CHECK_WORK: u64 = 1 << 16;
 /// Progress is reported every this many nodes.
 const REPORT_EVERY: u64 = 1 << 16;
 
+/// The most children the child lists of all depths may hold together (8 Mi children,
+/// 192 MiB): a deep dive into a wide graph lists up to `n · r · m` children (`r` ready
+/// tasks); past this the search stops as if out of budget.
+const MAX_CHILDREN: usize = 1 << 23;
+
 /// The most `f64`s the dominance memo keeps (32 MiB); past it, it only answers lookups.
 const MEMO_CAPACITY: usize = 1 << 22;
 
@@ -142,6 +147,8 @@ pub(super) struct Search<'i, 'p> {
     nodes: u64,
     /// The dominance memo (`None` above 64 tasks or GPUs).
     memo: Option<Memo>,
+    /// Children the child lists have room for, summed over depths.
+    children_capacity: usize,
     /// Nodes between two checks of the wall-time budget.
     time_check_every: u64,
 }
@@ -166,6 +173,7 @@ impl<'i, 'p> Search<'i, 'p> {
             best_tasks: None,
             nodes: 0,
             memo: (n <= 64 && m <= 64).then(Memo::default),
+            children_capacity: 0,
             time_check_every: (TIME_CHECK_WORK / (n * m * m).max(1) as u64).clamp(1, 1 << 10),
         }
     }
@@ -188,7 +196,8 @@ impl<'i, 'p> Search<'i, 'p> {
     }
 
     /// Explores the tree depth-first until it is exhausted, `max_nodes` placements were
-    /// evaluated, the wall-time budget is spent or the observer asks to stop.
+    /// evaluated, the wall-time budget is spent, the observer asks to stop or the child
+    /// lists outgrow [`MAX_CHILDREN`].
     pub(super) fn run(mut self, max_nodes: u64, ctx: &mut RunContext<'_>) -> SearchEnd {
         let n = self.inst.n;
         let complete = 'search: {
@@ -241,6 +250,9 @@ impl<'i, 'p> Search<'i, 'p> {
                 }
                 depth += 1;
                 self.expand(depth, Some((c.task, c.gpu)));
+                if self.children_capacity > MAX_CHILDREN {
+                    break 'search false;
+                }
             }
         };
         let _ = self.report(ctx);
@@ -269,6 +281,7 @@ impl<'i, 'p> Search<'i, 'p> {
         let cutoff = self.cutoff();
         let mut children = std::mem::take(&mut self.frames[depth].children);
         children.clear();
+        let capacity_before = children.capacity();
         for v in 0..inst.n {
             if self.gpu_of[v] != NONE || self.missing_preds[v] != 0 {
                 continue;
@@ -317,6 +330,7 @@ impl<'i, 'p> Search<'i, 'p> {
                 .then(a.task.cmp(&b.task))
                 .then(a.gpu.cmp(&b.gpu))
         });
+        self.children_capacity += children.capacity() - capacity_before;
         let frame = &mut self.frames[depth];
         frame.children = children;
         frame.next = 0;

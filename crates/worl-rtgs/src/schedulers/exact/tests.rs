@@ -400,6 +400,32 @@ fn wall_time_and_observer_stop_the_search_unproven() {
 }
 
 #[test]
+fn a_wide_graph_of_2000_tasks_under_a_time_budget_gives_a_valid_schedule_no_worse_than_heft() {
+    // 2,000 tasks in wide levels on 8 PAI GPUs: a dive lists about 1,000 · 8 children per
+    // depth (the child lists stop at 8 Mi children), each node's bound costs O(n m²).
+    let w = worl_dag::generators::layered::layered(
+        &worl_dag::generators::layered::LayeredParams::new(2_000).fat(0.9),
+        3,
+    )
+    .unwrap();
+    let p = Problem::new(
+        Arc::new(w),
+        Arc::new(worl_cluster::presets::pai_mix(8, 3).unwrap()),
+    )
+    .unwrap();
+    let mut ctx = RunContext::new(0).with_budget(Budget {
+        max_time: Some(Duration::from_secs(2)),
+        ..Budget::default()
+    });
+    let started = std::time::Instant::now();
+    let out = Exact::new().solve(&p, &mut ctx).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(!out.proven_optimal);
+    assert!(out.schedule.validate(&p).is_empty());
+    assert!(out.schedule.makespan() <= heft_makespan(&p));
+}
+
+#[test]
 fn same_seed_same_outcome() {
     for seed in [3, 17, 58] {
         let p = random_problem(seed, 8, 3);
