@@ -8,7 +8,7 @@ use worl_cluster::{GpuModel, Policy, Problem, Schedule, presets};
 use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_rtgs::schedulers::Heft;
-use worl_rtgs::schedulers::search::{ListDecoder, ListDecoderConfig, ListPriority};
+use worl_rtgs::schedulers::search::{ListDecoder, ListDecoderConfig, ListPriority, PlanEvaluator};
 use worl_rtgs::{Budget, Registry, RunContext, ScheduleError, Scheduler};
 
 /// Layered DAG of `n` tasks (CCR 1 at 10 Gbit/s) on 16 PAI-mix GPUs.
@@ -294,24 +294,28 @@ fn seeded_searches_are_never_worse_than_heft_and_reproducible() {
 
 #[test]
 fn the_position_decoder_keeps_the_old_baseline() {
-    // decoder=position without a seed is the original search: same schedule as before the
-    // list decoder existed, i.e. the same as spelling out its old defaults.
+    // decoder=position is the original search: these makespans are those of the baselines
+    // before the list decoder existed (same problem, seed and options).
     let p = pai_layered(60, 1);
     for (spec, old) in [
         (
             "woa:whales=5,iterations=4,decoder=position",
-            "woa:whales=5,iterations=4,decoder=position,policy=append,heft-seed=false",
+            2227.3620734994643,
         ),
         (
             "pso:particles=5,iterations=4,decoder=position",
-            "pso:particles=5,iterations=4,decoder=position,policy=append,heft-seed=false",
+            4339.5581086284965,
         ),
         (
             "ga:population=5,generations=4,decoder=position",
-            "ga:population=5,generations=4,decoder=position,policy=append,heft-seed=false",
+            4003.3599611594627,
+        ),
+        (
+            "pso:particles=5,iterations=4,decoder=position,policy=insertion",
+            4339.5581086284965,
         ),
     ] {
-        assert_same(spec, &run(spec, &p, 2, None), &run(old, &p, 2, None));
+        assert_eq!(run(spec, &p, 2, None).makespan(), old, "{spec}");
     }
     // Seeded with HEFT's assignment, the position decoder is not worse than that assignment
     // in topological order under append.
@@ -322,6 +326,13 @@ fn the_position_decoder_keeps_the_old_baseline() {
         None,
     );
     assert!(a.validate(&p).is_empty());
+    let gpus: Vec<_> = heft(&p, Policy::Insertion)
+        .tasks()
+        .iter()
+        .map(|t| t.gpu)
+        .collect();
+    let seeded = PlanEvaluator::new(&p, Policy::Append).makespan(&gpus);
+    assert!(a.makespan() <= seeded, "{} vs {seeded}", a.makespan());
     // And the list decoder without the seed is still a valid, reproducible search.
     let spec = "woa:whales=5,iterations=4,heft-seed=false";
     assert_same(spec, &run(spec, &p, 9, None), &run(spec, &p, 9, None));
