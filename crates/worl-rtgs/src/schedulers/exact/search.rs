@@ -231,7 +231,8 @@ impl<'i, 'p> Search<'i, 'p> {
                 if self.nodes.is_multiple_of(self.time_check_every) && ctx.out_of_time() {
                     break 'search false;
                 }
-                if self.nodes.is_multiple_of(REPORT_EVERY) && self.report(ctx).is_break() {
+                if self.nodes.is_multiple_of(REPORT_EVERY) && self.report(ctx, max_nodes).is_break()
+                {
                     break 'search false;
                 }
                 self.apply(c);
@@ -255,7 +256,7 @@ impl<'i, 'p> Search<'i, 'p> {
                 }
             }
         };
-        let _ = self.report(ctx);
+        let _ = self.report(ctx, self.nodes);
         SearchEnd {
             complete,
             nodes: self.nodes,
@@ -263,10 +264,11 @@ impl<'i, 'p> Search<'i, 'p> {
         }
     }
 
-    fn report(&self, ctx: &mut RunContext<'_>) -> ControlFlow<()> {
+    /// Reports the nodes spent out of `total` (the node budget; the nodes spent at the end).
+    fn report(&self, ctx: &mut RunContext<'_>, total: u64) -> ControlFlow<()> {
         ctx.report(Progress {
             step: self.nodes,
-            total_steps: self.nodes,
+            total_steps: total,
             evaluations: self.nodes,
             best_makespan: self.best,
         })
