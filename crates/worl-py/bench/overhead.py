@@ -1,6 +1,6 @@
 """Python overhead of worl: HEFT on an already-loaded workload, and loading a file, timed
 through the Python API and, in the same process, through the same Rust code without Python
-(`worl._rust_timing`, the function `examples/heft_timing.rs` also calls).
+(`worl._worl._rust_timing`, the function `examples/heft_timing.rs` also calls).
 
     python bench/overhead.py [N_TASKS] [CLUSTER] [REPEATS]
 
@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import worl
+from worl import _worl
 
 
 def best(f, repeats):
@@ -37,7 +38,7 @@ def main():
 
     py_load = best(lambda: worl.Workload.load(path), repeats)
     py_heft = best(lambda: worl.schedule(w, cluster, "heft"), repeats)
-    rs_load, rs_heft = worl._rust_timing(path, cluster, repeats)
+    rs_load, rs_heft = _worl._rust_timing(path, cluster, repeats)
     print(f"{'':22}{'Python':>10}{'Rust':>10}{'overhead':>10}")
     for what, p, r in [("load (worl JSON)", py_load, rs_load), ("problem + HEFT", py_heft, rs_heft)]:
         print(f"{what:22}{p * 1e3:>8.2f}ms{r * 1e3:>8.2f}ms{(p / r - 1) * 100:>9.1f}%")

@@ -208,7 +208,3 @@ def gpu_models() -> List[Dict[str, Any]]:
 
 def links() -> List[Dict[str, Any]]:
     """Named links: ``name``, ``bandwidth`` (B/s), ``latency`` (s)."""
-
-def _rust_timing(path: _Path, cluster: Cluster, repeats: int = 5) -> Tuple[float, float]:
-    """(load_s, heft_s): best wall times of loading ``path`` and building the problem + HEFT,
-    all in Rust (benchmark helper)."""
