@@ -13,7 +13,7 @@ use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_rtgs::schedulers::rtgs::{
     DecodeInput, GreedyDecoder, HopeRule, PlanDecoder, RtgsConfig, run_rtgs,
 };
-use worl_rtgs::schedulers::search::{FeasibleGpus, PlainWoaConfig, PlanEvaluator};
+use worl_rtgs::schedulers::search::{FeasibleGpus, PlainWoaConfig, PlanEvaluator, SearchDecoding};
 use worl_rtgs::schedulers::{Heft, PlainWoa, Rtgs};
 use worl_rtgs::{RunContext, Scheduler};
 use worl_woa::{WhaleRng, whale_rng};
@@ -32,7 +32,11 @@ fn mean_std(x: &[f64]) -> (f64, f64) {
 fn makespans(problem: &Problem) -> ([Vec<f64>; 5], f64) {
     let mut rtgs = Rtgs::new(RtgsConfig::default());
     let mut authors = Rtgs::new(RtgsConfig::authors());
-    let mut woa = PlainWoa::new(PlainWoaConfig::default());
+    // The paper's WOA: continuous positions floored to GPUs (the position decoder).
+    let mut woa = PlainWoa::new(PlainWoaConfig {
+        decoding: SearchDecoding::position(),
+        ..Default::default()
+    });
     let mut canonical = Rtgs::new(RtgsConfig {
         hope: HopeRule::Canonical,
         ..RtgsConfig::authors()

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`shapes`] | fixed small shapes for tests: chain, fork-join, wide, single task, disconnected jobs, many entries and exits |
 //! | [`layered`] | random layered DAGs, DAGGEN-style (size, fat, density, regularity, jump, CCR, work distribution) |
+//! | [`daggen`] | DAGGEN's random DAGs with its parameters, defaults and level/parent rules ([`DaggenConfig`]) |
 //! | [`alibaba_like`] | jobs whose sizes, shapes and durations follow the Alibaba v2018 batch trace |
 //! | [`nn_training`] | NN-training iterations: pipeline-parallel stages over micro-batches, data-parallel replicas, all-reduce |
 //!
@@ -12,9 +13,12 @@
 //! `docs/generators.md` describes the models and their parameters.
 
 pub mod alibaba_like;
+pub mod daggen;
 pub mod layered;
 pub mod nn_training;
 pub mod shapes;
+
+pub use daggen::DaggenConfig;
 
 use crate::error::{DagError, Result};
 use rand::Rng;

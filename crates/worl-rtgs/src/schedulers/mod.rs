@@ -8,6 +8,7 @@
 //! | local search | [`local`] | ILS (and the moves and critical chain WORL-RTGS shares) |
 //! | RTGS | [`rtgs`] | RTGS: WOA over running-time vectors with greedy running-time-gap decoding |
 //! | WORL-RTGS | `worl_rtgs` (feature `ddqn`) | RTGS with a Double DQN plan decoder |
+//! | exact | [`exact`] | branch-and-bound proving optimal schedules of small problems |
 //!
 //! | scheduler | registry name | source |
 //! |---|---|---|
@@ -25,9 +26,11 @@
 //! | [`Pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
 //! | [`Ga`] | `ga` | Holland 1975; Braun et al., JPDC 2001, §2.10 |
 //! | [`Ils`] | `ils` | Lourenço, Martin, Stützle, Handbook of Metaheuristics 2003 |
+//! | [`Exact`] | `exact` | branch-and-bound; Sinnen, Comput. Oper. Res. 43, 2014 |
 //!
 //! Every scheduler builds its schedule through
-//! [`PartialSchedule`](worl_cluster::PartialSchedule), never places a task on a GPU it does
+//! [`PartialSchedule`](worl_cluster::PartialSchedule) (the exact solver through its own
+//! arrays with the same arithmetic), never places a task on a GPU it does
 //! not fit, and breaks ties by a documented total order (smaller task id, smaller GPU id), so
 //! that results never depend on hash or iteration order.
 //!
@@ -48,6 +51,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod exact;
 pub mod list;
 pub mod local;
 pub mod rtgs;
@@ -55,6 +59,7 @@ pub mod search;
 #[cfg(feature = "ddqn")]
 pub mod worl_rtgs;
 
+pub use exact::{Exact, ExactOutcome};
 pub use list::{
     Cpop, CriticalPathAssignment, Heft, LeastConnection, MaxMin, MinMin, OptimisticCostTable, Peft,
     RandomAssignment, RoundRobin,
@@ -79,6 +84,8 @@ pub enum Family {
     Rtgs,
     /// WORL-RTGS (`worl_rtgs`, feature `ddqn`).
     WorlRtgs,
+    /// An exact search ([`exact`]): branch-and-bound that proves optimality of small problems.
+    Exact,
 }
 
 /// A registry entry of [`BUILTINS`].
@@ -186,21 +193,21 @@ pub const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: PlainWoa::NAME,
-        description: "plain WOA (Mirjalili & Lewis 2016): continuous positions floored to GPUs",
+        description: "plain WOA (Mirjalili & Lewis 2016) over random keys decoded by a list scheduler (perturbed rank_u order, min-EFT GPU), one whale at HEFT's position; options: whales, iterations, b, a-schedule, decoder=list|position, heft-seed, policy, priority, sigma, gpu-choices, gpu-threshold, parallel",
         family: Family::Search,
         quick: "whales=4,iterations=3",
         build: |o| boxed(PlainWoa::from_options(o)),
     },
     Builtin {
         name: Pso::NAME,
-        description: "PSO (Kennedy & Eberhart 1995, inertia weight of Shi & Eberhart 1998) over task -> GPU positions",
+        description: "PSO (Kennedy & Eberhart 1995, inertia weight of Shi & Eberhart 1998) over random keys decoded by a list scheduler, one particle at HEFT's position; options: particles, iterations, w-start, w-end, c1, c2, vmax, decoder=list|position, heft-seed, policy, priority, sigma, gpu-choices, gpu-threshold, parallel",
         family: Family::Search,
         quick: "particles=4,iterations=3",
         build: |o| boxed(Pso::from_options(o)),
     },
     Builtin {
         name: Ga::NAME,
-        description: "GA on task -> GPU assignment vectors (tournament, uniform crossover, reset mutation, elitism)",
+        description: "random-key GA (Bean 1994; tournament, uniform crossover, reset mutation, elitism) decoded by a list scheduler, one individual at HEFT's position; options: population, generations, tournament, crossover, mutation, elites, decoder=list|position, heft-seed, policy, priority, sigma, gpu-choices, gpu-threshold, parallel",
         family: Family::Search,
         quick: "population=4,generations=3",
         build: |o| boxed(Ga::from_options(o)),
@@ -211,5 +218,12 @@ pub const BUILTINS: &[Builtin] = &[
         family: Family::Search,
         quick: "steps=200",
         build: |o| boxed(Ils::from_options(o)),
+    },
+    Builtin {
+        name: Exact::NAME,
+        description: "exact: depth-first branch-and-bound over (ready task, GPU) append placements with path and load bounds, GPU symmetry and commutation pruning, HEFT/PEFT incumbent; proves optimality of small problems; options: nodes (default 50000000)",
+        family: Family::Exact,
+        quick: "nodes=20000",
+        build: |o| boxed(Exact::from_options(o)),
     },
 ];

@@ -1,13 +1,250 @@
-//! [`PositionCodec`]: the one "continuous position -> plan -> makespan" path shared by the
-//! WOA, PSO and GA baselines.
+//! The continuous search spaces of the WOA, PSO and GA baselines: [`SearchSpace`], either
+//! the random-key list decoder ([`ListDecoder`], default) or [`PositionCodec`] (one
+//! coordinate per task floored to a GPU, the original baselines), chosen by
+//! [`SearchDecoding`] (options `decoder`, `policy`, `heft-seed` and the list decoder's).
 
 use rand::Rng;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use worl_cluster::{GpuId, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
+use super::list_decoder::{ListDecoder, ListDecoderConfig, ListScratch};
 use super::plan::{FeasibleGpus, PlanEvaluator};
 use crate::error::Result;
+use crate::registry::Options;
+use crate::scheduler::{RunContext, Scheduler};
+use crate::schedulers::list::Heft;
+
+/// How the WOA, PSO and GA baselines decode a continuous position into a schedule.
+///
+/// Text form (option `decoder`, serde, `FromStr`/`Display`): `list`, `position`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SearchDecoder {
+    /// Random keys decoded by a list scheduler ([`ListDecoder`]): `2n` keys in `[0, 1]`.
+    /// Default policy insertion, HEFT seed on.
+    #[default]
+    List,
+    /// One coordinate per task floored to a GPU, tasks in topological order
+    /// ([`PositionCodec`]): the original baselines, kept for reproductions. Default policy
+    /// append, HEFT seed off.
+    Position,
+}
+
+serde_plain::derive_fromstr_from_deserialize!(SearchDecoder);
+serde_plain::derive_display_from_serialize!(SearchDecoder);
+
+/// The decoding settings shared by WOA, PSO and GA: the decoder, the placement policy, the
+/// HEFT seed and the list decoder's settings.
+///
+/// Defaults: [`SearchDecoder::List`], the decoder's policy and seed (insertion and HEFT seed
+/// for the list decoder; append and no seed for the position decoder), the default
+/// [`ListDecoderConfig`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SearchDecoding {
+    /// Decoder (option `decoder`).
+    pub decoder: SearchDecoder,
+    /// Placement policy (option `policy`); `None` = the decoder's default.
+    pub policy: Option<Policy>,
+    /// Whether the first individual (whale, particle) is the HEFT position (option
+    /// `heft-seed`, `true`/`false`); `None` = the decoder's default. With the list decoder
+    /// this guarantees a schedule no worse than HEFT under the same policy; with the position
+    /// decoder the seed is HEFT's GPU assignment, decoded in topological order (no such
+    /// guarantee).
+    pub heft_seed: Option<bool>,
+    /// The list decoder's settings (options `priority`, `sigma`, `gpu-threshold`,
+    /// `gpu-choices`; ignored by the position decoder).
+    pub list: ListDecoderConfig,
+}
+
+impl SearchDecoding {
+    /// The original baselines: the position decoder, append policy, no HEFT seed.
+    pub fn position() -> Self {
+        SearchDecoding {
+            decoder: SearchDecoder::Position,
+            ..SearchDecoding::default()
+        }
+    }
+
+    /// The placement policy: [`policy`](Self::policy), or insertion (list) / append
+    /// (position).
+    pub fn policy(&self) -> Policy {
+        self.policy.unwrap_or(match self.decoder {
+            SearchDecoder::List => Policy::Insertion,
+            SearchDecoder::Position => Policy::Append,
+        })
+    }
+
+    /// Whether the HEFT position seeds the search: [`heft_seed`](Self::heft_seed), or
+    /// `true` (list) / `false` (position).
+    pub fn heft_seed(&self) -> bool {
+        self.heft_seed
+            .unwrap_or(self.decoder == SearchDecoder::List)
+    }
+
+    /// Takes `decoder`, `policy`, `heft-seed`, `priority`, `sigma`, `gpu-threshold`,
+    /// `gpu-choices` from `opts`.
+    ///
+    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption) naming
+    /// the option.
+    pub(crate) fn take(opts: &mut Options) -> Result<Self> {
+        Ok(SearchDecoding {
+            decoder: opts.take_or("decoder", SearchDecoder::List)?,
+            policy: opts.take("policy")?,
+            heft_seed: opts.take("heft-seed")?,
+            list: ListDecoderConfig::take(opts)?,
+        })
+    }
+
+    /// The search space of `problem` under these settings.
+    pub fn space<'p>(&self, problem: &'p Problem) -> SearchSpace<'p> {
+        match self.decoder {
+            SearchDecoder::List => {
+                SearchSpace::List(ListDecoder::new(problem, self.policy(), self.list.clone()))
+            }
+            SearchDecoder::Position => {
+                SearchSpace::Position(PositionCodec::new(problem, self.policy()))
+            }
+        }
+    }
+
+    /// The initial individuals of a search in `space`: the HEFT position when
+    /// [`heft_seed`](Self::heft_seed) holds, else none (the rest are drawn at random).
+    ///
+    /// Errors: HEFT's (none for a [`Problem`]).
+    pub fn seeds(&self, space: &SearchSpace<'_>) -> Result<Vec<Vec<f64>>> {
+        Ok(if self.heft_seed() {
+            vec![space.heft_position()?]
+        } else {
+            Vec::new()
+        })
+    }
+}
+
+/// A continuous search space and its decoding: the list decoder or the position codec.
+#[derive(Clone, Debug)]
+pub enum SearchSpace<'p> {
+    /// Random keys, list-scheduling decoder.
+    List(ListDecoder<'p>),
+    /// One coordinate per task, floored to a GPU.
+    Position(PositionCodec<'p>),
+}
+
+/// Per-thread buffers of a [`SearchSpace`].
+#[derive(Clone, Debug)]
+pub enum SpaceScratch<'p> {
+    /// Of a [`ListDecoder`] (boxed: the partial schedule and gap index are large).
+    List(Box<ListScratch<'p>>),
+    /// Of a [`PositionCodec`].
+    Position(PositionScratch<'p>),
+}
+
+impl<'p> SearchSpace<'p> {
+    /// Dimension of a position (`2n` for the list decoder, `n` for the position codec).
+    pub fn dim(&self) -> usize {
+        match self {
+            SearchSpace::List(d) => d.dim(),
+            SearchSpace::Position(c) => c.dim(),
+        }
+    }
+
+    /// Upper bound of every coordinate (1 or `m`; the lower bound is 0).
+    pub fn upper(&self) -> f64 {
+        match self {
+            SearchSpace::List(_) => 1.0,
+            SearchSpace::Position(c) => c.upper(),
+        }
+    }
+
+    /// A uniform random position in `[0, upper)^dim`, written into `out`.
+    pub fn random_position(&self, rng: &mut impl Rng, out: &mut Vec<f64>) {
+        match self {
+            SearchSpace::List(d) => d.random_position(rng, out),
+            SearchSpace::Position(c) => c.random_position(rng, out),
+        }
+    }
+
+    /// Clamps a position into `[0, upper]`.
+    pub fn clamp(&self, x: &mut [f64]) {
+        match self {
+            SearchSpace::List(d) => d.clamp(x),
+            SearchSpace::Position(c) => c.clamp(x),
+        }
+    }
+
+    /// A scratch for [`makespan`](Self::makespan); one per thread.
+    pub fn scratch(&self) -> SpaceScratch<'p> {
+        match self {
+            SearchSpace::List(d) => SpaceScratch::List(Box::new(d.scratch())),
+            SearchSpace::Position(c) => SpaceScratch::Position(c.scratch()),
+        }
+    }
+
+    /// The makespan of the schedule `x` decodes to, s (`+∞` for a position the decoder
+    /// rejects). Allocates nothing.
+    ///
+    /// # Panics
+    /// If `scratch` was made by a space of the other kind.
+    pub fn makespan(&self, x: &[f64], scratch: &mut SpaceScratch<'p>) -> f64 {
+        match (self, scratch) {
+            (SearchSpace::List(d), SpaceScratch::List(s)) => d.makespan(x, s),
+            (SearchSpace::Position(c), SpaceScratch::Position(s)) => c.makespan(x, s),
+            _ => panic!("a scratch of another search space"),
+        }
+    }
+
+    /// The schedule `x` decodes to.
+    ///
+    /// Errors: the decoder's (none for a position of the right length).
+    pub fn schedule(&self, x: &[f64]) -> Result<Schedule> {
+        match self {
+            SearchSpace::List(d) => d.schedule(x),
+            SearchSpace::Position(c) => c.schedule(x),
+        }
+    }
+
+    /// The HEFT position: for the list decoder one that decodes to HEFT's schedule
+    /// ([`ListDecoder::heft_position`]); for the position codec HEFT's GPU assignment, each
+    /// coordinate in the middle of its GPU's range ([`PositionCodec::position_of`]).
+    ///
+    /// Errors: HEFT's (none for a [`Problem`]).
+    pub fn heft_position(&self) -> Result<Vec<f64>> {
+        match self {
+            SearchSpace::List(d) => Ok(d.heft_position()),
+            SearchSpace::Position(c) => {
+                let heft = Heft::new()
+                    .with_policy(c.policy)
+                    .schedule(c.problem, &mut RunContext::new(0))?;
+                let gpu: Vec<GpuId> = heft.tasks().iter().map(|t| t.gpu).collect();
+                Ok(c.position_of(&gpu))
+            }
+        }
+    }
+
+    /// Runs `f(i, &mut items[i], scratch)` for every item: on the rayon pool with one scratch
+    /// per work split when `parallel`, else in index order with `scratch`. `f` must depend on
+    /// its arguments only (not on the scratch contents) for both to agree.
+    pub fn for_each<T: Send>(
+        &self,
+        items: &mut [T],
+        parallel: bool,
+        scratch: &mut SpaceScratch<'p>,
+        f: impl Fn(usize, &mut T, &mut SpaceScratch<'p>) + Sync,
+    ) {
+        if parallel {
+            items
+                .par_iter_mut()
+                .enumerate()
+                .for_each_init(|| self.scratch(), |s, (i, item)| f(i, item, s));
+        } else {
+            for (i, item) in items.iter_mut().enumerate() {
+                f(i, item, scratch);
+            }
+        }
+    }
+}
 
 /// The continuous search space of the position-based baselines and its decoding.
 ///
@@ -63,6 +300,21 @@ impl<'p> PositionCodec<'p> {
         for (v, (g, &xv)) in out.iter_mut().zip(x).enumerate() {
             *g = self.gpu_at(TaskId::new(v), xv);
         }
+    }
+
+    /// The position whose coordinates sit in the middle of the ranges that select `gpu`
+    /// (one GPU per task, by task index; a GPU the task does not fit is read as its first
+    /// fitting GPU), so that [`decode`](Self::decode) gives `gpu` back.
+    pub fn position_of(&self, gpu: &[GpuId]) -> Vec<f64> {
+        let m = self.upper();
+        gpu.iter()
+            .enumerate()
+            .map(|(v, g)| {
+                let list = self.feasible.of(TaskId::new(v));
+                let i = list.iter().position(|k| k == g).unwrap_or(0);
+                (i as f64 + 0.5) * m / list.len() as f64
+            })
+            .collect()
     }
 
     /// A uniform random position in `[0, m)^n`.

@@ -6,18 +6,26 @@
 //! JPDC 61(6):810–837, 2001, §2.10), with tournament selection (D. Goldberg & K. Deb, FOGA
 //! 1991), uniform crossover (G. Syswerda, ICGA 1989) and per-gene reset mutation.
 //!
-//! **Encoding.** A chromosome holds one gene per task, a coordinate in `[0, m]` decoded by
-//! the [`PositionCodec`] shared with WOA and PSO. Decoding is per gene, so uniform crossover
+//! **Encoding.** A chromosome is a position of the [`SearchSpace`](super::SearchSpace) shared with WOA and PSO.
+//! By default (`decoder=list`) it holds `2n` random keys in `[0, 1]` (a priority key and a
+//! GPU-preference key per task) decoded by a list scheduler
+//! ([`ListDecoder`](super::ListDecoder)): Bean's random-key GA (J. C. Bean, ORSA J. Computing
+//! 6(2):154–160, 1994), whose uniform crossover and gene resets always give feasible
+//! schedules; individual 0 of the initial population is HEFT's position (`heft-seed`), so
+//! the result is never worse than HEFT. With `decoder=position` (the original baseline) it
+//! holds one gene per task, a coordinate in `[0, m]` floored to a GPU
+//! ([`PositionCodec`](super::PositionCodec)); decoding is then per gene, so uniform crossover
 //! of genes is uniform crossover of the GPU assignments, and resetting a gene to `U[0, m)` is
-//! drawing a uniformly random GPU among those the task fits: this is the integer
-//! assignment-vector GA, on the same decode and evaluation path as the other baselines.
+//! drawing a uniformly random GPU among those the task fits: the integer assignment-vector
+//! GA.
 //!
 //! **Generation** `g = 1..=G`: the population is sorted by makespan (stable); the `elites`
 //! best are copied unchanged (not re-evaluated); every other slot `i` gets a child: two
 //! parents by `k`-tournament (with replacement; on a sorted population the winner is the
 //! smallest drawn index), uniform crossover with probability `crossover` (else a copy of
-//! the first parent), then each gene reset with probability `mutation` (default `1/n`).
-//! Deviations from Braun et al.: random initial population (no Min-Min seed), tournament
+//! the first parent), then each gene reset to `U[0, U)` with probability `mutation` (default
+//! `1/dim`; `U` = 1 or `m`). Deviations from Braun et al.: a HEFT seed instead of a Min-Min
+//! one (none with `decoder=position`), tournament
 //! instead of roulette selection, uniform instead of single-point crossover, a fixed number
 //! of generations. Child `i` of generation `g` draws from its own ChaCha8 stream
 //! [`whale_rng`]`(seed, g, i)`, so parallel runs equal sequential ones.
@@ -25,10 +33,10 @@
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use worl_cluster::{Policy, Problem, Schedule};
+use worl_cluster::{Problem, Schedule};
 use worl_woa::whale_rng;
 
-use super::codec::{PositionCodec, sanitize};
+use super::codec::{SearchDecoding, sanitize};
 use super::options::{take_count, take_in_range};
 use crate::error::Result;
 use crate::registry::Options;
@@ -37,7 +45,8 @@ use crate::scheduler::{Progress, RunContext, Scheduler};
 /// Configuration of [`Ga`].
 ///
 /// Defaults: population 30, 100 generations, 3-tournament, crossover probability 0.9,
-/// mutation probability `1/n` per gene, 2 elites, append policy.
+/// mutation probability `1/dim` per gene (`dim` = `2n` or `n`), 2 elites, the default
+/// [`SearchDecoding`] (list decoder, insertion, HEFT seed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GaConfig {
@@ -49,13 +58,14 @@ pub struct GaConfig {
     pub tournament: usize,
     /// Probability of uniform crossover (option `crossover`, in `[0, 1]`).
     pub crossover: f64,
-    /// Per-gene mutation probability (option `mutation`, in `[0, 1]`); `None` = `1/n`.
+    /// Per-gene mutation probability (option `mutation`, in `[0, 1]`); `None` = `1/dim`.
     pub mutation: Option<f64>,
     /// Best individuals copied into the next generation (option `elites`, below the
     /// population size).
     pub elites: usize,
-    /// Placement policy (option `policy`).
-    pub policy: Policy,
+    /// Decoder, placement policy and HEFT seed (options `decoder`, `policy`, `heft-seed`,
+    /// `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
+    pub decoding: SearchDecoding,
     /// Parallel evaluation (option `parallel`).
     pub parallel: bool,
 }
@@ -69,7 +79,7 @@ impl Default for GaConfig {
             crossover: 0.9,
             mutation: None,
             elites: 2,
-            policy: Policy::Append,
+            decoding: SearchDecoding::default(),
             parallel: false,
         }
     }
@@ -77,7 +87,8 @@ impl Default for GaConfig {
 
 impl GaConfig {
     /// Reads `population`, `generations`, `tournament`, `crossover`, `mutation`, `elites`,
-    /// `policy`, `parallel`.
+    /// `parallel` and the decoding options ([`SearchDecoding`]: `decoder`, `policy`,
+    /// `heft-seed`, `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption) (also
     /// for `elites >= population` and `tournament > population`),
@@ -112,7 +123,7 @@ impl GaConfig {
                 }
                 e
             },
-            policy: opts.take_or("policy", d.policy)?,
+            decoding: SearchDecoding::take(&mut opts)?,
             parallel: opts.take_or("parallel", d.parallel)?,
         };
         opts.finish()?;
@@ -162,7 +173,8 @@ impl Scheduler for Ga {
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         ctx.check_budget(self.name(), self.config.population)?;
         let c = &self.config;
-        let codec = PositionCodec::new(problem, c.policy);
+        let codec = c.decoding.space(problem);
+        let seeds = c.decoding.seeds(&codec)?;
         let (n, m) = (codec.dim(), codec.upper());
         let mutation = c.mutation.unwrap_or(1.0 / n as f64);
         let elites = c.elites.min(c.population.saturating_sub(1));
@@ -180,7 +192,10 @@ impl Scheduler for Ga {
             count
         ];
         codec.for_each(&mut pop, c.parallel, &mut scratch, |i, ind, s| {
-            codec.random_position(&mut whale_rng(seed, 0, i), &mut ind.genes);
+            match seeds.get(i) {
+                Some(x) => ind.genes.extend_from_slice(x),
+                None => codec.random_position(&mut whale_rng(seed, 0, i), &mut ind.genes),
+            }
             ind.fit = sanitize(codec.makespan(&ind.genes, s));
         });
         sort(&mut pop);

@@ -4,7 +4,8 @@
 //! | module | holds |
 //! |---|---|
 //! | [`plan`] | [`TaskOrder`], [`FeasibleGpus`], [`PlanEvaluator`] (GPU per task -> makespan), [`running_times`] |
-//! | [`codec`] | [`PositionCodec`]: continuous position -> plan, shared by WOA, PSO and GA |
+//! | [`codec`] | [`SearchSpace`] (chosen by [`SearchDecoding`]): continuous position -> schedule, shared by WOA, PSO and GA; [`PositionCodec`] (one coordinate per task floored to a GPU) |
+//! | [`list_decoder`] | [`ListDecoder`]: random keys -> list schedule (perturbed HEFT order, near-minimum-EFT GPU), the default space |
 //! | [`options`] | option parsing shared by the searches (counts, ranges, WOA's `a` schedule) |
 //! | [`woa`], [`pso`], [`ga`] | [`PlainWoa`], [`Pso`], [`Ga`] |
 //!
@@ -43,13 +44,17 @@ pub(crate) use config_scheduler;
 
 pub mod codec;
 pub mod ga;
+pub mod list_decoder;
 pub mod options;
 pub mod plan;
 pub mod pso;
 pub mod woa;
 
-pub use codec::{PositionCodec, PositionScratch};
+pub use codec::{
+    PositionCodec, PositionScratch, SearchDecoder, SearchDecoding, SearchSpace, SpaceScratch,
+};
 pub use ga::{Ga, GaConfig};
+pub use list_decoder::{ListDecoder, ListDecoderConfig, ListPriority, ListScratch};
 pub use plan::{FeasibleGpus, PlanEvaluator, TaskOrder, running_times};
 pub use pso::{Pso, PsoConfig};
 pub use woa::{PlainWoa, PlainWoaConfig, PositionProblem};

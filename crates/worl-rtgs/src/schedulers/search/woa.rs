@@ -1,55 +1,56 @@
 //! Plain **WOA** scheduling baseline (S. Mirjalili & A. Lewis, *The Whale Optimization
 //! Algorithm*, Advances in Engineering Software 95:51–67, 2016): canonical continuous WOA
-//! over one coordinate per task, decoded to a plan by flooring. The naive baseline RTGS
-//! improves on. Positions are decoded by the [`PositionCodec`] shared with PSO and GA.
+//! over a [`SearchSpace`] shared with PSO and GA. By default positions are random keys
+//! decoded by a list scheduler ([`ListDecoder`](super::ListDecoder)) and one whale starts at
+//! HEFT's position, so the result is never worse than HEFT; `decoder=position` keeps the
+//! original baseline (one coordinate per task floored to a GPU, [`PositionCodec`](super::PositionCodec)).
 
 use serde::{Deserialize, Serialize};
-use worl_cluster::{Policy, Problem, Schedule};
+use worl_cluster::{Problem, Schedule};
 use worl_woa::{ASchedule, Move, MoveKind, Target, WhaleProblem, WhaleRng, WoaConfig};
 
-use super::codec::{PositionCodec, PositionScratch};
+use super::codec::{SearchDecoding, SearchSpace, SpaceScratch};
 use super::options::take_count;
 use super::run_engine;
 use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 
-/// Canonical continuous WOA on a [`PositionCodec`] space, as a [`WhaleProblem`]: uniform
-/// random initial positions, the canonical coordinate updates
-/// ([`Move::apply_component`]), clamping into `[0, m]`, fitness = makespan of the decoded
-/// plan.
+/// Canonical continuous WOA on a [`SearchSpace`], as a [`WhaleProblem`]: uniform random
+/// initial positions, the canonical coordinate updates ([`Move::apply_component`]),
+/// clamping into the space's box, fitness = makespan of the decoded schedule.
 pub struct PositionProblem<'p> {
-    codec: PositionCodec<'p>,
+    space: SearchSpace<'p>,
 }
 
 impl<'p> PositionProblem<'p> {
-    /// The WOA problem over `codec`'s space.
-    pub fn new(codec: PositionCodec<'p>) -> Self {
-        PositionProblem { codec }
+    /// The WOA problem over `space`.
+    pub fn new(space: SearchSpace<'p>) -> Self {
+        PositionProblem { space }
     }
 
-    /// The codec.
-    pub fn codec(&self) -> &PositionCodec<'p> {
-        &self.codec
+    /// The search space.
+    pub fn space(&self) -> &SearchSpace<'p> {
+        &self.space
     }
 }
 
 impl<'p> WhaleProblem for PositionProblem<'p> {
     type Whale = Vec<f64>;
-    type Scratch = PositionScratch<'p>;
+    type Scratch = SpaceScratch<'p>;
 
-    fn scratch(&self) -> PositionScratch<'p> {
-        self.codec.scratch()
+    fn scratch(&self) -> SpaceScratch<'p> {
+        self.space.scratch()
     }
 
-    fn random_whale(&self, rng: &mut WhaleRng, _: &mut PositionScratch<'p>) -> Vec<f64> {
-        let mut x = Vec::with_capacity(self.codec.dim());
-        self.codec.random_position(rng, &mut x);
+    fn random_whale(&self, rng: &mut WhaleRng, _: &mut SpaceScratch<'p>) -> Vec<f64> {
+        let mut x = Vec::with_capacity(self.space.dim());
+        self.space.random_position(rng, &mut x);
         x
     }
 
-    fn fitness(&self, x: &Vec<f64>, scratch: &mut PositionScratch<'p>) -> f64 {
-        self.codec.makespan(x, scratch)
+    fn fitness(&self, x: &Vec<f64>, scratch: &mut SpaceScratch<'p>) -> f64 {
+        self.space.makespan(x, scratch)
     }
 
     fn moved(
@@ -58,7 +59,7 @@ impl<'p> WhaleProblem for PositionProblem<'p> {
         target: &Target<'_, Vec<f64>>,
         mv: &Move,
         rng: &mut WhaleRng,
-        scratch: &mut PositionScratch<'p>,
+        scratch: &mut SpaceScratch<'p>,
     ) -> Vec<f64> {
         let mut out = Vec::with_capacity(x.len());
         self.move_into(x, target, mv, rng, scratch, &mut out);
@@ -71,7 +72,7 @@ impl<'p> WhaleProblem for PositionProblem<'p> {
         target: &Target<'_, Vec<f64>>,
         mv: &Move,
         rng: &mut WhaleRng,
-        _: &mut PositionScratch<'p>,
+        _: &mut SpaceScratch<'p>,
         out: &mut Vec<f64>,
     ) {
         out.clear();
@@ -83,7 +84,7 @@ impl<'p> WhaleProblem for PositionProblem<'p> {
             let t = target.whale();
             out.extend(x.iter().zip(t).map(|(&xj, &tj)| mv.apply_component(xj, tj)));
         }
-        self.codec.clamp(out);
+        self.space.clamp(out);
     }
 
     fn check_initial_whale(
@@ -91,10 +92,10 @@ impl<'p> WhaleProblem for PositionProblem<'p> {
         index: usize,
         x: &Vec<f64>,
     ) -> std::result::Result<(), worl_woa::WoaError> {
-        if x.len() != self.codec.dim() {
+        if x.len() != self.space.dim() {
             return Err(worl_woa::WoaError::DimensionMismatch {
                 index,
-                expected: self.codec.dim(),
+                expected: self.space.dim(),
                 found: x.len(),
             });
         }
@@ -106,7 +107,8 @@ impl<'p> WhaleProblem for PositionProblem<'p> {
 ///
 /// Defaults: 30 whales, 100 iterations (as [`RtgsConfig`](crate::schedulers::rtgs::RtgsConfig)), the
 /// canonical WOA ([`WoaConfig::new`]: canonical move rule and replacement, a random whale
-/// per coordinate in search moves, `b = 1`, linear `a`), append policy.
+/// per coordinate in search moves, `b = 1`, linear `a`), the default [`SearchDecoding`]
+/// (list decoder, insertion, HEFT seed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PlainWoaConfig {
@@ -118,8 +120,9 @@ pub struct PlainWoaConfig {
     pub spiral_b: f64,
     /// `a` schedule (option `a-schedule`).
     pub a_schedule: ASchedule,
-    /// Placement policy (option `policy`).
-    pub policy: Policy,
+    /// Decoder, placement policy and HEFT seed (options `decoder`, `policy`, `heft-seed`,
+    /// `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
+    pub decoding: SearchDecoding,
     /// Parallel evaluation (option `parallel`).
     pub parallel: bool,
 }
@@ -131,14 +134,16 @@ impl Default for PlainWoaConfig {
             iterations: 100,
             spiral_b: 1.0,
             a_schedule: ASchedule::Linear,
-            policy: Policy::Append,
+            decoding: SearchDecoding::default(),
             parallel: false,
         }
     }
 }
 
 impl PlainWoaConfig {
-    /// Reads `whales`, `iterations`, `b`, `a-schedule`, `policy`, `parallel`.
+    /// Reads `whales`, `iterations`, `b`, `a-schedule`, `parallel` and the decoding options
+    /// ([`SearchDecoding`]: `decoder`, `policy`, `heft-seed`, `priority`, `sigma`,
+    /// `gpu-threshold`, `gpu-choices`).
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
     /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
@@ -155,7 +160,7 @@ impl PlainWoaConfig {
                 b
             },
             a_schedule: opts.take_or("a-schedule", d.a_schedule)?,
-            policy: opts.take_or("policy", d.policy)?,
+            decoding: SearchDecoding::take(&mut opts)?,
             parallel: opts.take_or("parallel", d.parallel)?,
         };
         opts.finish()?;
@@ -181,15 +186,16 @@ impl Scheduler for PlainWoa {
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         ctx.check_budget(self.name(), self.config.whales)?;
         let c = &self.config;
-        let space = PositionProblem::new(PositionCodec::new(problem, c.policy));
+        let space = PositionProblem::new(c.decoding.space(problem));
+        let seeds = c.decoding.seeds(space.space())?;
         let mut woa = WoaConfig::new(c.whales, c.iterations)
             .with_seed(ctx.seed())
             .with_spiral_b(c.spiral_b)
             .with_a_schedule(c.a_schedule)
             .with_parallel(c.parallel);
         woa.max_evaluations = ctx.budget().max_evaluations;
-        let result = run_engine(&space, woa, Vec::new(), ctx)?;
-        space.codec().schedule(&result.best)
+        let result = run_engine(&space, woa, seeds, ctx)?;
+        space.space().schedule(&result.best)
     }
 
     fn is_stochastic(&self) -> bool {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The Python package (crates/worl-py): lint its PyO3 code, build the abi3 wheel with
+# maturin, install it in a fresh virtual environment and run its pytest suite.
+#
+# Needs python3 (>= 3.9, with venv or pip) and network access to PyPI for maturin, pytest,
+# networkx and pandas; no Python headers or libpython (the module links neither).
+# CARGO_TARGET_DIR defaults to the workspace's target/, so a build after `cargo test
+# --workspace --release` reuses its compiled dependencies. WORL_PY_FEATURES adds cargo
+# features to the wheel (e.g. WORL_PY_FEATURES=ddqn for WORL-RTGS, which pulls burn).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+work="$CARGO_TARGET_DIR/python-ci"
+features="python${WORL_PY_FEATURES:+,$WORL_PY_FEATURES}"
+mkdir -p "$work"
+
+new_venv() { # a fresh virtual environment at $1
+  rm -rf "$1"
+  if ! python3 -m venv "$1" 2>/dev/null; then
+    python3 -m pip install --user --quiet virtualenv
+    python3 -m virtualenv --quiet "$1"
+  fi
+  "$1/bin/python" -m pip install --quiet --upgrade pip
+}
+
+step "python tools (maturin, pytest, networkx, pandas)"
+python3 --version
+if [ ! -x "$work/tools/bin/maturin" ]; then
+  new_venv "$work/tools"
+  "$work/tools/bin/python" -m pip install --quiet "maturin>=1.9.4,<2"
+fi
+"$work/tools/bin/maturin" --version
+
+step "clippy of the PyO3 module (feature python)"
+cargo clippy -p worl-py --features "$features" --all-targets --locked -- -D warnings
+
+step "wheel"
+rm -rf "$work/wheels"
+"$work/tools/bin/maturin" build --release --locked --features "$features" \
+  -m crates/worl-py/Cargo.toml -o "$work/wheels"
+ls -l "$work/wheels"
+
+step "install in a fresh virtual environment"
+new_venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet "$work"/wheels/worl-*.whl pytest networkx pandas
+"$work/venv/bin/python" -c "import worl; print('worl', worl.__version__, 'WORL-RTGS:', worl.HAS_WORL_RTGS)"
+
+step "pytest"
+(cd crates/worl-py && "$work/venv/bin/python" -m pytest -q tests_py)
+
+step "python done"

@@ -1,0 +1,43 @@
+"""worl: schedule DAG-structured workloads on heterogeneous GPU clusters.
+
+A Rust core (HEFT, CPOP, PEFT, Min-Min, RTGS, WORL-RTGS, WOA/PSO/GA, ...) with a Python
+API: load a workload (``Workload.load``, ``Workload.from_networkx``), describe a cluster
+(``Cluster.parse("4x8:A100-80GB:100GbE")``), schedule (``schedule``), check any schedule
+(``validate``) and compare schedulers (``compare``). See ``docs/python.md``.
+"""
+
+from ._worl import (
+    HAS_WORL_RTGS,
+    Cluster,
+    Comparison,
+    LoadError,
+    Schedule,
+    ScheduleError,
+    Workload,
+    WorlError,
+    __version__,
+    compare,
+    gpu_models,
+    links,
+    schedule,
+    schedulers,
+    validate,
+)
+
+__all__ = [
+    "HAS_WORL_RTGS",
+    "Cluster",
+    "Comparison",
+    "LoadError",
+    "Schedule",
+    "ScheduleError",
+    "Workload",
+    "WorlError",
+    "__version__",
+    "compare",
+    "gpu_models",
+    "links",
+    "schedule",
+    "schedulers",
+    "validate",
+]

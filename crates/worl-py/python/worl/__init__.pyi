@@ -1,0 +1,210 @@
+"""Type stubs of the ``worl`` package (the native module ``worl._worl``, re-exported)."""
+
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+_Path = Union[str, "os.PathLike[str]"]
+_ClusterArg = Union["Cluster", str, "os.PathLike[str]"]
+_OptionValue = Union[int, float, str, bool]
+
+__version__: str
+HAS_WORL_RTGS: bool
+"""True when the wheel was built with the ``ddqn`` feature (the ``worl-rtgs`` scheduler)."""
+
+class WorlError(Exception):
+    """Base class of worl's errors; the message is the Rust library's, naming file, line and item."""
+
+class LoadError(WorlError):
+    """A workload, cluster or schedule file (or cluster description) that cannot be read or written."""
+
+class ScheduleError(WorlError):
+    """A scheduler that cannot be built (unknown name, bad option) or that failed."""
+
+class Workload:
+    """A DAG workload: jobs of tasks (work in reference GPU-seconds, optional memory in GiB)
+    and dependencies (bytes). Immutable."""
+
+    @staticmethod
+    def load(path: _Path) -> "Workload":
+        """Read any format worl reads (Alibaba v2018 CSV, WfCommons JSON, Pegasus DAX, STG,
+        DOT, worl JSON, saga problem instance). Raises LoadError."""
+    @staticmethod
+    def from_saga(path: _Path) -> "Workload":
+        """Read a saga / dag-bench problem instance; its network becomes ``network``."""
+    @staticmethod
+    def from_networkx(
+        graph: Any,
+        work: str = "work",
+        memory: Optional[str] = "memory",
+        bytes: Optional[str] = "bytes",
+        job: str = "job",
+        name: str = "name",
+    ) -> "Workload":
+        """A workload from a ``networkx.DiGraph`` (node attributes ``work``, ``memory``,
+        ``job``, ``name``; edge attribute ``bytes``). Raises ValueError naming the node or
+        edge for a missing or non-numeric attribute, TypeError for an undirected graph,
+        LoadError for what worl refuses (cycle, negative work, repeated name)."""
+    @staticmethod
+    def layered(n_tasks: int, seed: int = 1) -> "Workload":
+        """A seeded random layered DAG of ``n_tasks`` tasks."""
+    def save(self, path: _Path) -> None:
+        """Write by extension: ``.json`` (worl JSON) or ``.dot`` / ``.gv``."""
+    def to_json(self) -> str:
+        """worl's workload JSON text."""
+    def to_networkx(
+        self,
+        work: str = "work",
+        memory: str = "memory",
+        bytes: str = "bytes",
+        job: str = "job",
+        name: str = "name",
+    ) -> Any:
+        """A ``networkx.DiGraph`` (node = task id) that ``from_networkx`` reads back equal."""
+    def tasks(self) -> List[Dict[str, Any]]:
+        """Dicts ``id``, ``name``, ``job``, ``work``, ``memory`` in id order."""
+    def edges(self) -> List[Dict[str, Any]]:
+        """Dicts ``source``, ``target`` (task ids), ``bytes``."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def n_tasks(self) -> int: ...
+    @property
+    def n_edges(self) -> int: ...
+    @property
+    def n_jobs(self) -> int: ...
+    @property
+    def jobs(self) -> List[str]: ...
+    @property
+    def total_work(self) -> float:
+        """Total work, reference GPU-seconds."""
+    @property
+    def network(self) -> Optional["Cluster"]:
+        """The network of a saga problem instance, else None."""
+    @property
+    def notes(self) -> str:
+        """The loader's notes (dropped rows, repairs), empty if none."""
+    def __len__(self) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class Cluster:
+    """A GPU cluster: machines of GPUs and the network between them. Immutable."""
+
+    @staticmethod
+    def parse(description: str) -> "Cluster":
+        """A cluster file path or a description as ``worl --cluster`` takes it:
+        ``pai-mix:M[:SEED]``, ``homogeneous:M:MODEL``, ``dgx:NODES:MODEL``,
+        ``paper-pool:M:MBIT[:SEED]``, ``MxG:MODEL[:INTER[:INTRA]]``."""
+    @staticmethod
+    def load(path: _Path) -> "Cluster":
+        """Read a TOML or JSON cluster file (compact or full form)."""
+    @staticmethod
+    def from_spec(
+        machines: int,
+        gpus_per_machine: int,
+        model: str,
+        inter: Optional[str] = None,
+        intra: Optional[str] = None,
+        name: Optional[str] = None,
+    ) -> "Cluster":
+        """``machines`` x ``gpus_per_machine`` GPUs of catalog model ``model`` with named
+        links (see ``gpu_models()`` and ``links()``)."""
+    def to_toml(self) -> str: ...
+    def to_json(self) -> str: ...
+    def save(self, path: _Path) -> None:
+        """Write the cluster file by extension (``.toml`` or ``.json``)."""
+    def gpus(self) -> List[Dict[str, Any]]:
+        """Dicts ``id``, ``machine``, ``model``, ``speed`` (V100 = 1.0), ``memory`` (GiB)."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def n_gpus(self) -> int: ...
+    @property
+    def n_machines(self) -> int: ...
+    @property
+    def machines(self) -> List[str]: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class Schedule:
+    """Where (GPU) and when (start, finish in s) every task runs, and who made it."""
+
+    @property
+    def makespan(self) -> float: ...
+    @property
+    def lower_bound(self) -> float: ...
+    @property
+    def scheduler(self) -> str: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def seed(self) -> Optional[int]: ...
+    @property
+    def wall_time_s(self) -> float: ...
+    @property
+    def n_tasks(self) -> int: ...
+    def validate(self) -> List[str]:
+        """Every violated constraint, one line each; empty when valid."""
+    def rows(self) -> List[Dict[str, Any]]:
+        """Per task: ``task_id``, ``task``, ``job``, ``gpu_id``, ``machine``, ``gpu_index``,
+        ``model``, ``start``, ``finish``."""
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame (ImportError without pandas)."""
+    def to_json(self) -> str: ...
+    def write_json(self, path: _Path) -> None: ...
+    def write_csv(self, path: _Path) -> None: ...
+    def save(self, path: _Path) -> None: ...
+
+class Comparison:
+    """The outcome of ``compare``."""
+
+    @property
+    def runs(self) -> List[Dict[str, Any]]: ...
+    @property
+    def table(self) -> List[Dict[str, Any]]: ...
+    @property
+    def schedulers(self) -> List[str]: ...
+    @property
+    def baseline(self) -> Optional[str]: ...
+    @property
+    def markdown(self) -> str: ...
+    def to_pandas(self) -> Any: ...
+    def runs_to_pandas(self) -> Any: ...
+
+def schedule(
+    workload: Workload,
+    cluster: Optional[_ClusterArg] = None,
+    scheduler: str = "heft",
+    seed: int = 0,
+    time: Optional[float] = None,
+    max_evaluations: Optional[int] = None,
+    **options: _OptionValue,
+) -> Schedule:
+    """Schedule ``workload`` on ``cluster`` with the scheduler spec ``scheduler``; keyword
+    options join the spec. Raises ScheduleError (unknown scheduler lists the names) or
+    LoadError."""
+
+def validate(
+    workload: Workload,
+    cluster: Optional[_ClusterArg],
+    schedule: Union[Schedule, _Path, Iterable[Mapping[str, Any]]],
+) -> List[str]:
+    """Every violation of a schedule (a Schedule, a schedule file, or row dicts with
+    ``task``, ``gpu``, ``start``, ``finish``), one line each; empty when valid."""
+
+def compare(
+    workloads: Sequence[Union[Workload, _Path]],
+    cluster: Union[Cluster, str],
+    schedulers: Optional[Sequence[str]] = None,
+    seeds: int = 3,
+    time: Optional[float] = None,
+    parallel: bool = False,
+) -> Comparison:
+    """Run several schedulers on several workloads, as ``worl compare`` does."""
+
+def schedulers() -> Dict[str, str]:
+    """Registered scheduler names -> one-line descriptions."""
+
+def gpu_models() -> List[Dict[str, Any]]:
+    """Catalog GPU models: ``name``, ``speed``, ``memory``."""
+
+def links() -> List[Dict[str, Any]]:
+    """Named links: ``name``, ``bandwidth`` (B/s), ``latency`` (s)."""

@@ -1,0 +1,582 @@
+//! What the Python module does, without Python: reading workloads (saga / dag-bench problem
+//! instances included) and clusters (files or the `worl` command line's short
+//! descriptions), building schedulers from a spec and keyword options, scheduling, writing
+//! and checking schedule files, and comparing schedulers. Every function returns the
+//! library's own errors, so the Python exceptions carry exactly the messages `worl` prints.
+//!
+//! Kept free of PyO3 so that it builds, is tested and can be timed (`examples/heft_timing.rs`)
+//! on a machine without Python.
+
+use std::error::Error as StdError;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use worl::cluster::formats::saga;
+use worl::cluster::{Cluster, GpuModel, Problem, Schedule, ScheduleFile, ScheduleMeta, presets};
+use worl::dag::Workload;
+use worl::dag::formats::{dot, native, wfcommons};
+use worl::experiment::spec::specs_or_all;
+use worl::experiment::{
+    Alpha, Experiment, GroupBy, KeepSchedules, NamedProblem, NormalisedTable, ProblemSet, Results,
+    report,
+};
+use worl::rtgs::registry::Spec;
+use worl::rtgs::{Budget, Registry, RunContext, Scheduler};
+
+/// Any error of the library, boxed (the messages are the library's own).
+pub type Error = Box<dyn StdError + Send + Sync>;
+
+/// Result of this module.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// What an error is about, to pick the Python exception class.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Reading or writing a file, or a malformed file or description (`worl.LoadError`).
+    Load,
+    /// Building or running a scheduler, or a comparison (`worl.ScheduleError`).
+    Schedule,
+}
+
+/// `e` and its causes on one line, as the `worl` command line prints them: each cause whose
+/// text the line does not already hold is appended after `": "`; newlines become spaces.
+pub fn one_line(e: &(dyn StdError + 'static)) -> String {
+    let mut line = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        source = s.source();
+    }
+    line.replace('\n', " ")
+}
+
+/// A workload read from a file, with the network a saga problem instance brings.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The workload.
+    pub workload: Workload,
+    /// The cluster of a saga / dag-bench problem instance (one GPU per network node), else
+    /// `None`.
+    pub network: Option<Cluster>,
+    /// The loader's notes (dropped rows, repaired references), one line, empty if none.
+    pub notes: String,
+}
+
+/// Reads the workload at `path`, the format picked as `worl` picks it: a `.json` holding a
+/// `"task_graph"` is a saga / dag-bench problem instance (workload and network,
+/// [`saga::read`]); anything else goes to [`worl::dag::load_path`] (Alibaba v2018 CSV,
+/// WfCommons JSON, Pegasus DAX, STG, DOT, worl's workload JSON, by extension or content).
+///
+/// Errors: the loaders' (`DagError` / `ClusterError`), naming the file, line and item; a
+/// file that cannot be read is `"<path>: <io error>"`.
+pub fn load_workload(path: &Path) -> Result<Loaded> {
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if text.contains("\"task_graph\"") {
+            let (workload, cluster) = saga::read(text.as_bytes(), &path.display().to_string())?;
+            return Ok(Loaded {
+                workload,
+                network: Some(cluster),
+                notes: String::new(),
+            });
+        }
+    }
+    let (workload, report) = worl::dag::load_path(path)?;
+    let notes = if report.entries.is_empty() {
+        String::new()
+    } else {
+        report.to_string()
+    };
+    Ok(Loaded {
+        workload,
+        network: None,
+        notes,
+    })
+}
+
+/// Writes `w` to `path` in the format of its name, as `worl convert` does: `.saga.json` a
+/// saga / dag-bench problem instance with `network` as its network; `.wf.json` /
+/// `.wfformat.json` WfCommons WfFormat 1.5; `.json` worl's workload JSON; `.dot` / `.gv`
+/// Graphviz. Each reads back as the same workload.
+///
+/// Errors: `"<path>: a saga problem instance needs a network: give a cluster"`,
+/// `"<path>: cannot write workloads as .<ext> (writable: ...)"`, or the writers' errors
+/// naming the file (a saga network with latencies is refused).
+pub fn save_workload(w: &Workload, network: Option<&Cluster>, path: &Path) -> Result<()> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if name.ends_with(".saga.json") {
+        let Some(c) = network else {
+            return Err(format!(
+                "{}: a saga problem instance needs a network: give a cluster",
+                path.display()
+            )
+            .into());
+        };
+        saga::save(w, c, path)?;
+        return Ok(());
+    }
+    if is_wfformat(path) {
+        wfcommons::save(w, None, path)?;
+        return Ok(());
+    }
+    match extension(path).as_str() {
+        "json" => native::save(w, path)?,
+        "dot" | "gv" => dot::save_dot(w, path)?,
+        other => {
+            return Err(format!(
+                "{}: cannot write workloads as `.{other}` (writable: .json, .wf.json, \
+                 .wfformat.json, .saga.json, .dot, .gv)",
+                path.display()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Whether `path` names WfCommons WfFormat: a name ending in `.wf.json` or `.wfformat.json`
+/// (any case).
+pub fn is_wfformat(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    name.ends_with(".wf.json") || name.ends_with(".wfformat.json")
+}
+
+/// Writes the schedule `s` of `problem` to `path` as `worl schedule --out` does: a
+/// `.wf.json` / `.wfformat.json` name as WfCommons WfFormat with an `execution` section,
+/// else a schedule file by extension (`.json` or `.csv`).
+///
+/// Errors: an unwritable path or another extension, naming the file.
+pub fn save_schedule(problem: &Problem, s: &Scheduled, path: &Path) -> Result<()> {
+    if is_wfformat(path) {
+        worl::cluster::wfformat::save(problem, &s.schedule, path)?;
+        return Ok(());
+    }
+    schedule_file(problem, s)?.save(path)?;
+    Ok(())
+}
+
+/// The lower-case extension of `path` (empty if none).
+pub fn extension(path: &Path) -> String {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+/// The description grammar [`parse_cluster`] accepts, for error messages.
+const CLUSTER_FORMS: &str = "expected a cluster file, or pai-mix:M[:SEED], homogeneous:M:MODEL, \
+                             dgx:NODES:MODEL, paper-pool:M:MBIT[:SEED], MxG:MODEL[:INTER[:INTRA]]";
+
+/// A cluster from `arg` exactly as `worl --cluster` reads it: an existing file (TOML or JSON
+/// cluster file, [`Cluster::load`]), else a description `KIND:ARGS` of a preset:
+///
+/// * `pai-mix:M[:SEED]`: `M` GPUs drawn from the Alibaba PAI v2020 fleet mix (seed 1);
+/// * `homogeneous:M:MODEL`: `M` GPUs of one model, 8 per machine, 25 GbE between machines;
+/// * `dgx:NODES:MODEL`: DGX-style nodes of 8 GPUs (NVLink inside, InfiniBand between);
+/// * `paper-pool:M:MBIT[:SEED]`: the WORL-RTGS paper's pool, links up to `MBIT` Mbit/s;
+/// * `MxG:MODEL[:INTER[:INTRA]]`: `M` machines of `G` GPUs of one model with named links
+///   ([`presets::ClusterSpec`]), e.g. `4x8:A100-80GB:100GbE`.
+///
+/// Errors: ``cluster `<arg>`: <why> (expected ...)`` for a malformed description (unknown
+/// preset, GPU model or link, a count that is not a whole number, too many fields), or the
+/// file's or the preset's own error.
+pub fn parse_cluster(arg: &str) -> Result<Cluster> {
+    let path = Path::new(arg);
+    if path.exists() {
+        return Ok(Cluster::load(path)?);
+    }
+    let parts: Vec<&str> = arg.split(':').collect();
+    let bad = |why: &str| -> Error { format!("cluster `{arg}`: {why} ({CLUSTER_FORMS})").into() };
+    let count = |i: usize, what: &str| -> Result<usize> {
+        let s = parts
+            .get(i)
+            .ok_or_else(|| bad(&format!("missing {what}")))?;
+        s.parse::<usize>()
+            .map_err(|_| bad(&format!("{what} `{s}` is not a whole number")))
+    };
+    let seed = |i: usize| -> Result<u64> {
+        match parts.get(i) {
+            None => Ok(1),
+            Some(s) => s
+                .parse()
+                .map_err(|_| bad(&format!("seed `{s}` is not a whole number"))),
+        }
+    };
+    let model = |i: usize| -> Result<GpuModel> {
+        let name = parts.get(i).ok_or_else(|| bad("missing GPU model"))?;
+        gpu_model(name)
+            .map_err(|known| bad(&format!("unknown GPU model `{name}` (known: {known})")))
+    };
+    let max_args = |n: usize| -> Result<()> {
+        if parts.len() > n {
+            return Err(bad(&format!("too many fields after `{}`", parts[n - 1])));
+        }
+        Ok(())
+    };
+    let link = |i: usize| -> Result<Option<worl::cluster::Link>> {
+        match parts.get(i) {
+            None => Ok(None),
+            Some(name) => named_link(name)
+                .map(Some)
+                .map_err(|known| bad(&format!("unknown link `{name}` (known: {known})"))),
+        }
+    };
+    if let Some((machines, gpus)) = parts[0].split_once(['x', 'X'])
+        && let (Ok(machines), Ok(gpus)) = (machines.parse::<usize>(), gpus.parse::<usize>())
+    {
+        max_args(4)?;
+        let mut spec = presets::ClusterSpec::new(machines, gpus, &model(1)?);
+        if let Some(inter) = link(2)? {
+            spec = spec.with_inter(inter);
+        }
+        if let Some(intra) = link(3)? {
+            spec = spec.with_intra(intra);
+        }
+        return Ok(presets::cluster(&spec)?);
+    }
+    let c = match parts[0].to_ascii_lowercase().as_str() {
+        "pai-mix" => {
+            max_args(3)?;
+            presets::pai_mix(count(1, "GPU count")?, seed(2)?)?
+        }
+        "homogeneous" => {
+            max_args(3)?;
+            presets::homogeneous(count(1, "GPU count")?, &model(2)?)?
+        }
+        "dgx" => {
+            max_args(3)?;
+            presets::dgx(count(1, "node count")?, &model(2)?)?
+        }
+        "paper-pool" => {
+            max_args(4)?;
+            let mbit: f64 = parts
+                .get(2)
+                .ok_or_else(|| bad("missing bandwidth in Mbit/s"))?
+                .parse()
+                .map_err(|_| bad("bandwidth is not a number"))?;
+            presets::paper_pool(count(1, "GPU count")?, mbit, seed(3)?)?
+        }
+        _ if parts.len() == 1 => return Err(bad("no such file")),
+        other => return Err(bad(&format!("unknown preset `{other}`"))),
+    };
+    Ok(c)
+}
+
+/// The catalog GPU model `name` ([`GpuModel::by_name`]), or the known names joined by `", "`.
+pub fn gpu_model(name: &str) -> std::result::Result<GpuModel, String> {
+    GpuModel::by_name(name).ok_or_else(|| {
+        let known: Vec<String> = GpuModel::catalog().into_iter().map(|m| m.name).collect();
+        known.join(", ")
+    })
+}
+
+/// The named link `name` ([`presets::link_by_name`]), or the known names joined by `", "`.
+pub fn named_link(name: &str) -> std::result::Result<worl::cluster::Link, String> {
+    presets::link_by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = presets::NAMED_LINKS.iter().map(|l| l.name).collect();
+        known.join(", ")
+    })
+}
+
+/// The spec `spec` (`heft`, `rtgs[whales=10]`, `rtgs:whales=10`) with `options` appended, in
+/// the canonical bracket form (`rtgs[whales=10,iterations=5]`), checked by the spec grammar
+/// ([`Spec`]).
+///
+/// Errors: `ScheduleError::InvalidSpec` naming the spec for a malformed spec, or a key given
+/// both in `spec` and in `options` (or twice).
+pub fn spec_with_options(spec: &str, options: &[(String, String)]) -> Result<Spec> {
+    let mut s: Spec = spec.parse()?;
+    if options.is_empty() {
+        return Ok(s);
+    }
+    s.options.extend(options.iter().cloned());
+    // the grammar's checks (repeated keys, empty keys) on the whole spec
+    Ok(s.to_string().parse()?)
+}
+
+/// The scheduler of `spec` from the built-in registry ([`Registry::with_builtins`]).
+///
+/// Errors: `ScheduleError::UnknownScheduler` (listing the registered names), or the
+/// scheduler's own option errors.
+pub fn build_scheduler(spec: &Spec) -> Result<Box<dyn Scheduler>> {
+    Ok(Registry::with_builtins().build(&spec.name, spec.to_options())?)
+}
+
+/// A budget of at most `time` seconds of wall time and `max_evaluations` plan evaluations.
+///
+/// Errors: `"time <t>: expected a finite number of seconds >= 0"`.
+pub fn budget(time: Option<f64>, max_evaluations: Option<u64>) -> Result<Budget> {
+    let max_time = time
+        .map(|s| {
+            Duration::try_from_secs_f64(s)
+                .map_err(|_| format!("time {s}: expected a finite number of seconds >= 0"))
+        })
+        .transpose()?;
+    Ok(Budget {
+        max_evaluations,
+        max_time,
+    })
+}
+
+/// A schedule and who made it.
+#[derive(Clone, Debug)]
+pub struct Scheduled {
+    /// The schedule.
+    pub schedule: Schedule,
+    /// The scheduler's label, spec and seed, as written in schedule files.
+    pub meta: ScheduleMeta,
+    /// Wall time of the scheduler's `schedule` call, s.
+    pub wall_time_s: f64,
+}
+
+/// Schedules `problem` with the scheduler of `spec` and seed `seed` under `budget`, as
+/// `worl schedule` does.
+///
+/// Errors: [`build_scheduler`]'s, or the scheduler's `ScheduleError`.
+pub fn schedule(problem: &Problem, spec: &Spec, seed: u64, budget: Budget) -> Result<Scheduled> {
+    let mut scheduler = build_scheduler(spec)?;
+    let started = Instant::now();
+    let schedule = scheduler.schedule(problem, &mut RunContext::new(seed).with_budget(budget))?;
+    let wall_time_s = started.elapsed().as_secs_f64();
+    Ok(Scheduled {
+        schedule,
+        meta: ScheduleMeta {
+            scheduler: scheduler.name().to_owned(),
+            options: spec.to_string(),
+            seed: Some(seed),
+        },
+        wall_time_s,
+    })
+}
+
+/// The problem of `workload` on `cluster`.
+///
+/// Errors: `ClusterError` when a task fits no GPU's memory.
+pub fn problem(workload: Arc<Workload>, cluster: Arc<Cluster>) -> Result<Problem> {
+    Ok(Problem::new(workload, cluster)?)
+}
+
+/// The schedule file of `s` on `problem` (the file `worl schedule` writes).
+///
+/// Errors: `ClusterError::ShapeMismatch` if `s` is not of `problem`.
+pub fn schedule_file(problem: &Problem, s: &Scheduled) -> Result<ScheduleFile> {
+    Ok(ScheduleFile::new(problem, &s.schedule, s.meta.clone())?)
+}
+
+/// Every violation of the schedule `file` on `problem`, each explained on one line
+/// (the lines `worl validate` prints after the file name), and the makespan of the rows.
+///
+/// Errors: the `MatchError` of a file that does not belong to `problem` (an unknown task,
+/// a GPU the cluster lacks, a row without GPU), naming the row.
+pub fn check_file(problem: &Problem, file: &ScheduleFile) -> Result<(Vec<String>, f64)> {
+    let (violations, schedule) = file.check_with_schedule(problem)?;
+    let lines = violations
+        .iter()
+        .map(|v| v.explain(problem, &schedule).to_string())
+        .collect();
+    Ok((lines, schedule.makespan()))
+}
+
+/// The options of [`compare`].
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// Scheduler specs or comma/semicolon-separated spec lists; all registered if empty.
+    pub schedulers: Vec<String>,
+    /// Seeds `1..=seeds` per stochastic scheduler (at least 1).
+    pub seeds: u64,
+    /// The budget of each search run.
+    pub budget: Budget,
+    /// Runs in parallel (rayon).
+    pub parallel: bool,
+}
+
+/// Runs every scheduler of `options` on every problem, as `worl compare` does, and returns
+/// the results (records of every run; each run's schedule was validated).
+///
+/// Errors: `"seeds must be at least 1"`, `ExperimentError` for a bad spec or a failed run.
+pub fn compare(problems: Vec<(String, Problem)>, options: &CompareOptions) -> Result<Results> {
+    if options.seeds == 0 {
+        return Err("seeds must be at least 1".into());
+    }
+    let mut set = ProblemSet::new();
+    for (name, p) in problems {
+        set.push(NamedProblem::new(name, p))?;
+    }
+    let registry = Registry::with_builtins();
+    let specs = specs_or_all(&registry, &options.schedulers)?;
+    Ok(Experiment::new(set)
+        .with_registry(registry)
+        .schedulers(specs)
+        .seeds(1..=options.seeds)
+        .budget(options.budget.clone())
+        .parallel(options.parallel)
+        .keep_schedules(KeepSchedules::None)
+        .run()?)
+}
+
+/// The normalised table of `results` (mean makespans over seeds, per problem, against HEFT's
+/// where HEFT ran) and the Markdown report `worl compare` prints: the normalised table, the
+/// per-workload table, and the Friedman / Nemenyi rank test (or the note saying why it was
+/// not run).
+///
+/// Errors: `ExperimentError` from the report builders.
+pub fn comparison_report(results: &Results) -> Result<(NormalisedTable, String)> {
+    let normalised = results.normalised(results.default_baseline().as_deref())?;
+    let mut md = String::from("## Mean makespan over seeds ÷ HEFT's (bold: best)\n\n");
+    md.push_str(&report::markdown_normalised(&normalised));
+    md.push_str("\n## Per workload\n\n");
+    let reference = results.default_reference();
+    md.push_str(&report::markdown_table(
+        results,
+        &GroupBy::Problem,
+        reference.as_deref(),
+    )?);
+    md.push_str("\n## Friedman test and Nemenyi critical difference (α = 0.05)\n\n");
+    match results.rank_test_note(&|_| true) {
+        Some(note) => {
+            md.push_str(&note);
+            md.push('\n');
+        }
+        None => {
+            let t = results.rank_test(&|_| true, Alpha::P05)?;
+            md.push_str(&report::markdown_rank_test(&t));
+        }
+    }
+    Ok((normalised, md))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use worl::dag::WorkloadBuilder;
+
+    /// The diamond `A -> {B, C} -> D` (work 2, 3, 4, 1 reference GPU-seconds, every edge
+    /// 3.125e9 bytes), the instance of the Python test `test_heft_hand_computed`.
+    fn diamond() -> Workload {
+        let mut b = WorkloadBuilder::new("diamond");
+        let j = b.add_job("diamond").unwrap();
+        let a = b.add_task(j, "A", 2.0, Some(1.0)).unwrap();
+        let bb = b.add_task(j, "B", 3.0, Some(1.0)).unwrap();
+        let c = b.add_task(j, "C", 4.0, Some(1.0)).unwrap();
+        let d = b.add_task(j, "D", 1.0, Some(1.0)).unwrap();
+        for (f, t) in [(a, bb), (a, c), (bb, d), (c, d)] {
+            b.add_edge(f, t, 3.125e9).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    /// HEFT on the diamond, two V100s on two machines over 25 GbE (3.125e9 B/s, 50 us): one
+    /// transfer takes c = 50e-6 + 1 s. Upward ranks order A, C, B, D. A on g0 [0, 2]; C on g0
+    /// [2, 6] (on g1 it would end at 2 + c + 4); B on g1 [2 + c, 5 + c] (on g0 it would end at
+    /// 9); D on g1: C's data arrives at 6 + c, B's is there at 5 + c, so [6 + c, 7 + c]
+    /// (on g0 it would start at 5 + 2c). Makespan 7 + c = 8.00005 s.
+    #[test]
+    fn heft_on_the_diamond_is_hand_computed() {
+        let cluster = parse_cluster("2x1:V100-16GB:25GbE").unwrap();
+        assert_eq!((cluster.n_machines(), cluster.n_gpus()), (2, 2));
+        let p = problem(Arc::new(diamond()), Arc::new(cluster)).unwrap();
+        let s = schedule(&p, &"heft".parse().unwrap(), 0, Budget::default()).unwrap();
+        assert!(
+            (s.schedule.makespan() - 8.00005).abs() < 1e-9,
+            "{}",
+            s.schedule.makespan()
+        );
+        let c = 1.0 + 50e-6;
+        let want = [
+            (0, 0.0, 2.0),
+            (1, 2.0 + c, 5.0 + c),
+            (0, 2.0, 6.0),
+            (1, 6.0 + c, 7.0 + c),
+        ];
+        for (t, &(gpu, start, finish)) in s.schedule.tasks().iter().zip(&want) {
+            assert_eq!(t.gpu.index(), gpu);
+            assert!((t.start - start).abs() < 1e-9 && (t.finish - finish).abs() < 1e-9);
+        }
+        assert_eq!(s.meta.scheduler, "HEFT");
+        assert!(s.schedule.validate(&p).is_empty());
+    }
+
+    #[test]
+    fn cluster_descriptions_match_the_command_line() {
+        let c = parse_cluster("4x8:A100-80GB:100GbE").unwrap();
+        assert_eq!((c.n_machines(), c.n_gpus()), (4, 32));
+        assert_eq!(parse_cluster("homogeneous:10:T4").unwrap().n_gpus(), 10);
+        let e = parse_cluster("homogeneous:ten:T4").unwrap_err().to_string();
+        assert!(
+            e.starts_with("cluster `homogeneous:ten:T4`: GPU count `ten` is not a whole number"),
+            "{e}"
+        );
+        let e = parse_cluster("2x1:NoSuchGPU").unwrap_err().to_string();
+        assert!(e.contains("unknown GPU model `NoSuchGPU` (known: "), "{e}");
+        let e = parse_cluster("nowhere.toml").unwrap_err().to_string();
+        assert!(e.starts_with("cluster `nowhere.toml`: no such file"), "{e}");
+    }
+
+    #[test]
+    fn options_join_the_spec_and_repeats_are_refused() {
+        let o = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        let s = spec_with_options("rtgs[whales=4]", &[o("iterations", "3")]).unwrap();
+        assert_eq!(s.to_string(), "rtgs[whales=4,iterations=3]");
+        assert!(spec_with_options("rtgs[whales=4]", &[o("whales", "3")]).is_err());
+        let Err(e) = build_scheduler(&"nosuch".parse().unwrap()) else {
+            panic!("`nosuch` built");
+        };
+        let e = e.to_string();
+        assert!(
+            e.contains("nosuch") && e.contains("heft") && e.contains("peft"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        let e = load_workload(Path::new("/no/such/dir/w.json")).unwrap_err();
+        assert!(one_line(e.as_ref()).contains("/no/such/dir/w.json"));
+    }
+
+    #[test]
+    fn workload_json_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.json");
+        let w = diamond();
+        save_workload(&w, None, &path).unwrap();
+        let back = load_workload(&path).unwrap();
+        assert_eq!(
+            native::to_string(&back.workload).unwrap(),
+            native::to_string(&w).unwrap()
+        );
+        assert!(back.network.is_none());
+        let e = save_workload(&w, None, &dir.path().join("d.xml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cannot write workloads as `.xml` (writable: .json, "),
+            "{e}"
+        );
+        let e = save_workload(&w, None, &dir.path().join("d.saga.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("a saga problem instance needs a network: give a cluster"),
+            "{e}"
+        );
+        let two = parse_cluster("2x1:V100-16GB:25GbE").unwrap();
+        // saga links have no latency: 25 GbE's 50 us is refused
+        assert!(save_workload(&w, Some(&two), &dir.path().join("d.saga.json")).is_err());
+    }
+}

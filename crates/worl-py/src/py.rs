@@ -1,0 +1,1227 @@
+//! The Python module `worl` (native part `worl._worl`): classes `Workload`, `Cluster`,
+//! `Schedule`, `Comparison`, functions `schedule`, `validate`, `compare`, `schedulers`,
+//! `gpu_models`, `links`, and the exceptions `WorlError` > `LoadError`, `ScheduleError`.
+//!
+//! Every loading, scheduling, validating and comparing call releases the GIL
+//! ([`Python::detach`]) while Rust works, so Python threads run meanwhile.
+
+use crate::core::{self, Kind, Loaded, Scheduled};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyImportError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use worl::cluster::{Cluster as RCluster, Problem, ScheduleFile, presets};
+use worl::dag::formats::native;
+use worl::dag::generators::layered::{LayeredParams, layered};
+use worl::dag::{TaskId, Workload as RWorkload, WorkloadBuilder};
+use worl::rtgs::Registry;
+
+create_exception!(
+    worl,
+    WorlError,
+    PyException,
+    "Base class of worl's errors; the message is the Rust library's, naming the file, line and item."
+);
+create_exception!(
+    worl,
+    LoadError,
+    WorlError,
+    "A workload, cluster or schedule file (or a cluster description) that cannot be read or written."
+);
+create_exception!(
+    worl,
+    ScheduleError,
+    WorlError,
+    "A scheduler that cannot be built (unknown name, bad option) or that failed, or a comparison that failed."
+);
+
+/// The Python exception of `e`: [`LoadError`] or [`ScheduleError`] by `kind`, with the
+/// message of `e` and its causes on one line.
+fn err(kind: Kind, e: core::Error) -> PyErr {
+    let msg = core::one_line(e.as_ref());
+    match kind {
+        Kind::Load => LoadError::new_err(msg),
+        Kind::Schedule => ScheduleError::new_err(msg),
+    }
+}
+
+/// `Ok` of `r`, or its error as [`LoadError`].
+fn load<T>(r: core::Result<T>) -> PyResult<T> {
+    r.map_err(|e| err(Kind::Load, e))
+}
+
+/// `Ok` of `r`, or its error as [`ScheduleError`].
+fn sched<T>(r: core::Result<T>) -> PyResult<T> {
+    r.map_err(|e| err(Kind::Schedule, e))
+}
+
+/// A JSON value as Python objects (objects become dicts, arrays lists).
+fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_pyobject(py)?.into_any(),
+            (None, Some(i)) => i.into_pyobject(py)?.into_any(),
+            _ => PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any(),
+        },
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(to_py(py, x)?)?;
+            }
+            l.into_any()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+/// `pandas.DataFrame(rows)`, or an `ImportError` saying how to install pandas.
+fn data_frame<'py>(py: Python<'py>, rows: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let pd = py.import("pandas").map_err(|_| {
+        PyImportError::new_err(
+            "to_pandas() needs pandas, which is not installed: pip install pandas",
+        )
+    })?;
+    pd.getattr("DataFrame")?.call1((rows,))
+}
+
+/// `str(obj)`.
+fn py_str(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(obj.str()?.to_string())
+}
+
+/// A number from a Python attribute value, or a `ValueError` naming `what`.
+fn number(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<f64> {
+    let not_a_number = || -> PyResult<f64> {
+        Err(PyValueError::new_err(format!(
+            "{}: `{}` is not a number",
+            what(),
+            py_str(v)?
+        )))
+    };
+    if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyString>() {
+        return not_a_number();
+    }
+    match v.extract::<f64>() {
+        Ok(x) => Ok(x),
+        Err(_) => not_a_number(),
+    }
+}
+
+// ------------------------------------------------------------------ Workload
+
+/// A workload: jobs of tasks with dependencies, each task with its work (reference
+/// GPU-seconds: seconds on a V100), an optional memory need (GiB), each dependency with the
+/// bytes it carries. Immutable.
+///
+/// Make one with `Workload.load(path)` (any format worl reads), `Workload.from_saga(path)`,
+/// `Workload.from_networkx(G)` or `Workload.layered(n_tasks)`.
+#[pyclass(frozen, module = "worl", name = "Workload")]
+pub struct Workload {
+    pub(crate) inner: Arc<RWorkload>,
+    pub(crate) network: Option<Arc<RCluster>>,
+    notes: String,
+}
+
+impl Workload {
+    fn of(l: Loaded) -> Self {
+        Self {
+            inner: Arc::new(l.workload),
+            network: l.network.map(Arc::new),
+            notes: l.notes,
+        }
+    }
+
+    fn plain(w: RWorkload) -> Self {
+        Self {
+            inner: Arc::new(w),
+            network: None,
+            notes: String::new(),
+        }
+    }
+}
+
+#[pymethods]
+impl Workload {
+    /// Reads the workload at `path`, the format picked by extension or content as the `worl`
+    /// command picks it: Alibaba v2018 batch_task CSV, WfCommons JSON, Pegasus DAX, STG, DOT,
+    /// worl's workload JSON, or a saga / dag-bench problem instance (a `.json` with a
+    /// `task_graph`), whose network is kept as `network`.
+    ///
+    /// Raises `LoadError` (the Rust message, naming the file, line and item).
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let l = load(py.detach(|| core::load_workload(&path)))?;
+        Ok(Self::of(l))
+    }
+
+    /// Reads a saga / dag-bench problem instance (JSON with `task_graph` and `network`):
+    /// the task graph as a one-job workload (cost -> work, size -> bytes) and its network as
+    /// `network` (one GPU per node, speed = the node's speed, links of the given speed and
+    /// latency 0), so that worl's times are saga's.
+    ///
+    /// Raises `LoadError`.
+    #[staticmethod]
+    fn from_saga(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let (w, c) = py
+            .detach(|| worl::cluster::formats::saga::load(&path))
+            .map_err(|e| err(Kind::Load, e.into()))?;
+        Ok(Self {
+            inner: Arc::new(w),
+            network: Some(Arc::new(c)),
+            notes: String::new(),
+        })
+    }
+
+    /// A workload from a `networkx.DiGraph`: one task per node, one dependency per edge.
+    ///
+    /// Node attribute `work` (reference GPU-seconds, required), `memory` (GiB, optional:
+    /// no memory need when absent), `job` (the job's name; default the graph's name) and
+    /// `name` (the task's name in its job; default `str(node)`); edge attribute `bytes`
+    /// (required). Pass other attribute names as keywords (`work="cost"`); `memory=None`
+    /// ignores memory, `bytes=None` makes every edge carry 0 bytes. The workload is named
+    /// `G.graph["name"]`, else `"networkx"`.
+    ///
+    /// Raises `ValueError` naming the node or edge for a missing or non-numeric attribute,
+    /// `TypeError` for an undirected graph, `LoadError` for what worl refuses (negative
+    /// work, a cycle, a task name repeated in a job).
+    #[staticmethod]
+    #[pyo3(signature = (graph, work = "work", memory = Some("memory"), bytes = Some("bytes"), job = "job", name = "name"))]
+    fn from_networkx(
+        graph: &Bound<'_, PyAny>,
+        work: &str,
+        memory: Option<&str>,
+        bytes: Option<&str>,
+        job: &str,
+        name: &str,
+    ) -> PyResult<Self> {
+        let py = graph.py();
+        if !graph.call_method0("is_directed")?.is_truthy()? {
+            return Err(PyTypeError::new_err(
+                "from_networkx: the graph is undirected; give a networkx.DiGraph",
+            ));
+        }
+        let wname = match graph.getattr("graph")?.get_item("name") {
+            Ok(n) => py_str(&n)?,
+            Err(_) => "networkx".to_owned(),
+        };
+        let mut b = WorkloadBuilder::new(wname.clone());
+        let kw = PyDict::new(py);
+        kw.set_item("data", true)?;
+        let ids = PyDict::new(py);
+        for item in graph.getattr("nodes")?.call((), Some(&kw))?.try_iter()? {
+            let (node, attrs): (Bound<'_, PyAny>, Bound<'_, PyDict>) = item?.extract()?;
+            let label = || {
+                format!(
+                    "node `{}`",
+                    node.str().map(|s| s.to_string()).unwrap_or_default()
+                )
+            };
+            let w = match attrs.get_item(work)? {
+                Some(v) => number(&v, &|| format!("{}: attribute `{work}`", label()))?,
+                None => {
+                    return Err(PyValueError::new_err(format!(
+                        "{} has no `{work}` attribute (its work in reference GPU-seconds; \
+                         name another attribute with work=...)",
+                        label()
+                    )));
+                }
+            };
+            let mem = match memory.map(|m| attrs.get_item(m)).transpose()?.flatten() {
+                Some(v) if !v.is_none() => Some(number(&v, &|| {
+                    format!("{}: attribute `{}`", label(), memory.unwrap_or_default())
+                })?),
+                _ => None,
+            };
+            let jname = match attrs.get_item(job)? {
+                Some(j) => py_str(&j)?,
+                None => wname.clone(),
+            };
+            let tname = match attrs.get_item(name)? {
+                Some(n) => py_str(&n)?,
+                None => py_str(&node)?,
+            };
+            let jid = match b.job_id(&jname) {
+                Some(j) => j,
+                None => b.add_job(jname).map_err(|e| err(Kind::Load, e.into()))?,
+            };
+            let t = b
+                .add_task(jid, tname, w, mem)
+                .map_err(|e| err(Kind::Load, e.into()))?;
+            ids.set_item(&node, t.index())?;
+        }
+        for item in graph.getattr("edges")?.call((), Some(&kw))?.try_iter()? {
+            let (u, v, attrs): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyDict>) =
+                item?.extract()?;
+            let label = || {
+                format!(
+                    "edge `{}` -> `{}`",
+                    u.str().map(|s| s.to_string()).unwrap_or_default(),
+                    v.str().map(|s| s.to_string()).unwrap_or_default()
+                )
+            };
+            let data = match bytes {
+                None => 0.0,
+                Some(key) => match attrs.get_item(key)? {
+                    Some(x) => number(&x, &|| format!("{}: attribute `{key}`", label()))?,
+                    None => {
+                        return Err(PyValueError::new_err(format!(
+                            "{} has no `{key}` attribute (the bytes it carries; name another \
+                             attribute with bytes=..., or bytes=None for none)",
+                            label()
+                        )));
+                    }
+                },
+            };
+            let id = |n: &Bound<'_, PyAny>| -> PyResult<TaskId> {
+                let i: usize = ids
+                    .get_item(n)?
+                    .ok_or_else(|| PyValueError::new_err(format!("{}: unknown node", label())))?
+                    .extract()?;
+                Ok(TaskId::new(i))
+            };
+            b.add_edge(id(&u)?, id(&v)?, data)
+                .map_err(|e| err(Kind::Load, e.into()))?;
+        }
+        let w = b.build().map_err(|e| err(Kind::Load, e.into()))?;
+        Ok(Self::plain(w))
+    }
+
+    /// A random layered DAG of `n_tasks` tasks (one job), seeded: the generator of worl's
+    /// synthetic benchmarks (`worl::dag::generators::layered`, default shape).
+    ///
+    /// Raises `LoadError` for `n_tasks == 0`.
+    #[staticmethod]
+    #[pyo3(signature = (n_tasks, seed = 1))]
+    fn layered(py: Python<'_>, n_tasks: usize, seed: u64) -> PyResult<Self> {
+        let w = py
+            .detach(|| layered(&LayeredParams::new(n_tasks), seed))
+            .map_err(|e| err(Kind::Load, e.into()))?;
+        Ok(Self::plain(w))
+    }
+
+    /// Writes the workload by its file name, as `worl convert` does: `.json` worl's workload
+    /// JSON, `.wf.json` / `.wfformat.json` WfCommons WfFormat 1.5, `.dot` / `.gv` Graphviz,
+    /// `.saga.json` a saga problem instance whose network is `cluster` (a `Cluster` or a
+    /// description; default the workload's own `network`). `Workload.load` reads each back
+    /// as the same workload.
+    ///
+    /// Raises `LoadError` for another extension, a saga file without network or with link
+    /// latencies, or an unwritable path.
+    #[pyo3(signature = (path, cluster = None))]
+    fn save(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        cluster: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let network = match cluster {
+            Some(c) if !c.is_none() => Some(cluster_of(py, self, Some(c))?),
+            _ => self.network.clone(),
+        };
+        let w = self.inner.clone();
+        load(py.detach(|| core::save_workload(&w, network.as_deref(), &path)))
+    }
+
+    /// The workload as worl's workload JSON text.
+    fn to_json(&self) -> PyResult<String> {
+        native::to_string(&self.inner).map_err(|e| err(Kind::Load, e.into()))
+    }
+
+    /// The workload as a `networkx.DiGraph`: node = task id (0..n_tasks), with attributes
+    /// `name`, `job`, `work` and (where given) `memory`; edge attribute `bytes`; graph
+    /// attribute `name`. `Workload.from_networkx` reads it back equal. Attribute names as in
+    /// `from_networkx`.
+    #[pyo3(signature = (work = "work", memory = "memory", bytes = "bytes", job = "job", name = "name"))]
+    fn to_networkx<'py>(
+        &self,
+        py: Python<'py>,
+        work: &str,
+        memory: &str,
+        bytes: &str,
+        job: &str,
+        name: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let nx = py.import("networkx").map_err(|_| {
+            PyImportError::new_err(
+                "to_networkx() needs networkx, which is not installed: pip install networkx",
+            )
+        })?;
+        let g = nx.getattr("DiGraph")?.call0()?;
+        g.getattr("graph")?.set_item("name", self.inner.name())?;
+        let w = &self.inner;
+        let add_node = g.getattr("add_node")?;
+        for (id, t) in w.graph().tasks() {
+            let a = PyDict::new(py);
+            a.set_item(name, &t.name)?;
+            a.set_item(job, &w.job(t.job).name)?;
+            a.set_item(work, t.work)?;
+            if let Some(m) = t.mem_gib {
+                a.set_item(memory, m)?;
+            }
+            add_node.call((id.index(),), Some(&a))?;
+        }
+        let add_edge = g.getattr("add_edge")?;
+        for e in w.graph().edges() {
+            let a = PyDict::new(py);
+            a.set_item(bytes, e.bytes)?;
+            add_edge.call((e.from.index(), e.to.index()), Some(&a))?;
+        }
+        Ok(g)
+    }
+
+    /// The tasks in id order: dicts `id`, `name`, `job`, `work` (reference GPU-seconds),
+    /// `memory` (GiB or None).
+    fn tasks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let l = PyList::empty(py);
+        let w = &self.inner;
+        for (id, t) in w.graph().tasks() {
+            let d = PyDict::new(py);
+            d.set_item("id", id.index())?;
+            d.set_item("name", &t.name)?;
+            d.set_item("job", &w.job(t.job).name)?;
+            d.set_item("work", t.work)?;
+            d.set_item("memory", t.mem_gib)?;
+            l.append(d)?;
+        }
+        Ok(l)
+    }
+
+    /// The dependencies: dicts `source`, `target` (task ids) and `bytes`.
+    fn edges<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let l = PyList::empty(py);
+        for e in self.inner.graph().edges() {
+            let d = PyDict::new(py);
+            d.set_item("source", e.from.index())?;
+            d.set_item("target", e.to.index())?;
+            d.set_item("bytes", e.bytes)?;
+            l.append(d)?;
+        }
+        Ok(l)
+    }
+
+    /// The workload's name.
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// Number of tasks.
+    #[getter]
+    fn n_tasks(&self) -> usize {
+        self.inner.graph().n_tasks()
+    }
+
+    /// Number of dependencies (edges).
+    #[getter]
+    fn n_edges(&self) -> usize {
+        self.inner.graph().n_edges()
+    }
+
+    /// Number of jobs.
+    #[getter]
+    fn n_jobs(&self) -> usize {
+        self.inner.n_jobs()
+    }
+
+    /// The jobs' names, in id order.
+    #[getter]
+    fn jobs(&self) -> Vec<String> {
+        self.inner.jobs().iter().map(|j| j.name.clone()).collect()
+    }
+
+    /// Total work of all tasks, reference GPU-seconds.
+    #[getter]
+    fn total_work(&self) -> f64 {
+        self.inner.graph().tasks().map(|(_, t)| t.work).sum()
+    }
+
+    /// The network of a saga / dag-bench problem instance (a `Cluster`), else None.
+    #[getter]
+    fn network(&self) -> Option<Cluster> {
+        self.network.clone().map(|c| Cluster { inner: c })
+    }
+
+    /// The loader's notes (dropped rows, repaired references), empty if none.
+    #[getter]
+    fn notes(&self) -> &str {
+        &self.notes
+    }
+
+    fn __len__(&self) -> usize {
+        self.n_tasks()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = other.cast::<Workload>() else {
+            return Ok(false);
+        };
+        let o = o.get();
+        Ok(Arc::ptr_eq(&self.inner, &o.inner) || self.to_json()? == o.to_json()?)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Workload({:?}, {} tasks, {} edges, {} jobs)",
+            self.inner.name(),
+            self.n_tasks(),
+            self.n_edges(),
+            self.n_jobs()
+        )
+    }
+}
+
+// ------------------------------------------------------------------ Cluster
+
+/// A GPU cluster: machines of GPUs (model, relative speed with V100 = 1.0, memory in GiB)
+/// and the network between them. Immutable.
+///
+/// Make one with `Cluster.parse("4x8:A100-80GB:100GbE")` (exactly what `worl --cluster`
+/// accepts: a cluster file or a preset description), `Cluster.load(path)` or
+/// `Cluster.from_spec(machines, gpus_per_machine, model)`.
+#[pyclass(frozen, module = "worl", name = "Cluster")]
+#[derive(Clone)]
+pub struct Cluster {
+    pub(crate) inner: Arc<RCluster>,
+}
+
+#[pymethods]
+impl Cluster {
+    /// A cluster from a file path (TOML or JSON cluster file) or a description:
+    /// `pai-mix:M[:SEED]`, `homogeneous:M:MODEL`, `dgx:NODES:MODEL`,
+    /// `paper-pool:M:MBIT[:SEED]`, `MxG:MODEL[:INTER[:INTRA]]` (`4x8:A100-80GB:100GbE`).
+    ///
+    /// Raises `LoadError` with the `worl` command's message.
+    #[staticmethod]
+    fn parse(py: Python<'_>, description: &str) -> PyResult<Self> {
+        let c = load(py.detach(|| core::parse_cluster(description)))?;
+        Ok(Self { inner: Arc::new(c) })
+    }
+
+    /// Reads a cluster file: the compact TOML/JSON form (`machines`, `gpus_per_machine`,
+    /// `model`, links, `[[machine]]` overrides) or the full one.
+    ///
+    /// Raises `LoadError` naming the file, line and item.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let c = py
+            .detach(|| RCluster::load(&path))
+            .map_err(|e| err(Kind::Load, e.into()))?;
+        Ok(Self { inner: Arc::new(c) })
+    }
+
+    /// `machines` machines of `gpus_per_machine` GPUs of catalog model `model`, with the
+    /// named link `inter` between machines (default 25GbE) and `intra` inside them (default
+    /// the model's own, e.g. NVLink), optionally named `name`: the compact cluster file in
+    /// one call (`worl::cluster::presets::ClusterSpec`).
+    ///
+    /// Raises `LoadError` for an unknown model or link, or zero machines or GPUs.
+    #[staticmethod]
+    #[pyo3(signature = (machines, gpus_per_machine, model, inter = None, intra = None, name = None))]
+    fn from_spec(
+        machines: usize,
+        gpus_per_machine: usize,
+        model: &str,
+        inter: Option<&str>,
+        intra: Option<&str>,
+        name: Option<&str>,
+    ) -> PyResult<Self> {
+        let m = core::gpu_model(model)
+            .map_err(|k| LoadError::new_err(format!("unknown GPU model `{model}` (known: {k})")))?;
+        let link = |n: &str| {
+            core::named_link(n)
+                .map_err(|k| LoadError::new_err(format!("unknown link `{n}` (known: {k})")))
+        };
+        let mut spec = presets::ClusterSpec::new(machines, gpus_per_machine, &m);
+        if let Some(l) = inter {
+            spec = spec.with_inter(link(l)?);
+        }
+        if let Some(l) = intra {
+            spec = spec.with_intra(link(l)?);
+        }
+        if let Some(n) = name {
+            spec = spec.with_name(n);
+        }
+        let c = presets::cluster(&spec).map_err(|e| err(Kind::Load, e.into()))?;
+        Ok(Self { inner: Arc::new(c) })
+    }
+
+    /// The cluster as a TOML cluster file (the compact form where it describes the cluster
+    /// exactly, else the full one), as `worl cluster` prints it.
+    fn to_toml(&self) -> PyResult<String> {
+        self.inner
+            .to_compact_toml_string()
+            .map_err(|e| err(Kind::Load, e.into()))
+    }
+
+    /// The cluster as a JSON cluster file (same rule as `to_toml`).
+    fn to_json(&self) -> String {
+        self.inner.to_compact_json_string()
+    }
+
+    /// Writes the cluster file by extension (`.toml` or `.json`); `Cluster.load` reads it
+    /// back equal.
+    ///
+    /// Raises `LoadError` for another extension or an unwritable path.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        let text = match core::extension(&path).as_str() {
+            "toml" => self.to_toml()?,
+            "json" => self.to_json(),
+            other => {
+                return Err(LoadError::new_err(format!(
+                    "{}: cannot write clusters as `.{other}` (writable: .toml, .json)",
+                    path.display()
+                )));
+            }
+        };
+        std::fs::write(&path, text)
+            .map_err(|e| LoadError::new_err(format!("{}: {e}", path.display())))
+    }
+
+    /// The GPUs in id order: dicts `id`, `machine` (name), `model`, `speed` (relative,
+    /// V100 = 1.0), `memory` (GiB).
+    fn gpus<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let l = PyList::empty(py);
+        let c = &self.inner;
+        for (i, g) in c.gpus().iter().enumerate() {
+            let d = PyDict::new(py);
+            d.set_item("id", i)?;
+            d.set_item("machine", &c.machines()[g.machine.index()])?;
+            d.set_item("model", &g.model)?;
+            d.set_item("speed", g.speed)?;
+            d.set_item("memory", g.mem_gib)?;
+            l.append(d)?;
+        }
+        Ok(l)
+    }
+
+    /// The cluster's name.
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// Number of GPUs.
+    #[getter]
+    fn n_gpus(&self) -> usize {
+        self.inner.n_gpus()
+    }
+
+    /// Number of machines.
+    #[getter]
+    fn n_machines(&self) -> usize {
+        self.inner.n_machines()
+    }
+
+    /// The machines' names, in id order.
+    #[getter]
+    fn machines(&self) -> Vec<String> {
+        self.inner.machines().to_vec()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.cast::<Cluster>() {
+            Ok(o) => *self.inner == *o.get().inner,
+            Err(_) => false,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Cluster({:?}, {} machines, {} GPUs)",
+            self.inner.name(),
+            self.n_machines(),
+            self.n_gpus()
+        )
+    }
+}
+
+// ------------------------------------------------------------------ Schedule
+
+/// A schedule: the GPU, start and finish (seconds) of every task, and who made it.
+#[pyclass(frozen, module = "worl", name = "Schedule")]
+pub struct Schedule {
+    problem: Arc<Problem>,
+    made: Scheduled,
+}
+
+impl Schedule {
+    fn file(&self) -> PyResult<ScheduleFile> {
+        load(core::schedule_file(&self.problem, &self.made))
+    }
+}
+
+#[pymethods]
+impl Schedule {
+    /// The makespan (latest finish), s.
+    #[getter]
+    fn makespan(&self) -> f64 {
+        self.made.schedule.makespan()
+    }
+
+    /// The problem's makespan lower bound, s (no schedule is shorter).
+    #[getter]
+    fn lower_bound(&self) -> f64 {
+        self.problem.lower_bound().value
+    }
+
+    /// The scheduler's label (`HEFT`, `RTGS`, ...).
+    #[getter]
+    fn scheduler(&self) -> &str {
+        &self.made.meta.scheduler
+    }
+
+    /// The spec the scheduler was built from, canonical (`rtgs[whales=10]`).
+    #[getter]
+    fn spec(&self) -> &str {
+        &self.made.meta.options
+    }
+
+    /// The seed.
+    #[getter]
+    fn seed(&self) -> Option<u64> {
+        self.made.meta.seed
+    }
+
+    /// Wall time of the scheduler's run, s (not loading or building the problem).
+    #[getter]
+    fn wall_time_s(&self) -> f64 {
+        self.made.wall_time_s
+    }
+
+    /// Number of tasks.
+    #[getter]
+    fn n_tasks(&self) -> usize {
+        self.made.schedule.n_tasks()
+    }
+
+    /// Every violated constraint (precedence with communication time, overlap on a GPU,
+    /// memory, ready time), one line each naming tasks, GPUs and times; empty when valid.
+    fn validate(&self, py: Python<'_>) -> Vec<String> {
+        let (p, s) = (&self.problem, &self.made.schedule);
+        py.detach(|| {
+            s.validate(p)
+                .iter()
+                .map(|v| v.explain(p, s).to_string())
+                .collect()
+        })
+    }
+
+    /// One dict per task in id order, the rows of the schedule file: `task_id`, `task`
+    /// (name), `job`, `gpu_id`, `machine`, `gpu_index` (in its machine), `model`, `start`,
+    /// `finish` (s). `worl.validate` takes them back.
+    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let f = self.file()?;
+        let v = serde_json::to_value(&f.rows).map_err(|e| WorlError::new_err(e.to_string()))?;
+        to_py(py, &v)
+    }
+
+    /// The rows as a `pandas.DataFrame` (raises ImportError without pandas).
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let rows = self.rows(py)?;
+        data_frame(py, rows)
+    }
+
+    /// The schedule file as JSON text (what `worl schedule --out x.json` writes).
+    fn to_json(&self) -> PyResult<String> {
+        Ok(self.file()?.to_json_string())
+    }
+
+    /// Writes the schedule file as JSON (the file `worl schedule --out x.json` writes and
+    /// `worl validate` reads), whatever the extension.
+    ///
+    /// Raises `LoadError` for an unwritable path.
+    fn write_json(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let f = self.file()?;
+        py.detach(|| std::fs::write(&path, f.to_json_string()))
+            .map_err(|e| LoadError::new_err(format!("{}: {e}", path.display())))
+    }
+
+    /// Writes the schedule file as CSV (`# key: value` header lines, then one row per task).
+    ///
+    /// Raises `LoadError` for an unwritable path.
+    fn write_csv(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let f = self.file()?;
+        py.detach(|| std::fs::write(&path, f.to_csv_string()))
+            .map_err(|e| LoadError::new_err(format!("{}: {e}", path.display())))
+    }
+
+    /// Writes the schedule by its file name, as `worl schedule --out` does: `.json` or
+    /// `.csv` schedule file, `.wf.json` / `.wfformat.json` WfCommons WfFormat with an
+    /// `execution` section (machine, GPU, start, run time per task).
+    ///
+    /// Raises `LoadError` for another extension or an unwritable path.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let (p, s) = (&self.problem, &self.made);
+        load(py.detach(|| core::save_schedule(p, s, &path)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Schedule({}, makespan {:.6} s, lower bound {:.6} s, {} tasks)",
+            self.made.meta.scheduler,
+            self.makespan(),
+            self.lower_bound(),
+            self.n_tasks()
+        )
+    }
+}
+
+// ------------------------------------------------------------------ functions
+
+/// The cluster of `cluster` (a `Cluster`, or a description / file path as `str`), else the
+/// network of `workload` (saga instances), else an error.
+fn cluster_of(
+    py: Python<'_>,
+    workload: &Workload,
+    cluster: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Arc<RCluster>> {
+    match cluster {
+        Some(c) if !c.is_none() => {
+            if let Ok(c) = c.cast::<Cluster>() {
+                return Ok(c.get().inner.clone());
+            }
+            if let Ok(s) = c.extract::<String>() {
+                return Ok(Cluster::parse(py, &s)?.inner);
+            }
+            if let Ok(p) = c.extract::<PathBuf>() {
+                return Ok(Cluster::load(py, p)?.inner);
+            }
+            Err(PyTypeError::new_err(format!(
+                "cluster: expected a worl.Cluster, a description or a path, got {}",
+                c.get_type().name()?
+            )))
+        }
+        _ => workload.network.clone().ok_or_else(|| {
+            LoadError::new_err(format!(
+                "{}: no cluster given (only a saga problem instance brings its own network)",
+                workload.inner.name()
+            ))
+        }),
+    }
+}
+
+/// A Python option value as spec text: `True`/`False` as `true`/`false`, numbers and
+/// strings as `str()` gives them.
+fn option_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(b) = v.cast::<PyBool>() {
+        return Ok(if b.is_true() { "true" } else { "false" }.to_owned());
+    }
+    if v.is_instance_of::<PyInt>()
+        || v.is_instance_of::<PyFloat>()
+        || v.is_instance_of::<PyString>()
+    {
+        return py_str(v);
+    }
+    Err(PyTypeError::new_err(format!(
+        "scheduler option value `{}` is a {}; give a number, a string or a bool",
+        py_str(v)?,
+        v.get_type().name()?
+    )))
+}
+
+/// Schedules `workload` on `cluster` with the scheduler `scheduler` (a spec: `"heft"`,
+/// `"rtgs[whales=10]"`; keyword `options` are appended, `worl.schedule(w, c, "rtgs",
+/// whales=10, iterations=5)`), seed `seed`, and a budget of at most `time` seconds and
+/// `max_evaluations` plan evaluations for searches. `cluster` is a `Cluster`, a
+/// description or file path, or None for a saga instance's own network.
+///
+/// Raises `ScheduleError` for an unknown scheduler (listing the registered ones), a bad
+/// option or a failed run; `LoadError` for a bad cluster or a task no GPU can hold.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
+#[pyo3(signature = (workload, cluster = None, scheduler = "heft", seed = 0, time = None, max_evaluations = None, **options))]
+fn schedule(
+    py: Python<'_>,
+    workload: &Workload,
+    cluster: Option<&Bound<'_, PyAny>>,
+    scheduler: &str,
+    seed: u64,
+    time: Option<f64>,
+    max_evaluations: Option<u64>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Schedule> {
+    let c = cluster_of(py, workload, cluster)?;
+    let mut opts = Vec::new();
+    if let Some(d) = options {
+        for (k, v) in d.iter() {
+            opts.push((k.extract::<String>()?, option_text(&v)?));
+        }
+    }
+    let spec = sched(core::spec_with_options(scheduler, &opts))?;
+    let budget = sched(core::budget(time, max_evaluations))?;
+    let w = workload.inner.clone();
+    let (problem, made) = py.detach(|| -> PyResult<_> {
+        let p = load(core::problem(w, c))?;
+        let s = sched(core::schedule(&p, &spec, seed, budget))?;
+        Ok((p, s))
+    })?;
+    Ok(Schedule {
+        problem: Arc::new(problem),
+        made,
+    })
+}
+
+/// A Python row dict as a schedule-file row (JSON object): keys `task` (name, or int id),
+/// `task_id`, `job`, `gpu` / `gpu_id` (int id), `machine`, `gpu_index`, `model`, `start`,
+/// `finish`; a row naming its task by id gets the task's name and job filled in.
+fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let d = row.cast::<PyDict>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "row {i}: expected a dict, got {}",
+            row.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    let mut o = Map::new();
+    for (k, v) in d.iter() {
+        let key: String = k.extract()?;
+        let key = if key == "gpu" {
+            "gpu_id".to_owned()
+        } else {
+            key
+        };
+        let val = if v.is_none() {
+            Value::Null
+        } else if v.is_instance_of::<PyBool>() {
+            Value::Bool(v.extract()?)
+        } else if v.is_instance_of::<PyInt>() {
+            if key == "task" {
+                o.insert("task_id".into(), Value::from(v.extract::<u64>()?));
+                continue;
+            }
+            Value::from(v.extract::<i64>()?)
+        } else if v.is_instance_of::<PyFloat>()
+            || v.hasattr("__float__")? && !v.is_instance_of::<PyString>()
+        {
+            serde_json::Number::from_f64(v.extract::<f64>()?)
+                .map(Value::Number)
+                .ok_or_else(|| PyValueError::new_err(format!("row {i}: `{key}` is not finite")))?
+        } else {
+            Value::String(py_str(&v)?)
+        };
+        o.insert(key, val);
+    }
+    if let Some(id) = o.get("task_id").and_then(Value::as_u64) {
+        let id = id as usize;
+        if id < w.graph().n_tasks() {
+            let t = w.graph().task(TaskId::new(id));
+            o.entry("task")
+                .or_insert_with(|| Value::String(t.name.clone()));
+            o.entry("job")
+                .or_insert_with(|| Value::String(w.job(t.job).name.clone()));
+        }
+    }
+    if !o.contains_key("job") && w.n_jobs() == 1 {
+        o.insert("job".into(), Value::String(w.jobs()[0].name.clone()));
+    }
+    Ok(Value::Object(o))
+}
+
+/// Checks a schedule against `workload` on `cluster` with the validator `worl validate`
+/// uses, and returns every violation, one line each (empty when valid). `schedule` is a
+/// `Schedule`, a schedule file path (`.json` / `.csv`, from `worl schedule` or another tool),
+/// or a list of row dicts (a Python scheduler's output): `task` (name or int id), `job`
+/// (needed with a task name when the workload has several jobs), `gpu` (int id; or
+/// `machine` and `gpu_index`), `start`, `finish` (s). A task without a row, or with
+/// several, is a violation.
+///
+/// Raises `LoadError` for an unreadable file or rows that do not belong to the problem
+/// (unknown task or GPU), naming the row.
+#[pyfunction]
+#[pyo3(signature = (workload, cluster, schedule))]
+fn validate(
+    py: Python<'_>,
+    workload: &Workload,
+    cluster: Option<&Bound<'_, PyAny>>,
+    schedule: &Bound<'_, PyAny>,
+) -> PyResult<Vec<String>> {
+    let c = cluster_of(py, workload, cluster)?;
+    let file = if let Ok(s) = schedule.cast::<Schedule>() {
+        s.get().file()?
+    } else if schedule.is_instance_of::<PyString>() || schedule.hasattr("__fspath__")? {
+        let path: PathBuf = schedule.extract()?;
+        py.detach(|| ScheduleFile::read(&path))
+            .map_err(|e| err(Kind::Load, e.into()))?
+    } else {
+        let mut rows = Vec::new();
+        for (i, r) in schedule.try_iter()?.enumerate() {
+            rows.push(row_json(&workload.inner, i, &r?)?);
+        }
+        let mut doc = Map::new();
+        doc.insert("rows".into(), Value::Array(rows));
+        ScheduleFile::from_json_str(&Value::Object(doc).to_string())
+            .map_err(|e| err(Kind::Load, e.into()))?
+    };
+    let w = workload.inner.clone();
+    py.detach(|| -> PyResult<Vec<String>> {
+        let p = load(core::problem(w, c))?;
+        Ok(load(core::check_file(&p, &file))?.0)
+    })
+}
+
+/// The outcome of `worl.compare`: every run, the normalised table and the Markdown report.
+#[pyclass(frozen, module = "worl", name = "Comparison")]
+pub struct Comparison {
+    runs: Value,
+    table: Value,
+    schedulers: Vec<String>,
+    baseline: Option<String>,
+    markdown: String,
+}
+
+#[pymethods]
+impl Comparison {
+    /// One dict per run: `problem`, `tasks`, `gpus`, `scheduler`, `stochastic`, `seed`,
+    /// `makespan`, `slr`, `speedup`, `efficiency`, `utilisation`, `lower_bound`, `gap`,
+    /// `wall_time_s`, `evaluations`, `tags` (every schedule was validated).
+    #[getter]
+    fn runs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.runs)
+    }
+
+    /// One dict per problem: `problem`, `best` (the best mean makespan, s), `baseline`
+    /// (HEFT's mean makespan, s, or None), then per scheduler label its mean makespan over
+    /// seeds (s) and `<label>/baseline`, its ratio to the baseline's.
+    #[getter]
+    fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.table)
+    }
+
+    /// The scheduler labels, in the order run.
+    #[getter]
+    fn schedulers(&self) -> Vec<String> {
+        self.schedulers.clone()
+    }
+
+    /// The baseline's label (HEFT where it ran), or None.
+    #[getter]
+    fn baseline(&self) -> Option<String> {
+        self.baseline.clone()
+    }
+
+    /// The report `worl compare` prints (normalised table, per-workload table, rank test).
+    #[getter]
+    fn markdown(&self) -> &str {
+        &self.markdown
+    }
+
+    /// The table as a `pandas.DataFrame` (raises ImportError without pandas).
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        data_frame(py, self.table(py)?)
+    }
+
+    /// The runs as a `pandas.DataFrame` (raises ImportError without pandas).
+    fn runs_to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        data_frame(py, self.runs(py)?)
+    }
+
+    fn __str__(&self) -> &str {
+        &self.markdown
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Comparison({} problems x {} schedulers)",
+            self.table.as_array().map_or(0, Vec::len),
+            self.schedulers.len()
+        )
+    }
+}
+
+/// Runs the schedulers `schedulers` (specs such as `"heft"`, `"rtgs[whales=10]"`; all
+/// registered when None) on each workload on `cluster` with seeds 1..=`seeds` per
+/// stochastic scheduler and at most `time` seconds per search run, as `worl compare` does,
+/// in parallel when `parallel`. `workloads` holds `Workload`s or file paths; each is one
+/// problem, named after the workload (paths: the file name).
+///
+/// Raises `ScheduleError` for a bad spec or a failed run, `LoadError` for bad inputs.
+#[pyfunction]
+#[pyo3(signature = (workloads, cluster, schedulers = None, seeds = 3, time = None, parallel = false))]
+fn compare(
+    py: Python<'_>,
+    workloads: &Bound<'_, PyAny>,
+    cluster: &Bound<'_, PyAny>,
+    schedulers: Option<Vec<String>>,
+    seeds: u64,
+    time: Option<f64>,
+    parallel: bool,
+) -> PyResult<Comparison> {
+    let mut problems: Vec<(String, Arc<RWorkload>)> = Vec::new();
+    let mut first: Option<Bound<'_, Workload>> = None;
+    for item in workloads.try_iter()? {
+        let item = item?;
+        let (name, w) = if let Ok(w) = item.cast::<Workload>() {
+            let name = w.get().inner.name().to_owned();
+            first.get_or_insert_with(|| w.clone());
+            (name, w.get().inner.clone())
+        } else {
+            let path: PathBuf = item.extract()?;
+            let l = load(py.detach(|| core::load_workload(&path)))?;
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            (name, Arc::new(l.workload))
+        };
+        // repeated names: the second is `name (2)`, and so on
+        let mut unique = name.clone();
+        let mut k = 1;
+        while problems.iter().any(|(n, _)| *n == unique) {
+            k += 1;
+            unique = format!("{name} ({k})");
+        }
+        problems.push((unique, w));
+    }
+    let c = match cluster.cast::<Cluster>() {
+        Ok(c) => c.get().inner.clone(),
+        Err(_) => Cluster::parse(py, &cluster.extract::<String>()?)?.inner,
+    };
+    let options = core::CompareOptions {
+        schedulers: schedulers.unwrap_or_default(),
+        seeds,
+        budget: sched(core::budget(time, None))?,
+        parallel,
+    };
+    drop(first);
+    let (results, normalised, markdown) = py.detach(|| -> PyResult<_> {
+        let mut ps = Vec::with_capacity(problems.len());
+        for (name, w) in problems {
+            ps.push((name, load(core::problem(w, c.clone()))?));
+        }
+        let results = sched(core::compare(ps, &options))?;
+        let (t, md) = sched(core::comparison_report(&results))?;
+        Ok((results, t, md))
+    })?;
+    let runs: Vec<Value> = results
+        .records()
+        .iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+            if let Value::Object(o) = &mut v {
+                o.remove("convergence");
+            }
+            v
+        })
+        .collect();
+    let num = |x: Option<f64>| {
+        x.and_then(serde_json::Number::from_f64)
+            .map_or(Value::Null, Value::Number)
+    };
+    let table: Vec<Value> = normalised
+        .rows
+        .iter()
+        .map(|r| {
+            let mut o = Map::new();
+            o.insert("problem".into(), Value::String(r.problem.clone()));
+            o.insert("best".into(), num(Some(r.best)));
+            o.insert("baseline".into(), num(r.baseline));
+            for (j, s) in normalised.schedulers.iter().enumerate() {
+                o.insert(s.clone(), num(r.makespan.get(j).copied().flatten()));
+                o.insert(format!("{s}/baseline"), num(r.to_baseline(j)));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    Ok(Comparison {
+        runs: Value::Array(runs),
+        table: Value::Array(table),
+        schedulers: normalised.schedulers.clone(),
+        baseline: normalised.baseline.clone(),
+        markdown,
+    })
+}
+
+/// The registered schedulers: a dict name -> one-line description, sorted by name (the
+/// names `worl.schedule` and `worl.compare` take).
+#[pyfunction]
+fn schedulers(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let r = Registry::with_builtins();
+    let d = PyDict::new(py);
+    for n in r.names() {
+        d.set_item(n, r.description(n).unwrap_or_default())?;
+    }
+    Ok(d)
+}
+
+/// The GPU models of the catalog: dicts `name`, `speed` (relative, V100 = 1.0), `memory`
+/// (GiB), for `Cluster.from_spec` and cluster descriptions.
+#[pyfunction]
+fn gpu_models<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let l = PyList::empty(py);
+    for m in worl::cluster::GpuModel::catalog() {
+        let d = PyDict::new(py);
+        d.set_item("name", &m.name)?;
+        d.set_item("speed", m.relative_speed)?;
+        d.set_item("memory", m.mem_gib)?;
+        l.append(d)?;
+    }
+    Ok(l)
+}
+
+/// The named links: dicts `name`, `bandwidth` (B/s), `latency` (s), for `Cluster.from_spec`
+/// and cluster descriptions.
+#[pyfunction]
+fn links<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let l = PyList::empty(py);
+    for n in presets::NAMED_LINKS {
+        let d = PyDict::new(py);
+        d.set_item("name", n.name)?;
+        d.set_item("bandwidth", n.link.bandwidth)?;
+        d.set_item("latency", n.link.latency)?;
+        l.append(d)?;
+    }
+    Ok(l)
+}
+
+/// Loads `path` and runs HEFT on it `repeats` times on `cluster`, all in Rust, and returns
+/// `(load_s, heft_s)`: the best wall times of one load and of one problem build + HEFT run.
+/// For measuring the Python layer's overhead against the same work without it.
+#[pyfunction]
+#[pyo3(signature = (path, cluster, repeats = 5))]
+fn _rust_timing(
+    py: Python<'_>,
+    path: PathBuf,
+    cluster: &Cluster,
+    repeats: usize,
+) -> PyResult<(f64, f64)> {
+    let c = cluster.inner.clone();
+    load(py.detach(|| crate::timing(&path, c, repeats)))
+}
+
+/// The Python module's native part, `worl._worl` (the package `worl` re-exports it).
+#[pymodule]
+#[pyo3(name = "_worl")]
+fn worl_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Workload>()?;
+    m.add_class::<Cluster>()?;
+    m.add_class::<Schedule>()?;
+    m.add_class::<Comparison>()?;
+    m.add_function(wrap_pyfunction!(schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu_models, m)?)?;
+    m.add_function(wrap_pyfunction!(links, m)?)?;
+    m.add_function(wrap_pyfunction!(_rust_timing, m)?)?;
+    m.add("WorlError", py.get_type::<WorlError>())?;
+    m.add("LoadError", py.get_type::<LoadError>())?;
+    m.add("ScheduleError", py.get_type::<ScheduleError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("HAS_WORL_RTGS", cfg!(feature = "ddqn"))?;
+    Ok(())
+}

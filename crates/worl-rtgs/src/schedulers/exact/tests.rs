@@ -1,0 +1,492 @@
+//! Tests of the exact scheduler: against brute-force enumeration on tiny random problems,
+//! hand-computed optima, validity and the lower bound, reproducibility, budgets.
+
+use super::bound::{Instance, NONE, water_fill};
+use super::{Exact, ExactOutcome};
+use crate::registry::Options;
+use crate::scheduler::{Budget, RunContext, Scheduler};
+use crate::schedulers::list::{Heft, Peft};
+use ndarray::Array2;
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::time::Duration;
+use worl_cluster::{
+    ClusterBuilder, GpuId, GpuModel, Link, Network, PartialSchedule, Policy, Problem,
+};
+use worl_dag::{TaskId, WorkloadBuilder};
+
+/// A random problem of `1..=max_n` tasks on `1..=max_m` GPUs: edges `i -> j` (`i < j`) with
+/// probability 0.4, work in `[1, 10)` (5 % of tasks take no time), a fifth of the tasks
+/// needing 14 GiB, CCR drawn from {0.1, 1, 10}; GPUs of speeds {0.5, 1, 1, 2} and memory
+/// {8, 32} GiB (GPU 0 always 32) spread over random machines; per-machine-pair links of random
+/// bandwidth and latency, or (a third of the problems) identical GPUs on a uniform network;
+/// ready times and background load on some; unrelated execution times on a quarter.
+fn random_problem(seed: u64, max_n: usize, max_m: usize) -> Problem {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = rng.random_range(1..=max_n);
+    let m = rng.random_range(1..=max_m);
+    let ccr = [0.1, 1.0, 10.0][rng.random_range(0..3)];
+    let mut b = WorkloadBuilder::new("tiny");
+    let j = b.add_job("j").unwrap();
+    let ids: Vec<TaskId> = (0..n)
+        .map(|i| {
+            let work = if rng.random_bool(0.05) {
+                0.0
+            } else {
+                rng.random_range(1.0..10.0)
+            };
+            let mem = rng.random_bool(0.2).then_some(14.0);
+            b.add_task(j, format!("t{i}"), work, mem).unwrap()
+        })
+        .collect();
+    // Communication time of an edge ≈ ccr · 5 s at 1 GB/s.
+    for v in 0..n {
+        for u in 0..v {
+            if rng.random_bool(0.4) {
+                let bytes = ccr * 5.0e9 * rng.random_range(0.5..1.5);
+                b.add_edge(ids[u], ids[v], bytes).unwrap();
+            }
+        }
+    }
+    let w = Arc::new(b.build().unwrap());
+    let identical = rng.random_bool(1.0 / 3.0);
+    let mut cb = ClusterBuilder::new("tiny");
+    let n_machines = rng.random_range(1..=m);
+    let machines: Vec<_> = (0..n_machines)
+        .map(|a| cb.add_machine(format!("n{a}")))
+        .collect();
+    let with_ready = rng.random_bool(0.4);
+    let with_background = rng.random_bool(0.3);
+    for k in 0..m {
+        let (speed, mem) = if identical {
+            (1.0, 32.0)
+        } else {
+            let speed = [0.5, 1.0, 1.0, 2.0][rng.random_range(0..4)];
+            let mem = if k == 0 || rng.random_bool(0.5) {
+                32.0
+            } else {
+                8.0
+            };
+            (speed, mem)
+        };
+        let model = GpuModel::custom(format!("g{speed}-{mem}"), speed, mem).unwrap();
+        let machine = machines[if identical {
+            k % n_machines
+        } else {
+            rng.random_range(0..n_machines)
+        }];
+        let g = cb.add_gpu(machine, &model).unwrap();
+        if with_ready {
+            cb.set_ready_time(g, [0.0, 0.0, 3.0][rng.random_range(0..3)])
+                .unwrap();
+        }
+        if with_background && !identical {
+            cb.set_background(g, rng.random_range(0.0..0.5)).unwrap();
+        }
+    }
+    if identical {
+        cb.network(Network::uniform(
+            Link::new(4.0e9, 0.0).unwrap(),
+            Link::new(1.0e9, 0.1).unwrap(),
+        ));
+    } else {
+        let links: Vec<Link> = (0..n_machines * n_machines)
+            .map(|_| Link::new(rng.random_range(0.5e9..2.0e9), rng.random_range(0.0..0.5)).unwrap())
+            .collect();
+        cb.network(Network::from_fn(n_machines, |a, b| {
+            links[a * n_machines + b]
+        }));
+    }
+    let cluster = Arc::new(cb.build().unwrap());
+    if !identical && rng.random_bool(0.25) {
+        let exec = Array2::from_shape_fn((n, m), |(v, _)| {
+            w.graph().task(TaskId::new(v)).work * rng.random_range(0.2..5.0)
+        });
+        Problem::with_exec_times(w, cluster, exec).unwrap()
+    } else {
+        Problem::new(w, cluster).unwrap()
+    }
+}
+
+/// The optimum over every topological order × GPU assignment, each task placed at its
+/// earliest start under `policy` (an enumeration independent of the branch-and-bound: it
+/// uses `PartialSchedule` and no reduction or bound).
+fn brute_force(p: &Problem, policy: Policy) -> f64 {
+    fn rec(p: &Problem, s: &PartialSchedule<'_>, policy: Policy, best: &mut f64) {
+        if s.is_complete() {
+            *best = best.min(s.makespan());
+            return;
+        }
+        for v in p.graph().task_ids() {
+            if s.is_placed(v) || p.graph().preds(v).iter().any(|nb| !s.is_placed(nb.task)) {
+                continue;
+            }
+            for k in p.cluster().gpu_ids() {
+                if !p.fits(v, k) {
+                    continue;
+                }
+                let mut c = s.clone();
+                c.place(v, k, policy).unwrap();
+                rec(p, &c, policy, best);
+            }
+        }
+    }
+    let mut best = f64::INFINITY;
+    rec(p, &PartialSchedule::new(p), policy, &mut best);
+    best
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300)
+}
+
+fn solve(p: &Problem) -> ExactOutcome {
+    Exact::new().solve(p, &mut RunContext::new(7)).unwrap()
+}
+
+fn heft_makespan(p: &Problem) -> f64 {
+    Heft::new()
+        .schedule(p, &mut RunContext::new(0))
+        .unwrap()
+        .makespan()
+}
+
+#[test]
+fn matches_brute_force_optimum_on_100_tiny_random_problems() {
+    let (mut beaten_heft, mut with_twins, mut proven_by_search) = (0, 0, 0);
+    for seed in 0..100 {
+        let p = random_problem(seed, 6, 3);
+        let out = solve(&p);
+        let append = brute_force(&p, Policy::Append);
+        let insertion = brute_force(&p, Policy::Insertion);
+        assert!(out.proven_optimal, "seed {seed}");
+        assert!(
+            close(out.schedule.makespan(), append),
+            "seed {seed}: exact {} vs brute force {append}",
+            out.schedule.makespan()
+        );
+        // Insertion-decoded schedules are feasible and reach the same optimum.
+        assert!(
+            close(insertion, append),
+            "seed {seed}: {insertion} vs {append}"
+        );
+        assert!(out.schedule.validate(&p).is_empty(), "seed {seed}");
+        assert_eq!(out.lower_bound, out.schedule.makespan());
+        beaten_heft += usize::from(out.schedule.makespan() < heft_makespan(&p) * (1.0 - 1e-9));
+        with_twins += usize::from(Instance::new(&p).prev_twin.iter().any(|&t| t != NONE));
+        proven_by_search += usize::from(out.nodes > 0);
+    }
+    // The sample exercises what it should: HEFT is suboptimal on some problems, GPU
+    // symmetry occurs, and most proofs need a search.
+    assert!(beaten_heft >= 5, "{beaten_heft}");
+    assert!(with_twins >= 10, "{with_twins}");
+    assert!(proven_by_search >= 20, "{proven_by_search}");
+}
+
+/// Two GPUs on two machines, link 1 B/s without latency (communication time = bytes),
+/// unrelated execution times `times` (rows: tasks; columns: GPUs).
+fn two_gpu_problem(
+    n: usize,
+    edges: &[(usize, usize, f64)],
+    times: Option<Array2<f64>>,
+    work: &[f64],
+) -> Problem {
+    let mut b = WorkloadBuilder::new("hand");
+    let j = b.add_job("j").unwrap();
+    let ids: Vec<TaskId> = (0..n)
+        .map(|i| b.add_task(j, format!("t{i}"), work[i], None).unwrap())
+        .collect();
+    for &(u, v, bytes) in edges {
+        b.add_edge(ids[u], ids[v], bytes).unwrap();
+    }
+    let w = Arc::new(b.build().unwrap());
+    let mut cb = ClusterBuilder::new("two");
+    let model = GpuModel::custom("unit", 1.0, 32.0).unwrap();
+    for a in 0..2 {
+        let mach = cb.add_machine(format!("n{a}"));
+        cb.add_gpu(mach, &model).unwrap();
+    }
+    let one = Link::new(1.0, 0.0).unwrap();
+    cb.network(Network::uniform(one, one));
+    let c = Arc::new(cb.build().unwrap());
+    match times {
+        Some(t) => Problem::with_exec_times(w, c, t).unwrap(),
+        None => Problem::new(w, c).unwrap(),
+    }
+}
+
+#[test]
+fn hand_computed_chain_where_heft_is_not_optimal() {
+    // a -> b, 5 bytes (5 s between GPUs). exec: a = (1, 3), b = (10, 2) on (G0, G1).
+    // HEFT: a on G0 (EFT 1 < 3); b on G0 ends 1 + 10 = 11, on G1 1 + 5 + 2 = 8: makespan 8.
+    // Every assignment: (G0, G0) 11, (G0, G1) 8, (G1, G0) 3 + 5 + 10 = 18, (G1, G1)
+    // 3 + 2 = 5. The optimum is 5: both on G1.
+    let times = Array2::from_shape_vec((2, 2), vec![1.0, 3.0, 10.0, 2.0]).unwrap();
+    let p = two_gpu_problem(2, &[(0, 1, 5.0)], Some(times), &[1.0, 1.0]);
+    assert_eq!(heft_makespan(&p), 8.0);
+    let out = solve(&p);
+    assert!(out.proven_optimal);
+    assert_eq!(out.schedule.makespan(), 5.0);
+    assert_eq!(out.schedule.task(TaskId::new(0)).gpu, GpuId::new(1));
+    assert_eq!(out.schedule.task(TaskId::new(1)).gpu, GpuId::new(1));
+}
+
+#[test]
+fn hand_computed_fork_join_on_identical_gpus() {
+    // a -> b, a -> c, b -> d, c -> d, every edge 1 byte (1 s between GPUs); exec a = 2,
+    // b = c = 3, d = 1 on two identical GPUs.
+    // * b and c on one GPU: they run one after the other after a: d ends >= 2 + 3 + 3 + 1 = 9.
+    // * b and c apart: one of them, say c, is not on a's GPU: it starts >= 2 + 1 = 3 and
+    //   ends >= 6; b on a's GPU ends >= 5. d on c's GPU waits for b's data: start
+    //   >= max(5 + 1, 6) = 6, end 7; on b's GPU it waits for c's: start >= 6 + 1, end 8.
+    // The optimum is 7: a, b on G0 (0-2, 2-5), c on G1 (3-6), d on G1 (6-7).
+    let p = two_gpu_problem(
+        4,
+        &[(0, 1, 1.0), (0, 2, 1.0), (1, 3, 1.0), (2, 3, 1.0)],
+        None,
+        &[2.0, 3.0, 3.0, 1.0],
+    );
+    // The two GPUs are twins.
+    assert_eq!(Instance::new(&p).prev_twin, vec![NONE, 0]);
+    let out = solve(&p);
+    assert!(out.proven_optimal);
+    assert_eq!(out.schedule.makespan(), 7.0);
+    assert_eq!(out.lower_bound, 7.0);
+    let s = &out.schedule;
+    let [a, b, c, d] = [0, 1, 2, 3].map(|i| *s.task(TaskId::new(i)));
+    // symmetry keeps the first task on G0
+    assert_eq!((a.gpu, a.start, a.finish), (GpuId::new(0), 0.0, 2.0));
+    assert_ne!(b.gpu, c.gpu);
+    assert_eq!((d.start, d.finish), (6.0, 7.0));
+}
+
+#[test]
+fn twin_gpus_need_equal_ready_times_and_links() {
+    // Identical GPUs with equal ready times are twins: each points to the previous one.
+    let p = random_problem_on(vec![(1.0, 0.0); 3], None);
+    assert_eq!(Instance::new(&p).prev_twin, vec![NONE, 0, 1]);
+    // A different ready time breaks the symmetry of that GPU only.
+    let p = random_problem_on(vec![(1.0, 0.0), (1.0, 5.0), (1.0, 0.0)], None);
+    assert_eq!(Instance::new(&p).prev_twin, vec![NONE, NONE, 0]);
+    // So does a different speed.
+    let p = random_problem_on(vec![(1.0, 0.0), (2.0, 0.0), (1.0, 0.0)], None);
+    assert_eq!(Instance::new(&p).prev_twin, vec![NONE, NONE, 0]);
+    // GPUs 0 and 1 share a machine, GPU 2 is alone: 0 and 1 are twins (both reach 2 over
+    // the inter link and each other over the intra link); 2 differs (it reaches both over
+    // the inter link).
+    let p = random_problem_on(vec![(1.0, 0.0); 3], Some(vec![0, 0, 1]));
+    assert_eq!(Instance::new(&p).prev_twin, vec![NONE, 0, NONE]);
+}
+
+/// A 4-task chain on GPUs `(speed, ready time)`, each on machine `machine_of[k]` (default:
+/// its own), uniform network.
+fn random_problem_on(gpus: Vec<(f64, f64)>, machine_of: Option<Vec<usize>>) -> Problem {
+    let w = Arc::new(worl_dag::generators::shapes::chain(4, 2.0, 1.0e9).unwrap());
+    let mut cb = ClusterBuilder::new("c");
+    let machine_of = machine_of.unwrap_or_else(|| (0..gpus.len()).collect());
+    let n_machines = machine_of.iter().max().unwrap() + 1;
+    let machines: Vec<_> = (0..n_machines)
+        .map(|a| cb.add_machine(format!("n{a}")))
+        .collect();
+    for (k, &(speed, ready)) in gpus.iter().enumerate() {
+        let model = GpuModel::custom(format!("s{speed}"), speed, 16.0).unwrap();
+        let g = cb.add_gpu(machines[machine_of[k]], &model).unwrap();
+        cb.set_ready_time(g, ready).unwrap();
+    }
+    cb.network(Network::uniform(
+        Link::new(4.0e9, 0.0).unwrap(),
+        Link::new(1.0e9, 0.1).unwrap(),
+    ));
+    Problem::new(w, Arc::new(cb.build().unwrap())).unwrap()
+}
+
+#[test]
+fn water_fill_hand_cases() {
+    // 12 units on rates 1 and 2 from 0: 12 / 3 = 4
+    assert_eq!(water_fill(12.0, &mut [(0.0, 1.0), (0.0, 2.0)]), 4.0);
+    // 14 units, GPUs free at 10 and 0: 10 by the second until 10, 4 more on both: 12
+    assert_eq!(water_fill(14.0, &mut [(10.0, 1.0), (0.0, 1.0)]), 12.0);
+    // 6 units finish at 6 on the GPU free at 0, before the other is free at 10
+    assert_eq!(water_fill(6.0, &mut [(0.0, 1.0), (10.0, 1.0)]), 6.0);
+}
+
+/// A 40-task problem on 4 heterogeneous GPUs that no search of a few thousand nodes
+/// proves.
+fn forty_tasks() -> Problem {
+    let mut rng = ChaCha8Rng::seed_from_u64(40);
+    let mut b = WorkloadBuilder::new("forty");
+    let j = b.add_job("j").unwrap();
+    let ids: Vec<TaskId> = (0..40)
+        .map(|i| {
+            b.add_task(j, format!("t{i}"), rng.random_range(1.0..10.0), None)
+                .unwrap()
+        })
+        .collect();
+    for v in 0..40usize {
+        for u in v.saturating_sub(6)..v {
+            if rng.random_bool(0.3) {
+                b.add_edge(ids[u], ids[v], rng.random_range(0.5e9..5.0e9))
+                    .unwrap();
+            }
+        }
+    }
+    let w = Arc::new(b.build().unwrap());
+    let mut cb = ClusterBuilder::new("four");
+    for (a, speed) in [0.5, 1.0, 1.5, 2.0].into_iter().enumerate() {
+        let mach = cb.add_machine(format!("n{a}"));
+        cb.add_gpu(
+            mach,
+            &GpuModel::custom(format!("s{speed}"), speed, 32.0).unwrap(),
+        )
+        .unwrap();
+    }
+    cb.network(Network::uniform(
+        Link::new(4.0e9, 0.0).unwrap(),
+        Link::new(1.0e9, 0.1).unwrap(),
+    ));
+    Problem::new(w, Arc::new(cb.build().unwrap())).unwrap()
+}
+
+#[test]
+fn node_budget_on_40_tasks_returns_a_valid_unproven_schedule_no_worse_than_heft_and_peft() {
+    let p = forty_tasks();
+    let out = Exact::new()
+        .with_max_nodes(5_000)
+        .solve(&p, &mut RunContext::new(1))
+        .unwrap();
+    assert!(!out.proven_optimal);
+    assert_eq!(out.nodes, 5_000);
+    assert!(out.schedule.validate(&p).is_empty());
+    let peft = Peft::new()
+        .schedule(&p, &mut RunContext::new(0))
+        .unwrap()
+        .makespan();
+    assert!(out.schedule.makespan() <= heft_makespan(&p).min(peft));
+    assert!(out.lower_bound >= p.lower_bound().value);
+    assert!(out.lower_bound < out.schedule.makespan());
+}
+
+#[test]
+fn wall_time_and_observer_stop_the_search_unproven() {
+    let p = forty_tasks();
+    let heft = heft_makespan(&p);
+    // No time at all: stopped at the first time check (every 65,536 / (n m²) = 102 nodes).
+    let mut ctx = RunContext::new(1).with_budget(Budget {
+        max_time: Some(Duration::ZERO),
+        ..Budget::default()
+    });
+    let out = Exact::new().solve(&p, &mut ctx).unwrap();
+    assert!(!out.proven_optimal);
+    assert_eq!(out.nodes, 102);
+    assert!(out.schedule.validate(&p).is_empty());
+    assert!(out.schedule.makespan() <= heft);
+    // An observer that stops at its first report (every 65,536 nodes).
+    let mut calls = 0u32;
+    let mut stop = |_: &crate::Progress| {
+        calls += 1;
+        ControlFlow::Break(())
+    };
+    let out = {
+        let mut ctx = RunContext::new(1).with_observer(&mut stop);
+        Exact::new().solve(&p, &mut ctx).unwrap()
+    };
+    assert!(!out.proven_optimal);
+    assert_eq!(out.nodes, 65_536);
+    assert!(out.schedule.makespan() <= heft);
+    assert_eq!(calls, 2); // the stopping report and the final one
+}
+
+#[test]
+fn a_wide_graph_of_2000_tasks_under_a_time_budget_gives_a_valid_schedule_no_worse_than_heft() {
+    // 2,000 tasks in wide levels on 8 PAI GPUs: a dive lists about 1,000 · 8 children per
+    // depth (the child lists stop at 8 Mi children), each node's bound costs O(n m²).
+    let w = worl_dag::generators::layered::layered(
+        &worl_dag::generators::layered::LayeredParams::new(2_000).fat(0.9),
+        3,
+    )
+    .unwrap();
+    let p = Problem::new(
+        Arc::new(w),
+        Arc::new(worl_cluster::presets::pai_mix(8, 3).unwrap()),
+    )
+    .unwrap();
+    let mut ctx = RunContext::new(0).with_budget(Budget {
+        max_time: Some(Duration::from_secs(2)),
+        ..Budget::default()
+    });
+    let started = std::time::Instant::now();
+    let out = Exact::new().solve(&p, &mut ctx).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(!out.proven_optimal);
+    assert!(out.schedule.validate(&p).is_empty());
+    assert!(out.schedule.makespan() <= heft_makespan(&p));
+}
+
+#[test]
+fn same_seed_same_outcome() {
+    for seed in [3, 17, 58] {
+        let p = random_problem(seed, 8, 3);
+        let a = solve(&p);
+        let b = solve(&p);
+        assert_eq!(a, b);
+        // budget-limited runs too
+        let p = forty_tasks();
+        let run = || {
+            Exact::new()
+                .with_max_nodes(3_000)
+                .solve(&p, &mut RunContext::new(seed))
+                .unwrap()
+        };
+        assert_eq!(run(), run());
+    }
+}
+
+#[test]
+fn schedule_keeps_the_outcome_and_options_parse() {
+    let p = random_problem(5, 6, 3);
+    let mut s = Exact::from_options(Options::new("exact").with("nodes", 100_000)).unwrap();
+    assert_eq!(s.max_nodes(), 100_000);
+    assert!(s.last_outcome().is_none());
+    let schedule = s.schedule(&p, &mut RunContext::new(0)).unwrap();
+    let out = s.last_outcome().unwrap();
+    assert_eq!(out.schedule, schedule);
+    assert!(out.proven_optimal);
+    assert_eq!(
+        Exact::from_options(Options::new("exact"))
+            .unwrap()
+            .max_nodes(),
+        Exact::DEFAULT_NODES
+    );
+    assert!(matches!(
+        Exact::from_options(Options::new("exact").with("nodes", "many")),
+        Err(crate::ScheduleError::InvalidOption { .. })
+    ));
+    assert!(matches!(
+        Exact::from_options(Options::new("exact").with("node", 5)),
+        Err(crate::ScheduleError::UnknownOption { .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn exact_schedules_are_valid_and_between_the_lower_bound_and_heft(seed in any::<u64>()) {
+        let p = random_problem(seed, 8, 4);
+        let out = Exact::new()
+            .with_max_nodes(200_000)
+            .solve(&p, &mut RunContext::new(seed))
+            .unwrap();
+        let violations = out.schedule.validate(&p);
+        prop_assert!(violations.is_empty(), "{:?}", violations.first());
+        let lb = p.lower_bound().value;
+        let ms = out.schedule.makespan();
+        prop_assert!(ms >= lb * (1.0 - 1e-9), "{ms} < {lb}");
+        prop_assert!(out.lower_bound >= lb * (1.0 - 1e-9));
+        prop_assert!(out.lower_bound <= ms);
+        prop_assert!(ms <= heft_makespan(&p));
+    }
+}
