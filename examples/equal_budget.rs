@@ -27,6 +27,8 @@ use std::sync::Arc;
 use worl::cluster::{LoadState, Problem, presets};
 use worl::dag::ccr::with_ccr;
 use worl::dag::datasets::data_file;
+use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
+use worl::dag::generators::daggen::{self, DaggenConfig};
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::dag::{REFERENCE_BANDWIDTH, Workload};
 use worl::rtgs::{Registry, RunContext};
@@ -43,6 +45,12 @@ struct Args {
     /// A smaller grid (100-task instances and the small workflows only).
     #[arg(long)]
     quick: bool,
+    /// Only the workloads whose name contains this.
+    #[arg(long)]
+    only: Option<String>,
+    /// Only the clusters whose name contains this.
+    #[arg(long)]
+    cluster: Option<String>,
     /// Comma-separated search specs (each gets `time=T`).
     #[arg(long, default_value = "ils,worl-rtgs,worl-rtgs-paper,rtgs,woa")]
     searches: String,
@@ -57,12 +65,34 @@ fn workloads(quick: bool) -> Vec<Workload> {
                 .renamed(format!("layered-{n}-{seed}")),
         );
     }
+    out.push(
+        alibaba_like(&AlibabaLikeParams::new(25), 2025)
+            .expect("alibaba-like")
+            .renamed("alibaba-like-25jobs"),
+    );
     if !quick {
         out.push(
             layered(&LayeredParams::new(1000), 13)
                 .expect("layered")
                 .renamed("layered-1000-13"),
         );
+        for (n, fat, density, jump, seed) in [
+            (100, 0.3, 0.3, 2, 14),
+            (100, 0.7, 0.7, 1, 15),
+            (1000, 0.5, 0.5, 3, 16),
+        ] {
+            let d = DaggenConfig {
+                fat,
+                density,
+                jump,
+                ..DaggenConfig::new(n, seed)
+            };
+            out.push(
+                daggen::generate(&d)
+                    .expect("daggen")
+                    .renamed(format!("daggen-{n}-fat{fat}-density{density}-jump{jump}")),
+            );
+        }
     }
     let files: &[&str] = if quick {
         &[
@@ -123,7 +153,10 @@ fn main() -> ExitCode {
         ("busy-16", 1.0, REFERENCE_BANDWIDTH),
         ("pai-50", 0.5, REFERENCE_BANDWIDTH),
     ];
-    let base = workloads(args.quick);
+    let mut base = workloads(args.quick);
+    if let Some(o) = &args.only {
+        base.retain(|w| w.name().contains(o.as_str()));
+    }
     println!(
         "{} workloads, {} clusters, {} seeds, {} s per run",
         base.len(),
@@ -132,6 +165,13 @@ fn main() -> ExitCode {
         args.time
     );
     for (ci, (cname, ccr, bw)) in clusters.iter().enumerate() {
+        if args
+            .cluster
+            .as_ref()
+            .is_some_and(|c| !cname.contains(c.as_str()))
+        {
+            continue;
+        }
         let seed = 100 + ci as u64;
         let cluster = match *cname {
             "hetero-500M" => presets::paper_pool(8, 500.0, seed),

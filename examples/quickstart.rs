@@ -1,37 +1,50 @@
-//! worl quickstart: every registered scheduler on one workload and a 16-GPU mixed cluster,
-//! compared in one table, with a Gantt chart of the best schedule and convergence curves.
+//! worl quickstart: every registered scheduler on one communication-bound workload and an
+//! 8-GPU heterogeneous cluster, every search with the same CPU time per run, compared in one
+//! table, with where each schedule came from, the gaps to the best known makespan, a Gantt
+//! chart of the best schedule and convergence curves.
 //!
 //! ```sh
 //! cargo run --release --example quickstart
 //! cargo run --release --example quickstart -- ../shared/data/stg/robot.stg Montage_25.xml
-//! cargo run --release --example quickstart -- --seeds 5 --schedulers heft,rtgs,random
+//! cargo run --release --example quickstart -- --seeds 5 --time 1 --schedulers heft,ils,worl-rtgs
 //! ```
 //!
-//! Without files, the workload is built in: 100 jobs shaped like the Alibaba v2018 batch
-//! DAGs (seed 2025, a few hundred tasks, CCR 1 at 10 Gbit/s). Trace files given on the
-//! command line replace it, one problem each (format from the extension: `.csv` Alibaba
-//! v2018 `batch_task`, `.json` WfCommons or worl's native JSON, `.xml`/`.dax` Pegasus DAX,
-//! `.stg` Standard Task Graph; see `docs/formats.md`). The cluster is
-//! `presets::pai_mix(16, seed)` (the Alibaba PAI GPU mix) in the paper's busy state
-//! (background utilisation 58–85 %).
+//! Without files, the workload is built in: 60 jobs shaped like the Alibaba v2018 batch
+//! DAGs (seed 2025, a few hundred tasks) at CCR 5 at 500 Mbit/s: communication-bound, where
+//! placing tasks well pays and search matters. Trace files given on the command line replace
+//! it, one problem each (format from the extension: `.csv` Alibaba v2018 `batch_task`,
+//! `.json` WfCommons or worl's native JSON, `.xml`/`.dax` Pegasus DAX, `.stg` Standard Task
+//! Graph; see `docs/formats.md`), scaled to the same CCR. The cluster is
+//! `presets::paper_pool(8, 500, seed)`: 8 GPUs of the Alibaba PAI mix, one per machine, links
+//! of up to 500 Mbit/s (the WORL-RTGS paper's pool).
 //!
-//! Deterministic schedulers run once; stochastic ones once per seed. The table lists
-//! WORL-RTGS and RTGS first when registered, and the reduction of the mean makespan of the
-//! best hybrid present (WORL-RTGS, else RTGS) over each scheduler. Files written under
-//! `target/worl/quickstart/`: `gantt.svg` (best schedule), `convergence.svg` (best makespan
-//! per iteration, first seed), `runs.csv`, `summary.md`.
+//! Deterministic schedulers run once; stochastic ones once per seed. Every scheduler gets the
+//! same budget: `--time` CPU seconds per run (default 0.5; runs go one at a time so that
+//! each has the process to itself), which cuts the searches short (WORL-RTGS, RTGS, ILS,
+//! WOA, PSO, GA, exact); the list schedulers take milliseconds. The table lists WORL-RTGS
+//! and RTGS first when registered, and the reduction of the mean makespan of the best
+//! hybrid present (WORL-RTGS, else RTGS) over each scheduler; the "source" table says which
+//! runs found a schedule better than HEFT's and PEFT's (search) and which returned one of
+//! theirs (fallback); the gap table measures every scheduler against the best makespan any
+//! run found. Files written under `target/worl/quickstart/`: `gantt.svg` (best schedule),
+//! `convergence.svg` (best makespan per iteration, first seed), `runs.csv`, `summary.md`.
 
 use clap::Parser;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use worl::dag::REFERENCE_BANDWIDTH;
+use worl::dag::ccr::with_ccr;
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
+use worl::experiment::GapTable;
 use worl::experiment::plot::{self, CurveAxis};
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{KeepSchedules, report};
 use worl::prelude::*;
+use worl::rtgs::Budget;
+use worl::rtgs::schedulers::Exact;
 
 /// Seed of the built-in workload and of the cluster.
 const SEED: u64 = 2025;
@@ -42,14 +55,21 @@ struct Args {
     /// Trace files to schedule instead of the built-in workload (one problem each).
     files: Vec<PathBuf>,
     /// Seeds per stochastic scheduler.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 3)]
     seeds: u64,
+    /// CPU seconds per run, the same for every scheduler (0: no time budget; each search
+    /// then runs to its own iteration limit).
+    #[arg(long, default_value_t = 0.5)]
+    time: f64,
     /// Number of GPUs of the cluster.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 8)]
     gpus: usize,
     /// Jobs of the built-in Alibaba-like workload.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 60)]
     jobs: usize,
+    /// Communication-to-computation ratio of the workloads at 500 Mbit/s.
+    #[arg(long, default_value_t = 5.0)]
+    ccr: f64,
     /// Comma-separated scheduler specs, a spec keeping its own options (e.g.
     /// `heft,rtgs:whales=10,iterations=5`; default: every registered scheduler).
     #[arg(long)]
@@ -57,7 +77,8 @@ struct Args {
     /// Output directory of the SVG and CSV files.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Run schedulers in parallel (wall times then include contention).
+    /// Run schedulers in parallel (wall times then include contention; needs `--time 0`,
+    /// since a CPU-time budget counts the whole process).
     #[arg(long)]
     parallel: bool,
     /// No progress bar.
@@ -65,26 +86,27 @@ struct Args {
     quiet: bool,
 }
 
+/// The bandwidth at which the workloads' CCR is set: 500 Mbit/s, the pool's fastest link.
+const CCR_BANDWIDTH: f64 = 500.0e6 / 8.0;
+
 fn cluster(gpus: usize) -> Result<Cluster, Box<dyn std::error::Error>> {
-    let mut c = presets::pai_mix(gpus, SEED)?;
-    c.apply_load(&LoadState::paper_busy(), SEED)?;
-    Ok(c)
+    Ok(presets::paper_pool(gpus, 500.0, SEED)?)
 }
 
 fn workloads(args: &Args) -> Result<Vec<Workload>, Box<dyn std::error::Error>> {
+    let mut out = Vec::new();
     if args.files.is_empty() {
         let w = alibaba_like(&AlibabaLikeParams::new(args.jobs), SEED)?;
-        return Ok(vec![
-            w.renamed(format!("alibaba-like-{}jobs-seed{SEED}", args.jobs)),
-        ]);
+        out.push(w.renamed(format!("alibaba-like-{}jobs-seed{SEED}", args.jobs)));
     }
-    let mut out = Vec::new();
     for path in &args.files {
         let (w, load) = load_path(path)?;
         println!("== {}: {}", path.display(), load);
         out.push(w);
     }
-    Ok(out)
+    out.into_iter()
+        .map(|w| Ok(with_ccr(&w, args.ccr, CCR_BANDWIDTH, SEED)?.renamed(w.name())))
+        .collect()
 }
 
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -104,11 +126,21 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         ))?;
     }
     println!(
-        "== cluster {}: {} GPUs {:?}, busy (background utilisation 58-85 %)\n",
+        "== cluster {}: {} GPUs {:?}, one per machine, links up to 500 Mbit/s\n",
         cluster.name(),
         cluster.n_gpus(),
         cluster.gpu_counts()
     );
+    if args.parallel && args.time > 0.0 {
+        return Err("--parallel needs --time 0: a CPU-time budget counts the whole process".into());
+    }
+    let budget = if args.time > 0.0 {
+        Budget::cpu_time(
+            Duration::try_from_secs_f64(args.time).map_err(|_| "--time: expected seconds >= 0")?,
+        )
+    } else {
+        Budget::default()
+    };
 
     let registry = Registry::with_builtins();
     let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers)?;
@@ -119,14 +151,20 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         .with_registry(registry)
         .schedulers(specs.iter().cloned())
         .seeds(1..=args.seeds.max(1))
+        .budget(budget.clone())
         .parallel(args.parallel)
         .quiet(args.quiet)
         .keep_schedules(KeepSchedules::BestPerProblem);
     println!(
-        "running {} runs ({} schedulers, {} seeds per stochastic one)...\n",
+        "running {} runs ({} schedulers, {} seeds per stochastic one, {})...\n",
         experiment.n_runs()?,
         specs.len(),
-        args.seeds.max(1)
+        args.seeds.max(1),
+        if args.time > 0.0 {
+            format!("{} CPU s per run", args.time)
+        } else {
+            "no time budget".to_owned()
+        }
     );
     let results = experiment.run()?;
 
@@ -142,6 +180,35 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "gap to LB: makespan / lower bound (max of critical path and work over capacity); \
          wall time: the scheduler's own time per run."
+    );
+
+    println!("\n{}", sources(&results));
+    let mut optima = BTreeMap::new();
+    for np in experiment.problems().iter() {
+        let exact = Exact::new();
+        let mut ctx = RunContext::new(0).with_budget(budget.clone());
+        let outcome = exact.solve(&np.problem, &mut ctx)?;
+        if outcome.proven_optimal {
+            println!(
+                "exact: {} has the proven optimum {:.2} s",
+                np.name,
+                outcome.schedule.makespan()
+            );
+            optima.insert(np.name.clone(), outcome.schedule.makespan());
+        } else {
+            println!(
+                "exact: {} ({} tasks) not proven optimal within the budget ({} nodes); its optimum lies in [{:.2}, {:.2}] s",
+                np.name,
+                np.problem.n_tasks(),
+                outcome.nodes,
+                outcome.lower_bound,
+                outcome.schedule.makespan()
+            );
+        }
+    }
+    println!(
+        "\nGap of each scheduler's mean makespan to the best any run found (to the proven optimum in parentheses):\n\n{}",
+        GapTable::new(&results, &optima).to_markdown()
     );
 
     let normalised = results.normalised(results.default_baseline().as_deref())?;
@@ -186,6 +253,41 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Per scheduler: how many runs returned a schedule better than both HEFT's and PEFT's
+/// (found by the search) and how many returned one of theirs (a fallback, or a search that
+/// found nothing better), as a Markdown table.
+fn sources(results: &worl::experiment::Results) -> String {
+    let mut out = String::from(
+        "Where each run's schedule came from (search: better than HEFT's and PEFT's; fallback: one of theirs or no better):\n\n| scheduler | search | fallback | runs |\n|---|---:|---:|---:|\n",
+    );
+    for s in results.schedulers() {
+        let (mut search, mut fallback) = (0, 0);
+        for r in results.records().iter().filter(|r| &r.scheduler == s) {
+            let of = |name: &str| {
+                results
+                    .records()
+                    .iter()
+                    .find(|x| x.problem == r.problem && x.scheduler == name)
+                    .map(|x| x.makespan)
+            };
+            let reference = [of("HEFT"), of("PEFT")]
+                .into_iter()
+                .flatten()
+                .fold(f64::INFINITY, f64::min);
+            if r.makespan < reference * (1.0 - 1e-9) {
+                search += 1;
+            } else {
+                fallback += 1;
+            }
+        }
+        out.push_str(&format!(
+            "| {s} | {search} | {fallback} | {} |\n",
+            search + fallback
+        ));
+    }
+    out
 }
 
 fn main() -> ExitCode {

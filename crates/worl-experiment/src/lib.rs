@@ -12,6 +12,7 @@
 //! | [`spec`] | [`SchedulerSpec`]: a registry spec string or a [`Factory`], label, reuse |
 //! | [`run`] | [`Experiment`] (builder, [`Experiment::run`]), [`RunRecord`], [`Results`], [`KeepSchedules`] |
 //! | [`summary`] | [`GroupBy`], [`Summary`], [`Comparison`], [`Metric`]; `Results::{summaries, compare, rank_test}` |
+//! | [`gaps`] | [`GapTable`]: each scheduler's gap to the best known makespan and to proven optima |
 //! | [`stats`] | [`Stats`], ranks, [`Friedman`](stats::Friedman), Nemenyi `q_α` and CD, [`RankTest`] (Demšar 2006) |
 //! | [`report`] | Markdown tables, CSV (runs, summaries, curves), JSON |
 //! | `plot` (feature `plots`, default on) | SVG: Gantt chart, convergence curves, mean ± std against size, critical-difference diagram |
@@ -66,6 +67,7 @@
 #![deny(missing_docs)]
 
 pub mod error;
+pub mod gaps;
 #[cfg(feature = "plots")]
 pub mod plot;
 pub mod problems;
@@ -77,6 +79,7 @@ pub mod study;
 pub mod summary;
 
 pub use error::{ExperimentError, Result};
+pub use gaps::{GapRow, GapTable};
 
 pub use problems::{NamedProblem, ProblemSet};
 pub use run::{ConvergencePoint, Experiment, KeepSchedules, Results, RunRecord};

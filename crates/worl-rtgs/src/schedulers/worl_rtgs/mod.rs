@@ -1,9 +1,10 @@
 //! **WORL-RTGS** (N. Du et al., *Big Data and Cognitive Computing* 9(11):284, 2025):
 //! RTGS ([`super::rtgs`]) whose plan generation is made by a Double DQN agent
 //! ([`worl_ddqn`]) that learns online during the whale search and can be pre-trained,
-//! saved and loaded.
+//! saved and loaded. Two presets (below): `paper`, the method as published, and the
+//! default, a whale search over plans whose agent chooses local moves.
 //!
-//! ## The method
+//! ## The method (the `paper` preset)
 //! Each WOA iteration moves every whale `X` towards a target `T` and turns the move into a
 //! hope per task (the running time the task's GPU should end with;
 //! [`HopeRule`](super::rtgs::HopeRule)). RTGS then
@@ -44,25 +45,62 @@
 //!    parallel evaluation.
 //!
 //! ## Presets
-//! * [`WorlPreset::Paper`] (`worl-rtgs:preset=paper`, or `worl-rtgs-paper`): random
-//!   initial whales, as published.
-//! * [`WorlPreset::Default`]: the initial whales include the HEFT and PEFT plans, and the
-//!   returned schedule is the best of the leader's and HEFT's and PEFT's own (insertion)
-//!   schedules, so it is never worse than either. Whales are replaced canonically
-//!   (Mirjalili's rule, [`Replacement::Canonical`]) instead of by the authors' elitist
-//!   truncation, which moves no whale tied with the leader and sorts the population onto
-//!   the two seeds; measured below, the two are close (canonical better on layered DAGs,
-//!   worse on NN-training DAGs, two instances each).
+//! * [`WorlPreset::Paper`] (`worl-rtgs:preset=paper`, or `worl-rtgs-paper`, the same
+//!   configuration): the method above as published — random initial whales, elitist
+//!   truncation, EFT window `ω = 4` (RTGS's default is 2).
+//! * [`WorlPreset::Default`]: the same two cores, a whale search and a Double DQN, arranged
+//!   so that a plan costs about one evaluation instead of ~100 (the paper's decoder runs
+//!   the agent on every task of every plan). Whales are plans (GPU per task and placement
+//!   order, [`LocalState`](crate::schedulers::local::LocalState)); each decision of the
+//!   agent picks one of six local moves ([`Move`](crate::schedulers::local::Move)) for a
+//!   burst of `burst` tries on the whale's critical chain; a whale whose bursts stop paying
+//!   makes its WOA move from the leader. The schedule returned is the best of the leader's,
+//!   HEFT's and PEFT's, so never worse than either. Details: module `operators` below.
 //!
-//! Both presets use the EFT window `ω = 4` (RTGS's default is 2).
+//! ### The default preset's search
+//! Per whale (4 by default; HEFT's plan, PEFT's plan and randomized-rank HEFT plans to start):
 //!
-//! **Measured** (1,000-task layered and NN-training DAGs on 50 PAI GPUs, instance seeds 0
-//! and 1, mean makespan of the default preset relative to HEFT; `examples/alibaba.rs`): on
-//! the 500 Mbit/s, CCR 5, idle cells, elitist with `ω = 2`: 0.89 (layered); elitist with
-//! `ω = 4`: 0.69 (layered) and 0.86 (NN); canonical with `ω = 4` (the default): 0.63 and
-//! 0.91; elitist, `ω = 4`, insertion policy: 0.84 and 0.86. On every busy cell and on the
-//! 10 Gbit/s, CCR 0.5 cells no variant found a plan better than HEFT's by more than 1.3 %.
-//! `docs/results.md` has the full grid.
+//! 1. **Burst.** State (6 numbers): `a/2`, the whale's gap to the leader
+//!    `ln(C_X / C_leader)`, its failed bursts in a row / 8, the share of the budget spent,
+//!    its critical-chain length / n, its last reward. Actions: the six moves, each with 8
+//!    features (one-hot code, and the move's success rate and mean relative gain so far,
+//!    exponential averages). The agent's move is used for a share `focus` (0.5) of the
+//!    burst's 16 tries, a uniformly drawn move for the others; each try moves a
+//!    critical-chain task and is kept when the makespan does not grow (the local search of
+//!    ILS). Until its first gradient step the agent's choice is uniform.
+//! 2. **WOA move** after `patience` (4) bursts without improvement. With probability `a/4`
+//!    the whale searches for prey from a random point of the space: a randomized-rank HEFT
+//!    plan (ranks × `1 + 0.3·(2U − 1)`), so exploration is strongest early (`a = 2`: 1/2)
+//!    and ends at `a = 0`. Otherwise it restarts from the leader `X*` perturbed towards a
+//!    whale, `X(t+1) = X* − A·D` read discretely: each
+//!    task where the other whale differs from the leader takes its GPU with probability
+//!    `min(1, |A|/2)` — the whale itself when encircling (`p < 0.5`, `|A| < 1`), a random
+//!    whale when searching (`|A| >= 1`); when spiralling (`p >= 0.5`) the leader's
+//!    critical-chain tasks move to random GPUs with probability `(1 − |cos 2πl|)/2`; when
+//!    nothing changed, `kick` (3) random tasks move. `a` falls from 2 to 0 over the budget.
+//! 3. **Learning.** Reward `clamp(100·(C_before − C_after)/C_before, −1, 1)` per burst;
+//!    transitions (state, move, reward, next state) go to the replay buffer; after each
+//!    round of whales the agent takes `train-steps` Double DQN steps while learning has used
+//!    at most 20 % of the elapsed time.
+//!
+//! **Measured choices** (equal CPU time, 0.3 s per run, 4 workloads × 3 clusters × 2 seeds
+//! of `examples/equal_budget.rs --quick`; geometric means of makespan / HEFT on the
+//! 500 Mbit/s, busy and 50-GPU clusters, ILS: 0.806 / 0.955 / 0.982):
+//! * whales always moving by WOA each iteration (the first design): 0.839 / 0.970 / 0.962;
+//! * WOA move only after `patience` failed bursts: 0.821 / 0.963 / 0.971;
+//! * plus a kick after every WOA move: 0.866 / 0.974 / 0.988 (worse: the kick undoes the
+//!   move towards the leader); kick only when the move changed nothing, WOA move from the
+//!   leader: 0.822 / 0.960 / 0.976;
+//! * the agent's move for half the burst (`focus = 0.5`, the default): 0.808 / 0.956 /
+//!   0.974; for all of it (`focus = 1`): 0.822 / 0.960 / 0.976;
+//! * **ablation** `moves=uniform` (no agent): 0.807 / 0.960 / 0.974 — within the
+//!   seed-to-seed noise of the agent (about ±0.01 at this budget): at 0.3 s a run makes a
+//!   few hundred decisions, too few for the online agent to learn more than the move
+//!   statistics its features already carry;
+//! * search for prey from randomized-rank HEFT plans with probability `a/4` (the default;
+//!   grid with a fifth workload, Alibaba-like jobs; ILS 0.789 / 0.944 / 0.983): 0.787 /
+//!   0.943 / 0.972, against 0.804 / 0.947 / 0.979 without it; `moves=uniform` with it:
+//!   0.788 / 0.942 / 0.974. `docs/results.md` has the 1 s grid.
 //!
 //! ## Choices the paper leaves open, and why
 //! * **Actions are window candidates, not all GPUs.** A per-GPU action set would tie the

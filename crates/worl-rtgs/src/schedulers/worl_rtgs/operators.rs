@@ -1,30 +1,6 @@
-//! The default preset's engine: a whale search over plans whose intensification step is a
-//! burst of local moves, the move operator chosen by the Double DQN agent.
-//!
-//! Per iteration, every whale `X` (a [`LocalState`]: GPU per task and placement order):
-//!
-//! 1. **WOA step in plan space** (Mirjalili and Lewis 2016, eqs. 2.1–2.7, with the
-//!    coefficient `a` falling linearly from 2 to 0 over the run's budget and
-//!    `A = 2a·r − a`): with `p < 0.5` and `|A| < 1` the whale encircles the leader — each
-//!    task whose GPU differs from the leader's takes the leader's GPU with probability
-//!    `1 − |A|`; with `p < 0.5` and `|A| >= 1` it searches for prey — each differing task takes
-//!    a random whale's GPU with probability `1/(2|A|)`; with `p >= 0.5` it spirals around
-//!    the leader along its own critical chain — each chain task takes the leader's GPU with
-//!    probability `|cos 2πl|`, `l ~ U(−1, 1)`. The whale always moves (WOA), the leader is
-//!    kept apart.
-//! 2. **Operator choice** by the agent: the state (6 numbers) is `a/2`, the whale's gap to
-//!    the leader `ln(C_X / C_leader)`, its failed bursts in a row / 8, the share of the
-//!    budget spent, its critical-chain length / n, and its last reward; each action (one of
-//!    the six [`Move`]s) has 8 features: its one-hot code (6) and, over the run so far, its
-//!    success rate and mean relative gain (exponential averages, rate 0.05).
-//! 3. **Burst**: `burst` tries of that move on tasks of the whale's critical chain, each kept
-//!    when the makespan does not grow, else undone (the local search of ILS with one
-//!    operator).
-//! 4. **Learning**: reward `r = clamp(100·(C_before − C_after)/C_before, −1, 1)` of the
-//!    burst; the transition (state, move, r, state after) enters the replay buffer, and
-//!    after each iteration the agent takes `train-steps` Double DQN steps, as long as
-//!    learning has used at most 20 % of the run's CPU time (so that a time budget buys plans,
-//!    not gradient steps).
+//! The default preset's engine: a whale search over plans whose intensification is a burst
+//! of local moves, the move chosen by the Double DQN agent; the method, its choices and
+//! their measured effects are in the [module docs](super), "The default preset's search".
 //!
 //! One agent decision costs a forward pass of a 6+8-input 16-16 MLP (a few µs) for `burst`
 //! plan evaluations, so the search spends its time evaluating plans, as ILS does.
@@ -167,7 +143,14 @@ pub(crate) fn run_operator_search(
             // 1. WOA step in plan space, when the whale's bursts stopped paying.
             if stagnation[i] >= s.patience {
                 stagnation[i] = 0;
-                woa_move(&mut whales, i, &leader, a, s.kick, &mut rng, &mut chain);
+                if rng.random::<f64>() < a / 4.0 {
+                    // Search for prey from a random point: a randomized-rank HEFT plan.
+                    let fresh = randomized_heft(problem, &ranks, 0.3, &mut rng)?;
+                    let state = LocalState::from_schedule(problem, &feasible, s.policy, &fresh)?;
+                    whales[i].copy_from(&state);
+                } else {
+                    woa_move(&mut whales, i, &leader, a, s.kick, &mut rng, &mut chain);
+                }
                 evaluations += 1;
             }
             let w = &mut whales[i];
