@@ -11,6 +11,7 @@
 //! | [`problems`] | [`NamedProblem`] (a [`Problem`](worl_cluster::Problem) with name, tags, seeds), [`ProblemSet`] |
 //! | [`spec`] | [`SchedulerSpec`]: a registry spec string or a [`Factory`], label, reuse |
 //! | [`run`] | [`Experiment`] (builder, [`Experiment::run`]), [`RunRecord`], [`Results`], [`KeepSchedules`] |
+//! | [`shard`] | grids on many machines: [`Experiment::shard`], resumable JSON-lines results ([`Shard::run_into`]), [`shard::merge`] |
 //! | [`summary`] | [`GroupBy`], [`Summary`], [`Comparison`], [`Metric`]; `Results::{summaries, compare, rank_test}` |
 //! | [`stats`] | [`Stats`], ranks, [`Friedman`](stats::Friedman), Nemenyi `q_α` and CD, [`RankTest`] (Demšar 2006) |
 //! | [`report`] | Markdown tables, CSV (runs, summaries, curves), JSON |
@@ -79,6 +80,8 @@ pub mod summary;
 pub use error::{ExperimentError, Result};
 
 pub use problems::{NamedProblem, ProblemSet};
+pub use run::shard;
+pub use run::shard::{RunId, Shard, ShardLine, ShardReport};
 pub use run::{ConvergencePoint, Experiment, KeepSchedules, Results, RunRecord};
 pub use spec::{Factory, SchedulerSpec};
 pub use stats::{Alpha, RankTest, Stats};
