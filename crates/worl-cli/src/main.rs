@@ -3,6 +3,9 @@
 //! ```text
 //! worl schedule WORKLOAD --cluster CLUSTER --scheduler SPEC [--seed N] [--time T] --out FILE [--gantt SVG]
 //! worl compare WORKLOAD... --cluster CLUSTER --schedulers A,B,... --seeds N --out DIR
+//! worl compare WORKLOAD... --cluster CLUSTER ... --shard K/N --results FILE.jsonl
+//! worl merge FILE.jsonl... --out DIR
+//! worl export SCHEDULE --workload W --cluster C --to slurm|argo|ray --out DIR|FILE [--command T] [--hosts MAP]
 //! worl validate WORKLOAD --cluster CLUSTER --schedule FILE
 //! worl info WORKLOAD [--bandwidth B]
 //! worl convert IN OUT
@@ -39,6 +42,11 @@ enum Command {
     Schedule(commands::schedule::Args),
     /// Run several schedulers on workloads and write the comparison (tables, CSV, JSON).
     Compare(commands::compare::Args),
+    /// Join the results files of sharded `compare --shard K/N` runs and write compare's outputs.
+    Merge(commands::merge::Args),
+    /// Write a schedule as a runnable Slurm script, Argo Workflow or Ray driver, every task
+    /// pinned to its planned machine and GPU.
+    Export(commands::export::Args),
     /// Check a schedule file made by any tool against a workload and a cluster.
     Validate(commands::validate::Args),
     /// Print a workload's size and shape: tasks, edges, jobs, depth, width, critical path, CCR.
@@ -56,6 +64,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Schedule(a) => commands::schedule::run(&a),
         Command::Compare(a) => commands::compare::run(&a),
+        Command::Merge(a) => commands::merge::run(&a),
+        Command::Export(a) => commands::export::run(&a),
         Command::Validate(a) => commands::validate::run(&a),
         Command::Info(a) => commands::info::run(&a),
         Command::Convert(a) => commands::convert::run(&a),

@@ -11,6 +11,7 @@
 //! | [`problems`] | [`NamedProblem`] (a [`Problem`](worl_cluster::Problem) with name, tags, seeds), [`ProblemSet`] |
 //! | [`spec`] | [`SchedulerSpec`]: a registry spec string or a [`Factory`], label, reuse |
 //! | [`run`] | [`Experiment`] (builder, [`Experiment::run`]), [`RunRecord`], [`Results`], [`KeepSchedules`] |
+//! | [`shard`] | grids on many machines: [`Experiment::shard`], resumable JSON-lines results ([`Shard::run_into`]), [`shard::merge`] |
 //! | [`summary`] | [`GroupBy`], [`Summary`], [`Comparison`], [`Metric`]; `Results::{summaries, compare, rank_test}` |
 //! | [`gaps`] | [`GapTable`]: each scheduler's gap to the best known makespan and to proven optima |
 //! | [`stats`] | [`Stats`], ranks, [`Friedman`](stats::Friedman), Nemenyi `q_α` and CD, [`RankTest`] (Demšar 2006) |
@@ -82,6 +83,8 @@ pub use error::{ExperimentError, Result};
 pub use gaps::{GapRow, GapTable};
 
 pub use problems::{NamedProblem, ProblemSet};
+pub use run::shard;
+pub use run::shard::{RunId, Shard, ShardLine, ShardReport};
 pub use run::{ConvergencePoint, Experiment, KeepSchedules, Results, RunRecord};
 pub use spec::{Factory, SchedulerSpec};
 pub use stats::{Alpha, RankTest, Stats};

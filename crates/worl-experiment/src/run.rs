@@ -15,6 +15,10 @@ use worl_cluster::Schedule;
 use worl_rtgs::Registry;
 use worl_rtgs::{Budget, Progress, RunContext, Scheduler};
 
+// Sharded, resumable grids (a child module: it runs single runs of an experiment).
+#[path = "shard.rs"]
+pub mod shard;
+
 /// One point of a convergence curve: a [`Progress`] event of the run.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConvergencePoint {

@@ -977,7 +977,8 @@ fn validate(
 #[pyclass(frozen, module = "worl", name = "Comparison")]
 pub struct Comparison {
     runs: Value,
-    table: Value,
+    /// Per problem, the `(column, value)` pairs in column order.
+    table: Vec<Vec<(String, Value)>>,
     schedulers: Vec<String>,
     baseline: Option<String>,
     markdown: String,
@@ -993,12 +994,21 @@ impl Comparison {
         to_py(py, &self.runs)
     }
 
-    /// One dict per problem: `problem`, `best` (the best mean makespan, s), `baseline`
-    /// (HEFT's mean makespan, s, or None), then per scheduler label its mean makespan over
-    /// seeds (s) and `<label>/baseline`, its ratio to the baseline's.
+    /// One dict per problem, keys in this order: `problem`, `best` (the best mean makespan,
+    /// s), `baseline` (HEFT's mean makespan, s, or None), each scheduler's mean makespan
+    /// over seeds (s) under its label, then each one's ratio to the baseline's under
+    /// `<label>/baseline` (None without baseline).
     #[getter]
     fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.table)
+        let l = PyList::empty(py);
+        for row in &self.table {
+            let d = PyDict::new(py);
+            for (k, v) in row {
+                d.set_item(k, to_py(py, v)?)?;
+            }
+            l.append(d)?;
+        }
+        Ok(l.into_any())
     }
 
     /// The scheduler labels, in the order run.
@@ -1036,7 +1046,7 @@ impl Comparison {
     fn __repr__(&self) -> String {
         format!(
             "Comparison({} problems x {} schedulers)",
-            self.table.as_array().map_or(0, Vec::len),
+            self.table.len(),
             self.schedulers.len()
         )
     }
@@ -1121,24 +1131,27 @@ fn compare(
         x.and_then(serde_json::Number::from_f64)
             .map_or(Value::Null, Value::Number)
     };
-    let table: Vec<Value> = normalised
+    let table: Vec<Vec<(String, Value)>> = normalised
         .rows
         .iter()
         .map(|r| {
-            let mut o = Map::new();
-            o.insert("problem".into(), Value::String(r.problem.clone()));
-            o.insert("best".into(), num(Some(r.best)));
-            o.insert("baseline".into(), num(r.baseline));
+            let mut o = vec![
+                ("problem".to_owned(), Value::String(r.problem.clone())),
+                ("best".to_owned(), num(Some(r.best))),
+                ("baseline".to_owned(), num(r.baseline)),
+            ];
             for (j, s) in normalised.schedulers.iter().enumerate() {
-                o.insert(s.clone(), num(r.makespan.get(j).copied().flatten()));
-                o.insert(format!("{s}/baseline"), num(r.to_baseline(j)));
+                o.push((s.clone(), num(r.makespan.get(j).copied().flatten())));
             }
-            Value::Object(o)
+            for (j, s) in normalised.schedulers.iter().enumerate() {
+                o.push((format!("{s}/baseline"), num(r.to_baseline(j))));
+            }
+            o
         })
         .collect();
     Ok(Comparison {
         runs: Value::Array(runs),
-        table: Value::Array(table),
+        table,
         schedulers: normalised.schedulers.clone(),
         baseline: normalised.baseline.clone(),
         markdown,

@@ -284,6 +284,8 @@ def test_compare_table_shape():
     assert r.baseline == "HEFT"
     # the two workloads share a name: the second is renamed
     assert [row["problem"] for row in r.table] == [ws[0].name, ws[0].name + " (2)"]
+    assert list(r.table[0]) == ["problem", "best", "baseline", "HEFT", "PEFT", rtgs,
+                                "HEFT/baseline", "PEFT/baseline", rtgs + "/baseline"]
     for row in r.table:
         assert row["HEFT/baseline"] == 1.0
         assert row["best"] == min(row["HEFT"], row["PEFT"], row[rtgs])

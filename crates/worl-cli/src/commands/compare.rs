@@ -1,12 +1,12 @@
 //! `worl compare`: several schedulers on several workloads, normalised to HEFT.
 
 use crate::{Result, inputs};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{
-    Alpha, Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, plot, report,
+    Alpha, Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, Results, plot, report,
 };
 use worl::rtgs::{Budget, Registry};
 
@@ -29,12 +29,38 @@ pub(crate) struct Args {
     /// Wall-time budget per search run, seconds.
     #[arg(long)]
     time: Option<f64>,
+    /// Plan-evaluation budget per search run (reproducible, unlike --time).
+    #[arg(long)]
+    evaluations: Option<u64>,
     /// Run the runs in parallel (rayon).
     #[arg(long)]
     parallel: bool,
     /// Output directory: summary.md, normalised.csv, runs.csv, results.json, cd.svg.
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required_unless_present = "shard", conflicts_with = "shard")]
+    out: Option<PathBuf>,
+    /// Run only shard K of N of the grid (runs whose index in the canonical order, problem
+    /// then scheduler then seed, is K mod N), appending to --results; join the shards'
+    /// files with `worl merge`.
+    #[arg(long, value_name = "K/N", requires = "results")]
+    shard: Option<String>,
+    /// Resumable results file (JSON lines): each finished run is appended; runs already in
+    /// it are skipped, a partial last line is redone.
+    #[arg(long, value_name = "FILE.jsonl")]
+    results: Option<PathBuf>,
+}
+
+/// `K/N` with `0 <= K < N`.
+fn parse_shard(s: &str) -> Result<(usize, usize)> {
+    let bad = || format!("--shard `{s}`: expected K/N with 0 <= K < N, e.g. 0/4");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k >= n {
+        return Err(bad().into());
+    }
+    Ok((k, n))
 }
 
 /// Runs the comparison, prints the tables and writes the files.
@@ -67,18 +93,45 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let registry = Registry::with_builtins();
     let specs = specs_or_all(&registry, &args.schedulers)?;
     let budget = Budget {
-        max_evaluations: None,
+        max_evaluations: args.evaluations,
         max_time: args.time.map(super::schedule::seconds).transpose()?,
     };
-    let results = Experiment::new(problems)
+    let experiment = Experiment::new(problems)
         .with_registry(registry)
         .schedulers(specs)
         .seeds(1..=args.seeds)
         .budget(budget)
         .parallel(args.parallel)
-        .keep_schedules(KeepSchedules::None)
-        .run()?;
+        .keep_schedules(KeepSchedules::None);
+    let results = match (&args.shard, &args.results) {
+        (Some(s), Some(file)) => {
+            let (k, n) = parse_shard(s)?;
+            let report = experiment.shard(k, n)?.run_into(file)?;
+            eprintln!(
+                "shard {k}/{n}: {} runs, {} already in {}, {} done now{}",
+                report.runs,
+                report.skipped,
+                file.display(),
+                report.ran,
+                if report.cut_partial_line {
+                    " (a partial last line was cut off and redone)"
+                } else {
+                    ""
+                }
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        (None, Some(file)) => experiment.run_resumable(file)?,
+        _ => experiment.run()?,
+    };
+    let out = args.out.as_deref().ok_or("--out DIR is needed")?;
+    write_outputs(&results, out)?;
+    Ok(ExitCode::SUCCESS)
+}
 
+/// Prints the tables and writes `summary.md`, `normalised.csv`, `runs.csv`, `results.json`
+/// and (with a rank test) `cd.svg` into `out`: the outputs of `worl compare` and `worl merge`.
+pub(crate) fn write_outputs(results: &Results, out: &Path) -> Result<()> {
     let normalised = results.normalised(results.default_baseline().as_deref())?;
     let mut md = String::from("## Mean makespan over seeds ÷ HEFT's (bold: best)\n\n");
     md.push_str(&report::markdown_normalised(&normalised));
@@ -103,7 +156,6 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         }
     };
     println!("{md}");
-    let out = &args.out;
     report::write_text(out.join("summary.md"), &md)?;
     report::write_normalised_csv(out.join("normalised.csv"), &normalised)?;
     results.write_csv(out.join("runs.csv"))?;
@@ -116,5 +168,5 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         out.display(),
         if test.is_some() { ",cd.svg" } else { "" }
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

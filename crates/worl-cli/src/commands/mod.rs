@@ -3,7 +3,9 @@
 pub(crate) mod cluster;
 pub(crate) mod compare;
 pub(crate) mod convert;
+pub(crate) mod export;
 pub(crate) mod info;
+pub(crate) mod merge;
 pub(crate) mod schedule;
 pub(crate) mod validate;
 

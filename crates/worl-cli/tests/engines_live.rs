@@ -1,0 +1,298 @@
+//! `worl export` run by real engines: schedule a 10-task DAG on one machine of four GPUs,
+//! export it, run it, and check from the tasks' own logs that every task ran on its planned
+//! node with its planned GPU index, after all its data predecessors ended and after the task
+//! before it on its GPU ended.
+//!
+//! * Slurm: only with `WORL_SLURM_LIVE=1` (set by `.ci/slurm.sh`, which starts a one-node
+//!   Slurm with `Gres=gpu:4`); `WORL_SLURM_NODE` names the node (default `hostname -s`).
+//! * Ray: only with `WORL_RAY_LIVE=1` and a running Ray head on this machine with 4 logical
+//!   GPUs (`ray start --head --num-gpus 4`, see `.ci/slurm.sh`'s notes); `WORL_RAY_PYTHON`
+//!   is the Python that has `ray` (default `python3`).
+//!
+//! Without them each test prints a skip notice and passes.
+
+use assert_cmd::Command;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Ten tasks: `a` fans out to `b1..b4`, pairs join in `c1`, `c2`, then `d1`, `d2`, `e`.
+const EDGES: [(&str, &str); 12] = [
+    ("a", "b1"),
+    ("a", "b2"),
+    ("a", "b3"),
+    ("a", "b4"),
+    ("b1", "c1"),
+    ("b2", "c1"),
+    ("b3", "c2"),
+    ("b4", "c2"),
+    ("c1", "d1"),
+    ("c2", "d2"),
+    ("d1", "e"),
+    ("d2", "e"),
+];
+const WORK: [(&str, f64); 10] = [
+    ("a", 2.0),
+    ("b1", 3.0),
+    ("b2", 1.0),
+    ("b3", 4.0),
+    ("b4", 2.0),
+    ("c1", 2.0),
+    ("c2", 3.0),
+    ("d1", 1.0),
+    ("d2", 2.0),
+    ("e", 1.0),
+];
+const CLUSTER: &str = "1x4:V100-16GB";
+
+fn workload() -> String {
+    let tasks: Vec<String> = WORK
+        .iter()
+        .map(|(n, w)| format!("{{\"name\": \"{n}\", \"work\": {w}}}"))
+        .collect();
+    let edges: Vec<String> = EDGES
+        .iter()
+        .map(|(f, t)| format!("{{\"from\": \"{f}\", \"to\": \"{t}\", \"bytes\": 1e6}}"))
+        .collect();
+    format!(
+        "{{\"format\": \"worl-workload\", \"version\": 1, \"name\": \"live\", \"jobs\": [{{\"name\": \"j\", \"tasks\": [{}], \"edges\": [{}]}}]}}",
+        tasks.join(", "),
+        edges.join(", ")
+    )
+}
+
+fn ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What a task's log says: node, GPU index, start and end (Unix seconds).
+#[derive(Debug)]
+struct Ran {
+    node: String,
+    host: String,
+    gpu: usize,
+    start: f64,
+    end: f64,
+}
+
+fn read_log(path: &Path) -> Ran {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut ran = Ran {
+        node: String::new(),
+        host: String::new(),
+        gpu: usize::MAX,
+        start: f64::NAN,
+        end: f64::NAN,
+    };
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f.as_slice() {
+            ["start", t, node, host, gpu] => {
+                ran.start = t.parse().unwrap();
+                ran.node = (*node).to_owned();
+                ran.host = (*host).to_owned();
+                ran.gpu = gpu.parse().unwrap();
+            }
+            ["end", t] => ran.end = t.parse().unwrap(),
+            _ => panic!("{}: unexpected line `{line}`", path.display()),
+        }
+    }
+    assert!(
+        ran.start.is_finite() && ran.end.is_finite(),
+        "{}: {text}",
+        path.display()
+    );
+    ran
+}
+
+fn short_hostname() -> String {
+    let out = std::process::Command::new("hostname")
+        .arg("-s")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn slurm_runs_the_exported_schedule_as_planned() {
+    if std::env::var("WORL_SLURM_LIVE").as_deref() != Ok("1") {
+        eprintln!("skipped: set WORL_SLURM_LIVE=1 with a running Slurm (see .ci/slurm.sh)");
+        return;
+    }
+    let node = std::env::var("WORL_SLURM_NODE").unwrap_or_else(|_| short_hostname());
+    run_and_check("slurm", &node);
+}
+
+#[test]
+fn ray_runs_the_exported_schedule_as_planned() {
+    if std::env::var("WORL_RAY_LIVE").as_deref() != Ok("1") {
+        eprintln!(
+            "skipped: set WORL_RAY_LIVE=1 with a running Ray head (ray start --head --num-gpus 4)"
+        );
+        return;
+    }
+    run_and_check("ray", &short_hostname());
+}
+
+/// Schedules, exports to `engine` with `node` as the host of `node-0`, runs, checks.
+fn run_and_check(engine: &str, node: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let logs = d.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::write(d.join("w.json"), workload()).unwrap();
+
+    ok(Command::cargo_bin("worl").unwrap().current_dir(d).args([
+        "schedule",
+        "w.json",
+        "--cluster",
+        CLUSTER,
+        "--scheduler",
+        "heft",
+        "--out",
+        "s.json",
+    ]));
+    let command = format!(
+        "echo start $(date +%s.%N) {node_var} $(hostname -s) $WORL_GPU >> {logs}/{{name}}; sleep 1; echo end $(date +%s.%N) >> {logs}/{{name}}",
+        logs = logs.display(),
+        // the node the engine ran the task on: Slurm's name for it; Ray's is the host
+        node_var = if engine == "slurm" {
+            "$SLURMD_NODENAME"
+        } else {
+            "$(hostname -s)"
+        }
+    );
+    ok(Command::cargo_bin("worl").unwrap().current_dir(d).args([
+        "export",
+        "s.json",
+        "--workload",
+        "w.json",
+        "--cluster",
+        CLUSTER,
+        "--to",
+        engine,
+        "--out",
+        "out/",
+        "--hosts",
+        format!("node-0={node}").as_str(),
+        "--command",
+        command.as_str(),
+    ]));
+
+    // the plan: task -> (machine, GPU index, planned start)
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("s.json")).unwrap()).unwrap();
+    let mut plan: BTreeMap<String, (String, usize, f64)> = BTreeMap::new();
+    for r in file["rows"].as_array().unwrap() {
+        plan.insert(
+            r["task"].as_str().unwrap().to_owned(),
+            (
+                r["machine"].as_str().unwrap().to_owned(),
+                r["gpu_index"].as_u64().unwrap() as usize,
+                r["start"].as_f64().unwrap(),
+            ),
+        );
+    }
+    assert_eq!(plan.len(), 10);
+    assert!(plan.values().all(|(m, _, _)| m == "node-0"), "{plan:?}");
+
+    let started = Instant::now();
+    if engine == "slurm" {
+        run_slurm(d);
+    } else {
+        let python = std::env::var("WORL_RAY_PYTHON").unwrap_or_else(|_| "python3".into());
+        ok(Command::new(python).current_dir(d).arg("out/driver.py"));
+    }
+    eprintln!(
+        "{engine}: 10 tasks done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let ran: BTreeMap<String, Ran> = plan
+        .keys()
+        .map(|t| (t.clone(), read_log(&logs.join(t))))
+        .collect();
+    for (t, r) in &ran {
+        let (_, gpu, _) = &plan[t];
+        assert_eq!(r.node, node, "task {t} ran on Slurm node {}", r.node);
+        assert_eq!(r.host, node, "task {t} ran on host {}", r.host);
+        assert_eq!(r.gpu, *gpu, "task {t} had GPU {} instead of {gpu}", r.gpu);
+        assert!(r.end - r.start >= 0.9, "task {t}: {r:?}");
+    }
+    for (from, to) in EDGES {
+        assert!(
+            ran[to].start >= ran[from].end,
+            "task {to} started at {} before its data predecessor {from} ended at {}",
+            ran[to].start,
+            ran[from].end
+        );
+    }
+    // per GPU, the planned order: each task starts after the one planned before it ends
+    let mut pairs = 0;
+    let gpus: BTreeSet<usize> = plan.values().map(|p| p.1).collect();
+    for g in gpus {
+        let mut on: Vec<&String> = plan.keys().filter(|t| plan[*t].1 == g).collect();
+        on.sort_by(|a, b| plan[*a].2.total_cmp(&plan[*b].2));
+        for w in on.windows(2) {
+            pairs += 1;
+            assert!(
+                ran[w[1]].start >= ran[w[0]].end,
+                "GPU {g}: task {} started at {} before {} (planned before it) ended at {}",
+                w[1],
+                ran[w[1]].start,
+                w[0],
+                ran[w[0]].end
+            );
+        }
+    }
+    assert!(
+        pairs >= 6,
+        "only {pairs} same-GPU pairs: the order check would be vacuous"
+    );
+    // the GPUs were used concurrently: some two tasks overlapped in time
+    let r: Vec<&Ran> = ran.values().collect();
+    let overlap = r.iter().enumerate().any(|(i, a)| {
+        r[i + 1..]
+            .iter()
+            .any(|b| a.start < b.end && b.start < a.end)
+    });
+    assert!(overlap, "no two tasks overlapped: {ran:?}");
+}
+
+/// Submits `out/submit.sh` in `d` and waits until its 10 jobs left the queue.
+fn run_slurm(d: &Path) {
+    let jobs_file = d.join("jobs.txt");
+    let started = Instant::now();
+    ok(Command::new("bash")
+        .current_dir(d)
+        .env("WORL_JOBS_FILE", &jobs_file)
+        .arg("out/submit.sh"));
+    let jobs: Vec<String> = std::fs::read_to_string(&jobs_file)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().nth(1).unwrap().to_owned())
+        .collect();
+    assert_eq!(jobs.len(), 10);
+    loop {
+        let out = std::process::Command::new("squeue")
+            .args(["-h", "-o", "%i %T %r", "-j", &jobs.join(",")])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if text.trim().is_empty() {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "jobs still queued after 240 s:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}

@@ -1,0 +1,584 @@
+//! Grids on many machines: [`Experiment::shard`] splits an experiment's runs into `n`
+//! deterministic shards, [`Shard::run_into`] runs one shard appending each finished run to
+//! a JSON-lines results file (resumable: runs already in the file are skipped), and
+//! [`merge`] joins shard files into the [`Results`] a single-process
+//! [`Experiment::run`] gives (same records, same canonical order; only wall times differ).
+//!
+//! **Canonical order.** The runs of an experiment, as [`Experiment::run`] records them:
+//! problems in order, then schedulers in order, then seeds in order (a deterministic
+//! scheduler runs once per problem, with the first seed). Run `i` of that order belongs to
+//! shard `i % n`.
+//!
+//! **Results file.** One JSON object per line ([`ShardLine`]):
+//! `{"grid": "<16 hex digits>", "runs": N, "index": i, "shard": [k, n], "record": {...}}`
+//! where `grid` fingerprints the experiment (problem names and sizes, scheduler specs and
+//! labels, seeds, budget), `runs` is the grid's run count, `index` the run's position in
+//! canonical order and `record` the [`RunRecord`]. Lines are appended as runs finish (in
+//! any order when [`Experiment::parallel`] is on), each written whole and flushed, so a
+//! killed process leaves at most one partial last line: the next [`Shard::run_into`] on the
+//! file cuts it off and redoes that run, and [`merge`] ignores it.
+//!
+//! A run is skipped when the file already holds a line of the same grid with the same
+//! problem, scheduler label and seed. Every run is independent of the others (its problem,
+//! scheduler spec and seed decide it) except for schedulers whose spec
+//! [`reuse`](crate::SchedulerSpec::reuse)s one instance across runs: a shard's instance
+//! sees only that shard's runs, so such a scheduler's records can differ from a single
+//! run's.
+//!
+//! Floats go through JSON exactly (shortest round-trip form), so merged records equal the
+//! single run's bit for bit, wall times aside. Use evaluation budgets rather than time
+//! budgets where the numbers must be reproducible.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use worl_cluster::{presets, GpuModel, Problem};
+//! use worl_dag::generators::shapes;
+//! use worl_experiment::{shard, Experiment, NamedProblem, ProblemSet};
+//!
+//! let cluster = Arc::new(presets::homogeneous(2, &GpuModel::v100_16gb())?);
+//! let mut problems = ProblemSet::new();
+//! for n in [4, 6] {
+//!     let w = Arc::new(shapes::fork_join(n, 10.0, 0.0)?);
+//!     problems.push(NamedProblem::new(format!("fj-{n}"), Problem::new(w, cluster.clone())?))?;
+//! }
+//! let exp = Experiment::new(problems).schedulers(["heft", "cpop"]).quiet(true);
+//! let dir = tempfile::tempdir()?;
+//! let files: Vec<_> = (0..3).map(|k| dir.path().join(format!("shard-{k}.jsonl"))).collect();
+//! for (k, f) in files.iter().enumerate() {
+//!     exp.shard(k, 3)?.run_into(f)?; // on three machines, say
+//! }
+//! let merged = shard::merge(&files)?;
+//! let single = exp.run()?;
+//! assert_eq!(merged.schedulers(), single.schedulers());
+//! assert_eq!(merged.records().len(), 4);
+//! for (a, b) in merged.records().iter().zip(single.records()) {
+//!     assert_eq!((&a.problem, &a.scheduler, a.seed, a.makespan), (&b.problem, &b.scheduler, b.seed, b.makespan));
+//! }
+//! // resuming a finished shard runs nothing
+//! assert_eq!(exp.shard(0, 3)?.run_into(&files[0])?.ran, 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::{Experiment, Outcome, Resolved, RunKey};
+use crate::error::{ExperimentError, Result};
+use crate::run::{Results, RunRecord};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// One line of a results file: a finished run and where it sits in its grid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardLine {
+    /// The grid's fingerprint (16 hex digits; [`Shard::grid`]).
+    pub grid: String,
+    /// Number of runs of the whole grid.
+    pub runs: usize,
+    /// The run's position in canonical order, `0..runs`.
+    pub index: usize,
+    /// The shard that ran it, `[k, n]`.
+    pub shard: [usize; 2],
+    /// The run's record.
+    pub record: RunRecord,
+}
+
+/// One run of a grid: its position in canonical order and what it runs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RunId {
+    /// Position in canonical order.
+    pub index: usize,
+    /// The problem's name.
+    pub problem: String,
+    /// The scheduler's label.
+    pub scheduler: String,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// What [`Shard::run_into`] did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ShardReport {
+    /// Runs of the shard.
+    pub runs: usize,
+    /// Of those, runs already in the file (skipped).
+    pub skipped: usize,
+    /// Runs done now and appended.
+    pub ran: usize,
+    /// Whether a partial last line (a killed writer's) was cut off the file.
+    pub cut_partial_line: bool,
+}
+
+/// Shard `k` of `n` of an [`Experiment`]: the runs whose canonical index `i` has
+/// `i % n == k`. Made by [`Experiment::shard`].
+#[derive(Debug)]
+pub struct Shard<'a> {
+    experiment: &'a Experiment,
+    k: usize,
+    n: usize,
+}
+
+impl Experiment {
+    /// Shard `k` of `n` (`0 <= k < n`) of this experiment; see the [`shard`](crate::shard)
+    /// module. The `n` shards together hold every run exactly once.
+    ///
+    /// Errors: [`ExperimentError::Invalid`] for `n == 0` or `k >= n`.
+    pub fn shard(&self, k: usize, n: usize) -> Result<Shard<'_>> {
+        if n == 0 || k >= n {
+            return Err(ExperimentError::Invalid(format!(
+                "shard {k}/{n}: need 0 <= K < N"
+            )));
+        }
+        Ok(Shard {
+            experiment: self,
+            k,
+            n,
+        })
+    }
+
+    /// Runs the whole grid resumably into `path` ([`Shard::run_into`] of shard 0 of 1),
+    /// then reads the file back ([`merge`]): the results of [`run`](Self::run), where a
+    /// killed process's finished runs are not done again.
+    ///
+    /// Errors: as [`Shard::run_into`] and [`merge`].
+    pub fn run_resumable(&self, path: impl AsRef<Path>) -> Result<Results> {
+        self.shard(0, 1)?.run_into(path.as_ref())?;
+        merge(&[path.as_ref()])
+    }
+}
+
+impl Shard<'_> {
+    /// `(k, n)`.
+    pub fn position(&self) -> (usize, usize) {
+        (self.k, self.n)
+    }
+
+    fn keys(&self) -> Result<(Vec<Resolved>, Vec<RunKey>, String)> {
+        let exp = self.experiment;
+        let resolved = exp.resolve()?;
+        let keys = exp.enumerate(&resolved);
+        let grid = fingerprint(exp, &resolved, &keys);
+        Ok((resolved, keys, grid))
+    }
+
+    /// The grid's fingerprint: FNV-1a (64 bits, hex) of the problem names and sizes, the
+    /// scheduler specs and labels, every run's (problem, scheduler, seed) in canonical order
+    /// and the budget. Shards of one grid share it; results files of another grid are
+    /// refused.
+    ///
+    /// Errors: as [`Experiment::labels`].
+    pub fn grid(&self) -> Result<String> {
+        Ok(self.keys()?.2)
+    }
+
+    /// The shard's runs, in canonical order.
+    ///
+    /// Errors: as [`Experiment::labels`].
+    pub fn runs(&self) -> Result<Vec<RunId>> {
+        let (resolved, keys, _) = self.keys()?;
+        Ok(keys
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.n == self.k)
+            .map(|(i, key)| self.id(&resolved, i, key))
+            .collect())
+    }
+
+    fn id(&self, resolved: &[Resolved], index: usize, key: &RunKey) -> RunId {
+        RunId {
+            index,
+            problem: self.experiment.problems.at(key.problem).name.clone(),
+            scheduler: resolved[key.scheduler].label.clone(),
+            seed: key.seed,
+        }
+    }
+
+    /// Runs the shard's runs that `path` does not hold yet, appending one [`ShardLine`]
+    /// per finished run (the file is created if missing; a partial last line is cut off
+    /// first). Runs are validated as in [`Experiment::run`]; with
+    /// [`Experiment::parallel`] they run on the rayon pool.
+    ///
+    /// Errors: [`ExperimentError::Io`] reading or writing `path`;
+    /// [`ExperimentError::Invalid`] for a line of `path` that is not a [`ShardLine`]
+    /// (naming the file and line) or that belongs to another grid; the errors of
+    /// [`Experiment::run`] for the first failing run (runs finished before it stay in the
+    /// file).
+    pub fn run_into(&self, path: impl AsRef<Path>) -> Result<ShardReport> {
+        let path = path.as_ref();
+        let exp = self.experiment;
+        let (resolved, keys, grid) = self.keys()?;
+        let (lines, cut) = read_file(path, true)?;
+        let mut present: HashSet<(String, String, u64)> = HashSet::new();
+        for (line_no, l) in &lines {
+            if l.grid != grid || l.runs != keys.len() {
+                return Err(ExperimentError::Invalid(format!(
+                    "{}:{line_no}: a run of another grid (fingerprint {}, {} runs; this grid {grid}, {} runs): use another results file",
+                    path.display(),
+                    l.grid,
+                    l.runs,
+                    keys.len()
+                )));
+            }
+            present.insert((
+                l.record.problem.clone(),
+                l.record.scheduler.clone(),
+                l.record.seed,
+            ));
+        }
+        let mine: Vec<usize> = (0..keys.len()).filter(|i| i % self.n == self.k).collect();
+        let todo: Vec<usize> = mine
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let id = self.id(&resolved, i, &keys[i]);
+                !present.contains(&(id.problem, id.scheduler, id.seed))
+            })
+            .collect();
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| ExperimentError::io(path, e))?;
+        let file = Mutex::new(file);
+        let bar = exp.progress_bar(todo.len() as u64);
+        // reused schedulers: one instance per spec for the shard, runs in order
+        let mut reused: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut single: Vec<Vec<usize>> = Vec::new();
+        for &i in &todo {
+            let s = keys[i].scheduler;
+            if resolved[s].spec.is_reused() {
+                reused.entry(s).or_default().push(i);
+            } else {
+                single.push(vec![i]);
+            }
+        }
+        let jobs: Vec<Vec<usize>> = single.into_iter().chain(reused.into_values()).collect();
+        let shard = [self.k, self.n];
+        let exec = |runs: &Vec<usize>| -> Option<(usize, ExperimentError)> {
+            let r = &resolved[keys[runs[0]].scheduler];
+            let mut sched = match r.spec.build(&exp.registry) {
+                Ok(s) => s,
+                Err(source) => {
+                    let e = ExperimentError::Spec {
+                        spec: r.spec.to_string(),
+                        source: Box::new(source),
+                    };
+                    return Some((runs[0], e));
+                }
+            };
+            for &i in runs {
+                let k = keys[i];
+                let p = exp.problems.at(k.problem);
+                bar.set_message(format!("{} · {} · seed {}", r.label, p.name, k.seed));
+                let outcome: Outcome = exp.execute(sched.as_mut(), r, p, k.seed);
+                bar.inc(1);
+                match outcome {
+                    Ok((record, _)) => {
+                        let line = ShardLine {
+                            grid: grid.clone(),
+                            runs: keys.len(),
+                            index: i,
+                            shard,
+                            record,
+                        };
+                        let mut text = serde_json::to_string(&line).expect("a record serialises");
+                        text.push('\n');
+                        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+                        if let Err(e) = f.write_all(text.as_bytes()).and_then(|()| f.flush()) {
+                            return Some((i, ExperimentError::io(path, e)));
+                        }
+                    }
+                    Err(e) => return Some((i, e)),
+                }
+            }
+            None
+        };
+        let errors: Vec<(usize, ExperimentError)> = if exp.parallel {
+            jobs.par_iter().filter_map(exec).collect()
+        } else {
+            let mut out = Vec::new();
+            for j in &jobs {
+                if let Some(e) = exec(j) {
+                    out.push(e);
+                    break;
+                }
+            }
+            out
+        };
+        bar.finish_and_clear();
+        if let Some((_, e)) = errors.into_iter().min_by_key(|(i, _)| *i) {
+            return Err(e);
+        }
+        Ok(ShardReport {
+            runs: mine.len(),
+            skipped: mine.len() - todo.len(),
+            ran: todo.len(),
+            cut_partial_line: cut,
+        })
+    }
+}
+
+/// Joins results files of the shards of one grid into [`Results`]: every run once, in
+/// canonical order, schedulers in experiment order: what [`Experiment::run`] returns
+/// (wall times aside). A file may hold several shards' lines; a run found twice counts
+/// once (the first line in file order); a partial last line is ignored.
+///
+/// Errors: [`ExperimentError::Io`] reading a file; [`ExperimentError::Invalid`] for a line
+/// that is not a [`ShardLine`] (naming file and line), for files of different grids, for
+/// no line at all, or for missing runs (naming how many, and the first missing index with
+/// the shard `index % n` of `n` that should have run it).
+pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
+    let mut grid: Option<(String, usize, PathBuf)> = None;
+    let mut slots: Vec<Option<RunRecord>> = Vec::new();
+    let mut shards_seen: usize = 0;
+    for p in paths {
+        let path = p.as_ref();
+        let (lines, _) = read_file(path, false)?;
+        for (line_no, l) in lines {
+            match &grid {
+                None => {
+                    slots = vec![None; l.runs];
+                    grid = Some((l.grid.clone(), l.runs, path.to_owned()));
+                }
+                Some((g, runs, first)) if *g != l.grid || *runs != l.runs => {
+                    return Err(ExperimentError::Invalid(format!(
+                        "{}:{line_no}: a run of grid {} ({} runs), but {} holds grid {g} ({runs} runs): shards of different experiments",
+                        path.display(),
+                        l.grid,
+                        l.runs,
+                        first.display()
+                    )));
+                }
+                Some(_) => {}
+            }
+            if l.index >= slots.len() {
+                return Err(ExperimentError::Invalid(format!(
+                    "{}:{line_no}: run index {} out of the grid's {} runs",
+                    path.display(),
+                    l.index,
+                    slots.len()
+                )));
+            }
+            shards_seen = shards_seen.max(l.shard[1]);
+            if slots[l.index].is_none() {
+                slots[l.index] = Some(l.record);
+            }
+        }
+    }
+    if grid.is_none() {
+        return Err(ExperimentError::Invalid(
+            "merge: no finished run in the results files".into(),
+        ));
+    }
+    let missing: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_none()).collect();
+    if let Some(&first) = missing.first() {
+        let n = shards_seen.max(1);
+        return Err(ExperimentError::Invalid(format!(
+            "merge: {} of {} runs missing; the first is run {first}, of shard {}/{n}",
+            missing.len(),
+            slots.len(),
+            first % n
+        )));
+    }
+    Ok(Results::from_records(
+        slots.into_iter().map(|r| r.expect("checked")).collect(),
+    ))
+}
+
+/// Reads the lines of a results file (empty when the file is missing), with their 1-based
+/// line numbers; a partial last line (without its newline) is left out.
+///
+/// Errors: [`ExperimentError::Io`] reading the file; [`ExperimentError::Invalid`] for a
+/// line that is not a [`ShardLine`], naming the file and line.
+pub fn read_lines(path: impl AsRef<Path>) -> Result<Vec<(usize, ShardLine)>> {
+    Ok(read_file(path.as_ref(), false)?.0)
+}
+
+fn read_file(path: &Path, cut: bool) -> Result<(Vec<(usize, ShardLine)>, bool)> {
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
+        Err(e) => return Err(ExperimentError::io(path, e)),
+    };
+    let complete = match text.iter().rposition(|&b| b == b'\n') {
+        Some(i) => i + 1,
+        None => 0,
+    };
+    let partial = complete < text.len();
+    if partial && cut {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| ExperimentError::io(path, e))?;
+        f.set_len(complete as u64)
+            .map_err(|e| ExperimentError::io(path, e))?;
+    }
+    let body = std::str::from_utf8(&text[..complete]).map_err(|e| {
+        ExperimentError::Invalid(format!("{}: not UTF-8 text: {e}", path.display()))
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in body.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let l: ShardLine = serde_json::from_str(line).map_err(|e| {
+            ExperimentError::Invalid(format!(
+                "{}:{}: not a results line: {e}",
+                path.display(),
+                i + 1
+            ))
+        })?;
+        out.push((i + 1, l));
+    }
+    Ok((out, partial))
+}
+
+/// FNV-1a, 64 bits, of the grid's description (see [`Shard::grid`]).
+fn fingerprint(exp: &Experiment, resolved: &[Resolved], keys: &[RunKey]) -> String {
+    let mut text = String::new();
+    for p in exp.problems.iter() {
+        text.push_str(&format!(
+            "problem\t{}\t{}\t{}\n",
+            p.name,
+            p.problem.n_tasks(),
+            p.problem.n_gpus()
+        ));
+    }
+    for r in resolved {
+        text.push_str(&format!("scheduler\t{}\t{}\n", r.spec, r.label));
+    }
+    for k in keys {
+        text.push_str(&format!(
+            "run\t{}\t{}\t{}\n",
+            k.problem, k.scheduler, k.seed
+        ));
+    }
+    text.push_str(&format!(
+        "budget\t{:?}\t{:?}\n",
+        exp.budget.max_evaluations, exp.budget.max_time
+    ));
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{NamedProblem, ProblemSet};
+    use std::sync::Arc;
+    use worl_cluster::{GpuModel, Problem, presets};
+    use worl_dag::generators::shapes;
+
+    fn experiment() -> Experiment {
+        let cluster = Arc::new(presets::homogeneous(3, &GpuModel::v100_16gb()).unwrap());
+        let mut problems = ProblemSet::new();
+        for n in [3, 5, 7] {
+            let w = Arc::new(shapes::fork_join(n, 10.0, 1e6).unwrap());
+            problems
+                .push(NamedProblem::new(
+                    format!("fj-{n}"),
+                    Problem::new(w, cluster.clone()).unwrap(),
+                ))
+                .unwrap();
+        }
+        Experiment::new(problems)
+            .schedulers(["heft", "cpop", "min-min"])
+            .quiet(true)
+    }
+
+    fn same(a: &Results, b: &Results) {
+        assert_eq!(a.schedulers(), b.schedulers());
+        assert_eq!(a.records().len(), b.records().len());
+        for (x, y) in a.records().iter().zip(b.records()) {
+            let mut x = x.clone();
+            x.wall_time_s = y.wall_time_s;
+            assert_eq!(&x, y);
+        }
+    }
+
+    #[test]
+    fn shards_partition_the_grid_round_robin() {
+        let exp = experiment();
+        assert_eq!(exp.n_runs().unwrap(), 9);
+        let mut all: Vec<usize> = Vec::new();
+        for k in 0..4 {
+            let runs = exp.shard(k, 4).unwrap().runs().unwrap();
+            assert!(runs.iter().all(|r| r.index % 4 == k));
+            all.extend(runs.iter().map(|r| r.index));
+        }
+        all.sort_unstable();
+        assert_eq!(all, (0..9).collect::<Vec<_>>());
+        let s1 = exp.shard(1, 4).unwrap().runs().unwrap();
+        assert_eq!(
+            (
+                s1[0].index,
+                s1[0].problem.as_str(),
+                s1[0].scheduler.as_str()
+            ),
+            (1, "fj-3", "CPOP")
+        );
+        assert!(exp.shard(4, 4).is_err() && exp.shard(0, 0).is_err());
+    }
+
+    #[test]
+    fn merged_shards_equal_the_single_run_and_resume_skips() {
+        let exp = experiment();
+        let single = exp.run().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<PathBuf> = (0..4)
+            .map(|k| dir.path().join(format!("{k}.jsonl")))
+            .collect();
+        for (k, f) in files.iter().enumerate() {
+            let r = exp.shard(k, 4).unwrap().run_into(f).unwrap();
+            assert_eq!((r.skipped, r.ran), (0, r.runs));
+        }
+        // files in any order
+        let rev: Vec<&PathBuf> = files.iter().rev().collect();
+        same(&merge(&rev).unwrap(), &single);
+        // a killed writer: cut shard 0's last line in half, resume redoes just that run
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        let n_lines = text.lines().count();
+        let keep = text.len() - text.lines().last().unwrap().len() / 2 - 1;
+        std::fs::write(&files[0], &text[..keep]).unwrap();
+        assert!(
+            merge(&files)
+                .unwrap_err()
+                .to_string()
+                .contains("1 of 9 runs missing")
+        );
+        let r = exp.shard(0, 4).unwrap().run_into(&files[0]).unwrap();
+        assert_eq!(
+            (r.skipped, r.ran, r.cut_partial_line),
+            (n_lines - 1, 1, true)
+        );
+        same(&merge(&files).unwrap(), &single);
+        // and a whole resumable run in one file
+        let one = dir.path().join("all.jsonl");
+        same(&exp.run_resumable(&one).unwrap(), &single);
+        assert_eq!(exp.shard(0, 1).unwrap().run_into(&one).unwrap().ran, 0);
+    }
+
+    #[test]
+    fn refuses_other_grids_and_bad_lines() {
+        let exp = experiment();
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.jsonl");
+        exp.shard(0, 2).unwrap().run_into(&f).unwrap();
+        let other = experiment().seeds([1, 2]).scheduler("rtgs");
+        let e = other
+            .shard(1, 2)
+            .unwrap()
+            .run_into(&f)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("r.jsonl:1: a run of another grid"), "{e}");
+        std::fs::write(&f, "{\"grid\": 1}\n").unwrap();
+        let e = merge(&[&f]).unwrap_err().to_string();
+        assert!(e.contains("r.jsonl:1: not a results line"), "{e}");
+    }
+}

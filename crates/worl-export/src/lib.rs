@@ -1,0 +1,545 @@
+//! # worl-export: run worl schedules on real cluster engines
+//!
+//! A worl [`Schedule`] says on which GPU of which machine each task runs and when. This crate
+//! turns one into a runnable artifact for a cluster engine, in which every task is **pinned
+//! to its planned machine and GPU** and starts only after
+//!
+//! * every data predecessor (the workload's edges) finished, and
+//! * the task planned just before it on the same GPU finished (the order of the tasks on one
+//!   GPU is their planned start order: extra dependency edges).
+//!
+//! The engines:
+//!
+//! | [`Engine`] | artifact | pinning | ordering |
+//! |---|---|---|---|
+//! | [`Engine::Slurm`] | bash submit script ([`slurm::script`]) | `--nodelist=<host>`, `--gres=gpu:1`, `CUDA_VISIBLE_DEVICES`/`WORL_GPU` | `sbatch --dependency=afterok:<ids>` |
+//! | [`Engine::Argo`] | Argo `Workflow` YAML ([`argo::workflow`]) | `nodeSelector` `kubernetes.io/hostname`, `nvidia.com/gpu: 1`, env `WORL_GPU` | DAG task `dependencies` |
+//! | [`Engine::Ray`] | Python driver ([`ray::driver`]) | `NodeAffinitySchedulingStrategy`, `num_gpus=1`, `CUDA_VISIBLE_DEVICES`/`WORL_GPU` | object references passed as arguments |
+//!
+//! Every artifact lists the tasks in one [dispatch order](ExportPlan::tasks): sorted by
+//! planned `(start, finish, topological position)`, which is a topological order of both edge
+//! kinds for any schedule where each task starts after its data predecessors finish. No edge
+//! is dropped, except that a same-GPU predecessor that is also a data predecessor is listed
+//! once; transitive edges are kept (engines handle them, and the artifact stays easy to
+//! check against the schedule).
+//!
+//! A task's command comes from a [`CommandTemplate`] with the placeholders `{task}`, `{job}`,
+//! `{gpu}`, `{machine}`, `{host}`, `{name}` and `{id}`; machine names map to host names
+//! through a [`HostMap`] (default: the cluster's machine names). Engine names (Slurm job
+//! names, Argo DNS-1123 task names) are made by [`names::unique`], deterministic and
+//! collision-free.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use worl_cluster::{presets, GpuId, GpuModel, Problem, Schedule, ScheduledTask};
+//! use worl_dag::generators::shapes;
+//! use worl_export::{Engine, ExportOptions, ExportPlan};
+//!
+//! // a chain of 3 tasks of 10 s on 2 GPUs of one machine, all on GPU 1
+//! let w = Arc::new(shapes::chain(3, 10.0, 0.0)?);
+//! let c = Arc::new(presets::cluster(&presets::ClusterSpec::new(1, 2, &GpuModel::v100_16gb()))?);
+//! let p = Problem::new(w, c)?;
+//! let at = |s: f64| ScheduledTask { gpu: GpuId::new(1), start: s, finish: s + 10.0 };
+//! let s = Schedule::new(2, vec![at(0.0), at(10.0), at(20.0)])?;
+//! let plan = ExportPlan::new(&p, &s, &ExportOptions::default())?;
+//! assert_eq!(plan.tasks()[2].after, vec![1]);
+//! let script = plan.render(Engine::Slurm);
+//! assert!(script.contains("--dependency=afterok:"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod argo;
+pub mod names;
+pub mod ray;
+pub mod slurm;
+mod template;
+mod yaml;
+
+pub use template::CommandTemplate;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use worl_cluster::{MatchError, Problem, Schedule, ScheduleFile};
+use worl_dag::TaskId;
+
+/// Everything that can go wrong exporting a schedule. Every variant names the offending
+/// task, machine, placeholder or file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The schedule file does not match the workload or the cluster (unknown, renamed,
+    /// repeated or missing task; unknown GPU).
+    #[error("schedule does not match the workload and cluster: {0}")]
+    Mismatch(Box<MatchError>),
+    /// The schedule has another task or GPU count than the problem.
+    #[error(
+        "schedule has {schedule_tasks} tasks on {schedule_gpus} GPUs, the problem {tasks} tasks on {gpus} GPUs"
+    )]
+    Shape {
+        /// Tasks of the schedule.
+        schedule_tasks: usize,
+        /// GPUs of the schedule.
+        schedule_gpus: usize,
+        /// Tasks of the problem.
+        tasks: usize,
+        /// GPUs of the problem.
+        gpus: usize,
+    },
+    /// A data edge runs against the planned order: the child is planned to start before
+    /// its parent finishes (relative tolerance `1e-9`), so no engine could run the
+    /// schedule as planned.
+    #[error(
+        "task `{to}` starts at {start} s before its data predecessor `{from}` finishes at {finish} s"
+    )]
+    OrderConflict {
+        /// The parent, as `job/task`.
+        from: String,
+        /// The child, as `job/task`.
+        to: String,
+        /// The parent's planned finish, s.
+        finish: f64,
+        /// The child's planned start, s.
+        start: f64,
+    },
+    /// A host map names a machine the cluster does not have.
+    #[error("host map: machine `{machine}` is not in cluster `{cluster}`")]
+    UnknownMachine {
+        /// The machine named.
+        machine: String,
+        /// The cluster's name.
+        cluster: String,
+    },
+    /// A host map entry is not `machine=host` with non-empty, space-free sides.
+    #[error("host map {origin}: entry `{entry}` is not `machine=host`")]
+    BadHostEntry {
+        /// Where the map came from (`--hosts` or a file and line).
+        origin: String,
+        /// The entry.
+        entry: String,
+    },
+    /// A command template has an unknown placeholder or an unmatched brace.
+    #[error("command template `{template}`: {why}")]
+    Template {
+        /// The template.
+        template: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// An engine name other than `slurm`, `argo` and `ray`.
+    #[error("unknown engine `{0}` (known: slurm, argo, ray)")]
+    UnknownEngine(String),
+    /// Reading a host map file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl From<MatchError> for ExportError {
+    fn from(e: MatchError) -> Self {
+        Self::Mismatch(Box::new(e))
+    }
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = ExportError> = std::result::Result<T, E>;
+
+/// A cluster engine to export to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// Slurm: a bash script of `sbatch` calls ([`slurm`]).
+    Slurm,
+    /// Argo Workflows on Kubernetes: a `Workflow` in YAML ([`argo`]).
+    Argo,
+    /// Ray: a Python driver script ([`ray`]).
+    Ray,
+}
+
+impl Engine {
+    /// Every engine.
+    pub const ALL: [Engine; 3] = [Engine::Slurm, Engine::Argo, Engine::Ray];
+
+    /// The lower-case name (`slurm`, `argo`, `ray`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Slurm => "slurm",
+            Engine::Argo => "argo",
+            Engine::Ray => "ray",
+        }
+    }
+
+    /// The artifact's usual file name: `submit.sh`, `workflow.yaml` or `driver.py`.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Engine::Slurm => "submit.sh",
+            Engine::Argo => "workflow.yaml",
+            Engine::Ray => "driver.py",
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Engine {
+    type Err = ExportError;
+    /// `slurm`, `argo` (or `kubernetes`, `k8s`) or `ray`, any case.
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "slurm" => Ok(Engine::Slurm),
+            "argo" | "kubernetes" | "k8s" => Ok(Engine::Argo),
+            "ray" => Ok(Engine::Ray),
+            _ => Err(ExportError::UnknownEngine(s.to_owned())),
+        }
+    }
+}
+
+/// Machine name → host name (a Slurm node name, a Kubernetes `kubernetes.io/hostname`
+/// label, a Ray node's hostname or IP). Machines not in the map keep their own name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostMap {
+    map: BTreeMap<String, String>,
+}
+
+impl HostMap {
+    /// The empty map: every machine is its own host.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Maps `machine` to `host`.
+    pub fn insert(&mut self, machine: impl Into<String>, host: impl Into<String>) {
+        self.map.insert(machine.into(), host.into());
+    }
+
+    /// The host of `machine`.
+    pub fn host<'a>(&'a self, machine: &'a str) -> &'a str {
+        self.map.get(machine).map_or(machine, String::as_str)
+    }
+
+    /// The entries, by machine name.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.map.iter().map(|(m, h)| (m.as_str(), h.as_str()))
+    }
+
+    /// Parses `machine=host,machine=host,...` (entries also separated by whitespace or
+    /// newlines; `#` starts a comment to the end of the line). `origin` names the text in
+    /// errors.
+    ///
+    /// Errors: [`ExportError::BadHostEntry`] for an entry without `=` or with an empty or
+    /// space-containing side.
+    pub fn parse(text: &str, origin: &str) -> Result<Self> {
+        let mut out = Self::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("");
+            for entry in line.split(|c: char| c == ',' || c.is_whitespace()) {
+                if entry.is_empty() {
+                    continue;
+                }
+                let bad = || ExportError::BadHostEntry {
+                    origin: if text.lines().count() > 1 {
+                        format!("{origin}:{}", n + 1)
+                    } else {
+                        origin.to_owned()
+                    },
+                    entry: entry.to_owned(),
+                };
+                let (m, h) = entry.split_once('=').ok_or_else(bad)?;
+                if m.is_empty() || h.is_empty() {
+                    return Err(bad());
+                }
+                out.insert(m, h);
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`parse`](Self::parse) of an existing file's text, else of `arg` itself.
+    ///
+    /// Errors: as [`parse`](Self::parse), naming the file and line; [`ExportError::Io`] for
+    /// a file that cannot be read.
+    pub fn from_arg(arg: &str) -> Result<Self> {
+        let path = Path::new(arg);
+        if !arg.contains('=') && path.is_file() {
+            let text = std::fs::read_to_string(path).map_err(|source| ExportError::Io {
+                path: arg.to_owned(),
+                source,
+            })?;
+            return Self::parse(&text, arg);
+        }
+        Self::parse(arg, "--hosts")
+    }
+}
+
+/// How to export: the command each task runs, the host names, the workflow's name and the
+/// container image (Argo).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// The command template; default [`CommandTemplate::DEFAULT`], a no-op `echo`.
+    pub command: CommandTemplate,
+    /// Machine → host names.
+    pub hosts: HostMap,
+    /// The workflow's name (Argo `generateName` prefix, comments); default the workload's.
+    pub name: Option<String>,
+    /// Container image of the Argo pods (default `busybox:1.36`, which has `sh`).
+    pub image: String,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        Self {
+            command: CommandTemplate::default(),
+            hosts: HostMap::new(),
+            name: None,
+            image: "busybox:1.36".to_owned(),
+        }
+    }
+}
+
+/// One task of an [`ExportPlan`]: where it runs, what it runs and what it waits for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportTask {
+    /// The task in the workload.
+    pub id: TaskId,
+    /// The task's name in its job.
+    pub task: String,
+    /// Its job's name.
+    pub job: String,
+    /// The name the engines use: unique, `[A-Za-z0-9._-]`, the task name where that is
+    /// unique (`job-task` in a workload of several jobs); see [`names::unique`].
+    pub name: String,
+    /// The machine's name in the cluster.
+    pub machine: String,
+    /// The machine's host name ([`HostMap`]).
+    pub host: String,
+    /// The GPU's index on its machine, 0-based (the value bound to `CUDA_VISIBLE_DEVICES`
+    /// and `WORL_GPU`).
+    pub gpu: usize,
+    /// The GPU's id in the cluster.
+    pub gpu_id: usize,
+    /// Planned start, s.
+    pub start: f64,
+    /// Planned finish, s.
+    pub finish: f64,
+    /// The command, the template filled in.
+    pub command: String,
+    /// Positions (in [`ExportPlan::tasks`]) of the tasks this one waits for, ascending:
+    /// its data predecessors and its same-GPU predecessor. Each is smaller than this
+    /// task's own position.
+    pub after: Vec<usize>,
+    /// The position of the task planned just before it on the same GPU, if any.
+    pub gpu_prev: Option<usize>,
+    /// Positions of its data predecessors, ascending.
+    pub data_preds: Vec<usize>,
+}
+
+/// A schedule ready to export: every task with its host, GPU index, command and the tasks
+/// it waits for, in dispatch order. Render it with [`render`](Self::render).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportPlan {
+    name: String,
+    workload: String,
+    cluster: String,
+    image: String,
+    tasks: Vec<ExportTask>,
+}
+
+impl ExportPlan {
+    /// The plan of `schedule` on `problem`.
+    ///
+    /// The dispatch order sorts the tasks by planned start, then finish, then topological
+    /// position; on each GPU the tasks keep that order, and each task waits for the one
+    /// before it. Every data edge must go forward in that order (it does in every schedule
+    /// where a task starts after its predecessors finish).
+    ///
+    /// Errors: [`ExportError::Shape`] if the schedule's task or GPU count is not the
+    /// problem's; [`ExportError::UnknownMachine`] for a host map entry of a machine the
+    /// cluster lacks; [`ExportError::OrderConflict`] for a task planned to start before a
+    /// data predecessor finishes.
+    pub fn new(problem: &Problem, schedule: &Schedule, options: &ExportOptions) -> Result<Self> {
+        if schedule.n_tasks() != problem.n_tasks() || schedule.n_gpus() != problem.n_gpus() {
+            return Err(ExportError::Shape {
+                schedule_tasks: schedule.n_tasks(),
+                schedule_gpus: schedule.n_gpus(),
+                tasks: problem.n_tasks(),
+                gpus: problem.n_gpus(),
+            });
+        }
+        let w = problem.workload();
+        let c = problem.cluster();
+        let g = w.graph();
+        for (m, _) in options.hosts.entries() {
+            if !c.machines().iter().any(|x| x == m) {
+                return Err(ExportError::UnknownMachine {
+                    machine: m.to_owned(),
+                    cluster: c.name().to_owned(),
+                });
+            }
+        }
+        let n = problem.n_tasks();
+        let mut topo_pos = vec![0usize; n];
+        for (i, t) in g.topo_order().iter().enumerate() {
+            topo_pos[t.index()] = i;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        let st = schedule.tasks();
+        order.sort_by(|&a, &b| {
+            st[a]
+                .start
+                .total_cmp(&st[b].start)
+                .then(st[a].finish.total_cmp(&st[b].finish))
+                .then(topo_pos[a].cmp(&topo_pos[b]))
+        });
+        let mut pos = vec![0usize; n];
+        for (p, &t) in order.iter().enumerate() {
+            pos[t] = p;
+        }
+        let label = |t: usize| w.task_label(TaskId::new(t));
+        // data edges must go forward
+        for &t in &order {
+            for nb in g.preds(TaskId::new(t)) {
+                let u = nb.task.index();
+                let early = st[t].start < st[u].finish - 1e-9 * st[u].finish.abs().max(1.0);
+                if early || pos[u] > pos[t] {
+                    return Err(ExportError::OrderConflict {
+                        from: label(u),
+                        to: label(t),
+                        finish: st[u].finish,
+                        start: st[t].start,
+                    });
+                }
+            }
+        }
+        let several_jobs = w.n_jobs() > 1;
+        let bases: Vec<String> = order
+            .iter()
+            .map(|&t| {
+                let task = g.task(TaskId::new(t));
+                if several_jobs {
+                    format!("{}-{}", w.job(task.job).name, task.name)
+                } else {
+                    task.name.clone()
+                }
+            })
+            .collect();
+        let engine_names = names::unique(&bases, names::slurm_name);
+        let mut last_on_gpu: Vec<Option<usize>> = vec![None; problem.n_gpus()];
+        let mut tasks = Vec::with_capacity(n);
+        for (p, &t) in order.iter().enumerate() {
+            let id = TaskId::new(t);
+            let task = g.task(id);
+            let e = &st[t];
+            let gpu = c.gpu(e.gpu);
+            let machine = c.machines()[gpu.machine.index()].clone();
+            let gpu_index = c
+                .gpus_of(gpu.machine)
+                .iter()
+                .position(|&k| k == e.gpu)
+                .unwrap_or(0);
+            let host = options.hosts.host(&machine).to_owned();
+            let mut data_preds: Vec<usize> =
+                g.preds(id).iter().map(|nb| pos[nb.task.index()]).collect();
+            data_preds.sort_unstable();
+            let gpu_prev = last_on_gpu[e.gpu.index()].replace(p);
+            let mut after = data_preds.clone();
+            if let Some(q) = gpu_prev
+                && !after.contains(&q)
+            {
+                after.push(q);
+                after.sort_unstable();
+            }
+            let job = w.job(task.job).name.clone();
+            let name = engine_names[p].clone();
+            let command = options.command.render(&template::Values {
+                task: &task.name,
+                job: &job,
+                gpu: gpu_index,
+                machine: &machine,
+                host: &host,
+                name: &name,
+                id: t,
+            });
+            tasks.push(ExportTask {
+                id,
+                task: task.name.clone(),
+                job,
+                name,
+                machine,
+                host,
+                gpu: gpu_index,
+                gpu_id: e.gpu.index(),
+                start: e.start,
+                finish: e.finish,
+                command,
+                after,
+                gpu_prev,
+                data_preds,
+            });
+        }
+        Ok(Self {
+            name: options.name.clone().unwrap_or_else(|| w.name().to_owned()),
+            workload: w.name().to_owned(),
+            cluster: c.name().to_owned(),
+            image: options.image.clone(),
+            tasks,
+        })
+    }
+
+    /// The plan of a schedule file on `problem`: [`ScheduleFile::to_schedule`], then
+    /// [`new`](Self::new).
+    ///
+    /// Errors: [`ExportError::Mismatch`] (naming the file, row and task) when the file does
+    /// not belong to the problem; then as [`new`](Self::new).
+    pub fn from_file(
+        problem: &Problem,
+        file: &ScheduleFile,
+        options: &ExportOptions,
+    ) -> Result<Self> {
+        let schedule = file.to_schedule(problem)?;
+        Self::new(problem, &schedule, options)
+    }
+
+    /// The tasks in dispatch order.
+    pub fn tasks(&self) -> &[ExportTask] {
+        &self.tasks
+    }
+
+    /// The workflow's name ([`ExportOptions::name`] or the workload's).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The workload's name.
+    pub fn workload(&self) -> &str {
+        &self.workload
+    }
+
+    /// The cluster's name.
+    pub fn cluster(&self) -> &str {
+        &self.cluster
+    }
+
+    /// The container image of Argo pods.
+    pub fn image(&self) -> &str {
+        &self.image
+    }
+
+    /// The artifact for `engine`: [`slurm::script`], [`argo::workflow`] or [`ray::driver`].
+    pub fn render(&self, engine: Engine) -> String {
+        match engine {
+            Engine::Slurm => slurm::script(self),
+            Engine::Argo => argo::workflow(self),
+            Engine::Ray => ray::driver(self),
+        }
+    }
+}
