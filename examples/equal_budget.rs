@@ -21,7 +21,6 @@
 
 use clap::Parser;
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use worl::cluster::{LoadState, Problem, presets};
@@ -119,20 +118,19 @@ fn workloads(quick: bool) -> Vec<Workload> {
             None => eprintln!("skipped {f}: shared data absent"),
         }
     }
-    if !quick {
-        if let Some(p) = data_file("alibaba-v2018/batch_task_head50k.csv")
+    if !quick
+        && let Some(p) = data_file("alibaba-v2018/batch_task_head50k.csv")
             .ok()
             .flatten()
-        {
-            let opts = worl::dag::formats::alibaba::AlibabaOptions {
-                max_jobs: Some(120),
-                min_tasks: 4,
-                ..Default::default()
-            };
-            match worl::dag::formats::alibaba::load(&p, &opts) {
-                Ok((w, _)) => out.push(w.renamed("alibaba-v2018-merged")),
-                Err(e) => eprintln!("skipped alibaba: {e}"),
-            }
+    {
+        let opts = worl::dag::formats::alibaba::AlibabaOptions {
+            max_jobs: Some(120),
+            min_tasks: 4,
+            ..Default::default()
+        };
+        match worl::dag::formats::alibaba::load(&p, &opts) {
+            Ok((w, _)) => out.push(w.renamed("alibaba-v2018-merged")),
+            Err(e) => eprintln!("skipped alibaba: {e}"),
         }
     }
     out
@@ -246,12 +244,12 @@ fn main() -> ExitCode {
                 }
             }
             let best = means.values().cloned().fold(f64::INFINITY, f64::min);
-            if best < 0.99 * heft {
-                if let (Some(wr), Some(ils)) = (means.get("worl-rtgs"), means.get("ils")) {
-                    wins.1 += 1;
-                    if wr < ils {
-                        wins.0 += 1;
-                    }
+            if best < 0.99 * heft
+                && let (Some(wr), Some(ils)) = (means.get("worl-rtgs"), means.get("ils"))
+            {
+                wins.1 += 1;
+                if wr < ils {
+                    wins.0 += 1;
                 }
             }
         }
@@ -270,6 +268,5 @@ fn main() -> ExitCode {
             wins.0, wins.1
         );
     }
-    let _ = Path::new(".");
     ExitCode::SUCCESS
 }

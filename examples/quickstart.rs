@@ -9,8 +9,8 @@
 //! cargo run --release --example quickstart -- --seeds 5 --time 1 --schedulers heft,ils,worl-rtgs
 //! ```
 //!
-//! Without files, the workload is built in: 60 jobs shaped like the Alibaba v2018 batch
-//! DAGs (seed 2025, a few hundred tasks) at CCR 5 at 500 Mbit/s: communication-bound, where
+//! Without files, the workload is built in: 25 jobs shaped like the Alibaba v2018 batch
+//! DAGs (seed 2025, 87 tasks) at CCR 5 at 500 Mbit/s: communication-bound, where
 //! placing tasks well pays and search matters. Trace files given on the command line replace
 //! it, one problem each (format from the extension: `.csv` Alibaba v2018 `batch_task`,
 //! `.json` WfCommons or worl's native JSON, `.xml`/`.dax` Pegasus DAX, `.stg` Standard Task
@@ -65,7 +65,7 @@ struct Args {
     #[arg(long, default_value_t = 8)]
     gpus: usize,
     /// Jobs of the built-in Alibaba-like workload.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 25)]
     jobs: usize,
     /// Communication-to-computation ratio of the workloads at 500 Mbit/s.
     #[arg(long, default_value_t = 5.0)]

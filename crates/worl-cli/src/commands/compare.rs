@@ -26,7 +26,8 @@ pub(crate) struct Args {
     /// Seeds per stochastic scheduler: 1..=N.
     #[arg(long, default_value_t = 3)]
     seeds: u64,
-    /// Wall-time budget per search run, seconds.
+    /// CPU-time budget per search run, seconds (CPU time of the process: with `--parallel`
+    /// concurrent runs share it, so equal-time comparisons run without `--parallel`).
     #[arg(long)]
     time: Option<f64>,
     /// Plan-evaluation budget per search run (reproducible, unlike --time).

@@ -23,7 +23,7 @@ pub(crate) struct Args {
     /// Seed of a stochastic scheduler.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Wall-time budget of a search, seconds (a run cut short by time is not reproducible).
+    /// CPU-time budget of a search, seconds (a run cut short by time is not reproducible).
     #[arg(long)]
     time: Option<f64>,
     /// Plan-evaluation budget of a search.

@@ -18,8 +18,8 @@
 //! A reference to a missing task is [`DagError::UnknownTask`]; a missing runtime or file size
 //! is repaired to 0 and reported ([`Reason::MissingRuntime`], [`Reason::MissingFileSize`]).
 //!
-//! [`to_string`], [`write`] and [`save`] write WfFormat 1.5, optionally with an
-//! [`Execution`] section recording a schedule (module [`write`](self::write)).
+//! [`to_string`], [`write()`](fn@write) and [`save`] write WfFormat 1.5, optionally with an
+//! [`Execution`] section recording a schedule (the layout: module [`write`](mod@write)).
 
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
@@ -31,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
 
-mod write;
+pub mod write;
 pub use write::{EPOCH, ExecutedGpu, ExecutedTask, Execution, save, task_ids, to_string, write};
 
 /// Format name in [`LoadReport::format`].

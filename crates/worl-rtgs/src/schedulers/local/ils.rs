@@ -148,7 +148,7 @@ fn run_ils(problem: &Problem, c: &IlsConfig, ctx: &mut RunContext<'_>) -> Result
         if evaluations_spent(ctx, c.steps, evaluations) {
             break;
         }
-        if evaluations % 256 == 0
+        if evaluations.is_multiple_of(256)
             && ctx
                 .report(Progress {
                     step,

@@ -193,8 +193,8 @@ impl<'p> LocalState<'p> {
             order[from..=to].rotate_left(1);
         }
         let (lo, hi) = (from.min(to), from.max(to));
-        for i in lo..=hi {
-            self.pos[order[i].index()] = i;
+        for (i, t) in order.iter().enumerate().take(hi + 1).skip(lo) {
+            self.pos[t.index()] = i;
         }
     }
 

@@ -100,7 +100,7 @@
 //! * search for prey from randomized-rank HEFT plans with probability `a/4` (the default;
 //!   grid with a fifth workload, Alibaba-like jobs; ILS 0.789 / 0.944 / 0.983): 0.787 /
 //!   0.943 / 0.972, against 0.804 / 0.947 / 0.979 without it; `moves=uniform` with it:
-//!   0.788 / 0.942 / 0.974. `docs/results.md` has the 1 s grid.
+//!   0.788 / 0.942 / 0.974. `docs/equal-budget.md` has the 1 s grid.
 //!
 //! ## Choices the paper leaves open, and why
 //! * **Actions are window candidates, not all GPUs.** A per-GPU action set would tie the

@@ -348,12 +348,9 @@ fn woa_move<'p>(
         let q = (1.0 - (2.0 * std::f64::consts::PI * l).cos().abs()) / 2.0;
         w.evaluate();
         w.critical_chain(chain);
-        for k in 0..chain.len() {
-            if rng.random::<f64>() < q {
-                let v = chain[k];
-                if w.apply(Move::RandomGpu, v, rng) != Undo::None {
-                    changed += 1;
-                }
+        for &v in chain.iter() {
+            if rng.random::<f64>() < q && w.apply(Move::RandomGpu, v, rng) != Undo::None {
+                changed += 1;
             }
         }
     }
