@@ -15,7 +15,9 @@ Shard K runs `worl compare ... --shard K/N --results OUT_DIR/results/shard-K.jso
 Ray task (1 CPU; a failed task is retried by Ray up to 3 times and resumes from its file);
 when all are done, `worl merge` writes OUT_DIR/{summary.md,normalised.csv,runs.csv,
 results.json,cd.svg}, the outputs of a single `worl compare`. Env: RAY_ADDRESS (default
-`auto`, a running cluster; `local` starts one in this process), WORL (default `worl`).
+`auto`, a running cluster; `local` starts one in this process), WORL (default `worl`;
+give an absolute path where the Ray workers' PATH lacks it: workers started by `ray start`
+keep that shell's PATH).
 """
 
 import os

@@ -5,7 +5,7 @@
 //! made unique) runs its own container template with
 //!
 //! * `nodeSelector: {kubernetes.io/hostname: <host>}`: the planned machine;
-//! * `resources.limits: {nvidia.com/gpu: 1}`: one GPU;
+//! * `resources.limits: {nvidia.com/gpu: "1"}`: one GPU (a Kubernetes quantity string);
 //! * env `WORL_GPU` (the planned GPU index), `WORL_TASK`, `WORL_JOB`, `WORL_HOST`;
 //! * `command: [sh, -c, <command>]` in [`ExportPlan::image`] (default `busybox:1.36`);
 //!
@@ -72,7 +72,7 @@ fn workflow_node(plan: &ExportPlan) -> Node {
                     ),
                     (
                         "resources",
-                        map([("limits", map([("nvidia.com/gpu", Node::Int(1))]))]),
+                        map([("limits", map([("nvidia.com/gpu", s("1"))]))]),
                     ),
                 ]),
             ),

@@ -9,6 +9,8 @@ use serde_json::Value;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Node {
     Str(String),
+    // unused by the artifacts today (Kubernetes quantities are written as strings)
+    #[allow(dead_code)]
     Int(i64),
     Map(Vec<(String, Node)>),
     List(Vec<Node>),

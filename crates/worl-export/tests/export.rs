@@ -202,7 +202,7 @@ fn argo_workflow_has_dag_dependencies_node_selectors_and_gpus() {
     let c = &v["spec"]["templates"][4];
     assert_eq!(c["name"], "c");
     assert_eq!(c["nodeSelector"]["kubernetes.io/hostname"], "node-1");
-    assert_eq!(c["container"]["resources"]["limits"]["nvidia.com/gpu"], 1);
+    assert_eq!(c["container"]["resources"]["limits"]["nvidia.com/gpu"], "1");
     assert_eq!(
         c["container"]["env"][0],
         serde_json::json!({"name": "WORL_GPU", "value": "0"})

@@ -139,7 +139,7 @@ pub(crate) fn write_outputs(results: &Results, out: &Path) -> Result<()> {
     md.push_str("\n## Per workload\n\n");
     let reference = results.default_reference();
     md.push_str(&report::markdown_table(
-        &results,
+        results,
         &GroupBy::Problem,
         reference.as_deref(),
     )?);
