@@ -190,6 +190,15 @@ pub enum ClusterError {
         /// The task (as `job/task`) or edge (as `job/a -> job/b`) whose addition overflowed.
         task: String,
     },
+    /// A cluster description ([`description::parse`](crate::description::parse)) is
+    /// malformed.
+    #[error("cluster `{description}`: {reason} (expected {forms})", forms = crate::description::FORMS)]
+    Description {
+        /// The description as given.
+        description: String,
+        /// What is wrong, naming the field.
+        reason: String,
+    },
     /// Reading or writing a file failed.
     #[error("cannot access `{path}`: {source}")]
     Io {

@@ -25,6 +25,7 @@
 //! | [`partial`] | [`PartialSchedule`], [`Slot`]: EST/EFT and placement (append, insertion) |
 //! | [`evaluator`] | [`Evaluator`]: a [`Plan`] decoded into a makespan or a [`Schedule`] |
 //! | [`validate`] | [`Violation`], [`Schedule::validate`] |
+//! | [`description`] | clusters from one line: a cluster file or a preset description (`4x8:A100-80GB:100GbE`) |
 //! | [`schedule_file`] | [`ScheduleFile`]: schedules as JSON/CSV with names, read back by ids or names |
 //! | [`wfformat`] | a schedule as a WfCommons WfFormat 1.5 document (`execution`: machine, GPU, start, run time per task) |
 //! | [`metrics`] | [`Metrics`], [`LowerBound`] |
@@ -68,6 +69,7 @@
 
 pub mod catalog;
 pub mod cluster;
+pub mod description;
 pub mod error;
 pub mod evaluator;
 pub mod formats;

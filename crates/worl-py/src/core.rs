@@ -178,103 +178,16 @@ pub fn extension(path: &Path) -> String {
         .to_ascii_lowercase()
 }
 
-/// The description grammar [`parse_cluster`] accepts, for error messages.
-const CLUSTER_FORMS: &str = "expected a cluster file, or pai-mix:M[:SEED], homogeneous:M:MODEL, \
-                             dgx:NODES:MODEL, paper-pool:M:MBIT[:SEED], MxG:MODEL[:INTER[:INTRA]]";
-
-/// A cluster from `arg` exactly as `worl --cluster` reads it: an existing file (TOML or JSON
-/// cluster file, [`Cluster::load`]), else a description `KIND:ARGS` of a preset:
-///
-/// * `pai-mix:M[:SEED]`: `M` GPUs drawn from the Alibaba PAI v2020 fleet mix (seed 1);
-/// * `homogeneous:M:MODEL`: `M` GPUs of one model, 8 per machine, 25 GbE between machines;
-/// * `dgx:NODES:MODEL`: DGX-style nodes of 8 GPUs (NVLink inside, InfiniBand between);
-/// * `paper-pool:M:MBIT[:SEED]`: the WORL-RTGS paper's pool, links up to `MBIT` Mbit/s;
-/// * `MxG:MODEL[:INTER[:INTRA]]`: `M` machines of `G` GPUs of one model with named links
-///   ([`presets::ClusterSpec`]), e.g. `4x8:A100-80GB:100GbE`.
+/// A cluster from `arg` exactly as `worl --cluster` reads it: an existing cluster file, else a
+/// description of a preset (`pai-mix:M[:SEED]`, `homogeneous:M:MODEL`, `dgx:NODES:MODEL`,
+/// `paper-pool:M:MBIT[:SEED]`, `MxG:MODEL[:INTER[:INTRA]]`; grammar:
+/// [`worl::cluster::description`]).
 ///
 /// Errors: ``cluster `<arg>`: <why> (expected ...)`` for a malformed description (unknown
 /// preset, GPU model or link, a count that is not a whole number, too many fields), or the
 /// file's or the preset's own error.
 pub fn parse_cluster(arg: &str) -> Result<Cluster> {
-    let path = Path::new(arg);
-    if path.exists() {
-        return Ok(Cluster::load(path)?);
-    }
-    let parts: Vec<&str> = arg.split(':').collect();
-    let bad = |why: &str| -> Error { format!("cluster `{arg}`: {why} ({CLUSTER_FORMS})").into() };
-    let count = |i: usize, what: &str| -> Result<usize> {
-        let s = parts
-            .get(i)
-            .ok_or_else(|| bad(&format!("missing {what}")))?;
-        s.parse::<usize>()
-            .map_err(|_| bad(&format!("{what} `{s}` is not a whole number")))
-    };
-    let seed = |i: usize| -> Result<u64> {
-        match parts.get(i) {
-            None => Ok(1),
-            Some(s) => s
-                .parse()
-                .map_err(|_| bad(&format!("seed `{s}` is not a whole number"))),
-        }
-    };
-    let model = |i: usize| -> Result<GpuModel> {
-        let name = parts.get(i).ok_or_else(|| bad("missing GPU model"))?;
-        gpu_model(name)
-            .map_err(|known| bad(&format!("unknown GPU model `{name}` (known: {known})")))
-    };
-    let max_args = |n: usize| -> Result<()> {
-        if parts.len() > n {
-            return Err(bad(&format!("too many fields after `{}`", parts[n - 1])));
-        }
-        Ok(())
-    };
-    let link = |i: usize| -> Result<Option<worl::cluster::Link>> {
-        match parts.get(i) {
-            None => Ok(None),
-            Some(name) => named_link(name)
-                .map(Some)
-                .map_err(|known| bad(&format!("unknown link `{name}` (known: {known})"))),
-        }
-    };
-    if let Some((machines, gpus)) = parts[0].split_once(['x', 'X'])
-        && let (Ok(machines), Ok(gpus)) = (machines.parse::<usize>(), gpus.parse::<usize>())
-    {
-        max_args(4)?;
-        let mut spec = presets::ClusterSpec::new(machines, gpus, &model(1)?);
-        if let Some(inter) = link(2)? {
-            spec = spec.with_inter(inter);
-        }
-        if let Some(intra) = link(3)? {
-            spec = spec.with_intra(intra);
-        }
-        return Ok(presets::cluster(&spec)?);
-    }
-    let c = match parts[0].to_ascii_lowercase().as_str() {
-        "pai-mix" => {
-            max_args(3)?;
-            presets::pai_mix(count(1, "GPU count")?, seed(2)?)?
-        }
-        "homogeneous" => {
-            max_args(3)?;
-            presets::homogeneous(count(1, "GPU count")?, &model(2)?)?
-        }
-        "dgx" => {
-            max_args(3)?;
-            presets::dgx(count(1, "node count")?, &model(2)?)?
-        }
-        "paper-pool" => {
-            max_args(4)?;
-            let mbit: f64 = parts
-                .get(2)
-                .ok_or_else(|| bad("missing bandwidth in Mbit/s"))?
-                .parse()
-                .map_err(|_| bad("bandwidth is not a number"))?;
-            presets::paper_pool(count(1, "GPU count")?, mbit, seed(3)?)?
-        }
-        _ if parts.len() == 1 => return Err(bad("no such file")),
-        other => return Err(bad(&format!("unknown preset `{other}`"))),
-    };
-    Ok(c)
+    Ok(worl::cluster::description::parse(arg)?)
 }
 
 /// The catalog GPU model `name` ([`GpuModel::by_name`]), or the known names joined by `", "`.
