@@ -59,10 +59,15 @@ pub fn parse(arg: &str) -> Result<Cluster> {
         }
     };
     let model = |i: usize| -> Result<GpuModel> {
-        let name = parts.get(i).ok_or_else(|| bad("missing GPU model".into()))?;
+        let name = parts
+            .get(i)
+            .ok_or_else(|| bad("missing GPU model".into()))?;
         GpuModel::by_name(name).ok_or_else(|| {
             let known: Vec<String> = GpuModel::catalog().into_iter().map(|m| m.name).collect();
-            bad(format!("unknown GPU model `{name}` (known: {})", known.join(", ")))
+            bad(format!(
+                "unknown GPU model `{name}` (known: {})",
+                known.join(", ")
+            ))
         })
     };
     let max_args = |n: usize| -> Result<()> {
@@ -76,7 +81,10 @@ pub fn parse(arg: &str) -> Result<Cluster> {
             None => Ok(None),
             Some(name) => presets::link_by_name(name).map(Some).ok_or_else(|| {
                 let known: Vec<&str> = presets::NAMED_LINKS.iter().map(|l| l.name).collect();
-                bad(format!("unknown link `{name}` (known: {})", known.join(", ")))
+                bad(format!(
+                    "unknown link `{name}` (known: {})",
+                    known.join(", ")
+                ))
             }),
         }
     };
@@ -126,7 +134,10 @@ mod tests {
 
     #[test]
     fn descriptions_build_presets_and_errors_name_the_field() {
-        assert_eq!(parse("pai-mix:16:3").unwrap(), presets::pai_mix(16, 3).unwrap());
+        assert_eq!(
+            parse("pai-mix:16:3").unwrap(),
+            presets::pai_mix(16, 3).unwrap()
+        );
         assert_eq!(parse("homogeneous:10:T4").unwrap().n_machines(), 2);
         assert_eq!(parse("dgx:2:H100").unwrap().n_gpus(), 16);
         assert_eq!(parse("paper-pool:8:500").unwrap().n_machines(), 8);

@@ -4,11 +4,14 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use worl_dag::{TaskGraph, TaskId};
 
-/// A ready task in the heap: higher priority first, then smaller task id.
+/// A ready task in the heap: higher priority first, then smaller task id (also the heap
+/// entry of the searches' list decoder, so that HEFT's keys give HEFT's order).
 #[derive(Copy, Clone, Debug, PartialEq)]
-struct Ready {
-    priority: f64,
-    task: u32,
+pub(crate) struct Ready {
+    /// The task's priority (larger first).
+    pub(crate) priority: f64,
+    /// The task's index (smaller first among equal priorities).
+    pub(crate) task: u32,
 }
 
 impl Eq for Ready {}

@@ -233,16 +233,7 @@ impl<'p> SearchSpace<'p> {
         scratch: &mut SpaceScratch<'p>,
         f: impl Fn(usize, &mut T, &mut SpaceScratch<'p>) + Sync,
     ) {
-        if parallel {
-            items
-                .par_iter_mut()
-                .enumerate()
-                .for_each_init(|| self.scratch(), |s, (i, item)| f(i, item, s));
-        } else {
-            for (i, item) in items.iter_mut().enumerate() {
-                f(i, item, scratch);
-            }
-        }
+        for_each_with(items, parallel, scratch, || self.scratch(), f);
     }
 }
 
@@ -365,16 +356,7 @@ impl<'p> PositionCodec<'p> {
         scratch: &mut PositionScratch<'p>,
         f: impl Fn(usize, &mut T, &mut PositionScratch<'p>) + Sync,
     ) {
-        if parallel {
-            items
-                .par_iter_mut()
-                .enumerate()
-                .for_each_init(|| self.scratch(), |s, (i, item)| f(i, item, s));
-        } else {
-            for (i, item) in items.iter_mut().enumerate() {
-                f(i, item, scratch);
-            }
-        }
+        for_each_with(items, parallel, scratch, || self.scratch(), f);
     }
 }
 
@@ -388,4 +370,25 @@ pub struct PositionScratch<'p> {
 /// NaN makespans rank as `+∞`.
 pub(crate) fn sanitize(f: f64) -> f64 {
     if f.is_nan() { f64::INFINITY } else { f }
+}
+
+/// Runs `f(i, &mut items[i], scratch)` for every item: on the rayon pool with one scratch
+/// from `make` per work split when `parallel`, else in index order with `scratch`.
+fn for_each_with<T: Send, S>(
+    items: &mut [T],
+    parallel: bool,
+    scratch: &mut S,
+    make: impl Fn() -> S + Sync + Send,
+    f: impl Fn(usize, &mut T, &mut S) + Sync,
+) {
+    if parallel {
+        items
+            .par_iter_mut()
+            .enumerate()
+            .for_each_init(&make, |s, (i, item)| f(i, item, s));
+    } else {
+        for (i, item) in items.iter_mut().enumerate() {
+            f(i, item, scratch);
+        }
+    }
 }

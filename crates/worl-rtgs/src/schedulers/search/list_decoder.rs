@@ -75,7 +75,7 @@
 //!
 //! [`PartialSchedule`]: worl_cluster::PartialSchedule
 
-use std::cmp::Ordering;
+use crate::schedulers::list::queue::Ready;
 use std::collections::BinaryHeap;
 
 use rand::Rng;
@@ -166,31 +166,6 @@ impl ListDecoderConfig {
         }
         let r = ((p - tau) / (1.0 - tau) * k as f64) as usize;
         r.min(k - 1)
-    }
-}
-
-/// A ready task in the heap: higher priority first, then smaller task id (the order of
-/// [`ReadyQueue`](crate::schedulers::list::ReadyQueue), so that HEFT's keys give HEFT's
-/// order).
-#[derive(Copy, Clone, Debug, PartialEq)]
-struct Ready {
-    priority: f64,
-    task: u32,
-}
-
-impl Eq for Ready {}
-
-impl Ord for Ready {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.priority
-            .total_cmp(&other.priority)
-            .then_with(|| other.task.cmp(&self.task))
-    }
-}
-
-impl PartialOrd for Ready {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 
