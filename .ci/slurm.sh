@@ -9,7 +9,9 @@
 # Usage: .ci/slurm.sh   (as root, or a user with passwordless sudo; Debian/Ubuntu)
 # Env:   CARGO_TARGET_DIR (as for the rest of CI), WORL_SLURM_KEEP=1 leaves the daemons up.
 # Each step prints its duration; the whole script takes about 1-2 minutes warm (Slurm
-# already installed, worl-cli built), plus the apt install (~1 min) on a fresh machine.
+# already installed, worl-cli built), plus the apt install (~1 min) on a fresh machine. The
+# live test is built with --workspace so that it reuses the artifacts of `cargo test
+# --workspace --release` (-p would change feature unification and rebuild burn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -96,7 +98,7 @@ fi
 
 step "live test: worl schedule -> worl export --to slurm -> sbatch -> check"
 WORL_SLURM_LIVE=1 WORL_SLURM_NODE="$NODE" \
-  cargo test -p worl-cli --release --test engines_live slurm -- --nocapture
+  cargo test --workspace --release --locked --test engines_live slurm -- --nocapture
 
 step "done"
 if [ "${WORL_SLURM_KEEP:-0}" != 1 ]; then

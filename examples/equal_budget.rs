@@ -182,7 +182,8 @@ fn main() -> ExitCode {
         .expect("cluster");
         let cluster = Arc::new(cluster);
         // per search: product of ratios (over counted instances), and per instance means
-        let mut logs: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+        // per search: sum of ln(mean / HEFT), instances, sum of seed-to-seed CVs
+        let mut logs: BTreeMap<String, (f64, usize, f64)> = BTreeMap::new();
         let mut heft_lb = (0.0, 0usize);
         let mut wins = (0usize, 0usize); // (WORL-RTGS beats ILS, instances where any beat HEFT by 1 %)
         for w in &base {
@@ -210,20 +211,25 @@ fn main() -> ExitCode {
             heft_lb.0 += (heft / lb).ln();
             heft_lb.1 += 1;
             let mut means = BTreeMap::new();
+            let mut cvs = BTreeMap::new();
             for spec in &searches {
                 let full = if spec.contains('[') {
                     spec.replacen('[', &format!("[time={}s,", args.time), 1)
                 } else {
                     format!("{spec}[time={}s]", args.time)
                 };
-                let mut sum = 0.0;
+                let mut runs = Vec::new();
                 for seed in 0..args.seeds {
                     let mut s = registry.build_spec(&full).expect("spec");
                     let sch = s.schedule(&p, &mut RunContext::new(seed)).expect("run");
                     assert!(sch.validate(&p).is_empty(), "{spec} invalid");
-                    sum += sch.makespan();
+                    runs.push(sch.makespan());
                 }
-                means.insert(spec.clone(), sum / args.seeds as f64);
+                let mean = runs.iter().sum::<f64>() / runs.len() as f64;
+                let var = runs.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
+                    / (runs.len().max(2) - 1) as f64;
+                cvs.insert(spec.clone(), var.sqrt() / mean);
+                means.insert(spec.clone(), mean);
             }
             let line: Vec<String> = means
                 .iter()
@@ -238,9 +244,10 @@ fn main() -> ExitCode {
             );
             if heft > 1.01 * lb {
                 for (k, v) in &means {
-                    let e = logs.entry(k.clone()).or_insert((0.0, 0));
+                    let e = logs.entry(k.clone()).or_insert((0.0, 0, 0.0));
                     e.0 += (v / heft).ln();
                     e.1 += 1;
+                    e.2 += cvs[k];
                 }
             }
             let best = means.values().cloned().fold(f64::INFINITY, f64::min);
@@ -257,10 +264,11 @@ fn main() -> ExitCode {
             "{cname}: HEFT/LB {:.3}",
             (heft_lb.0 / heft_lb.1.max(1) as f64).exp()
         );
-        for (k, (s, n)) in &logs {
+        for (k, (s, n, cv)) in &logs {
             println!(
-                "  {k:<18} makespan/HEFT {:.4} over {n} instances (HEFT > 1.01 LB)",
-                (s / *n as f64).exp()
+                "  {k:<18} makespan/HEFT {:.4} over {n} instances (HEFT > 1.01 LB), mean CV over seeds {:.2} %",
+                (s / *n as f64).exp(),
+                100.0 * cv / *n as f64
             );
         }
         println!(

@@ -136,6 +136,8 @@ pub(crate) fn write_outputs(results: &Results, out: &Path) -> Result<()> {
     let normalised = results.normalised(results.default_baseline().as_deref())?;
     let mut md = String::from("## Mean makespan over seeds ÷ HEFT's (bold: best)\n\n");
     md.push_str(&report::markdown_normalised(&normalised));
+    md.push_str("\n## Gap of each scheduler's mean makespan to the best any run found\n\n");
+    md.push_str(&worl::experiment::GapTable::new(results, &Default::default()).to_markdown());
     md.push_str("\n## Per workload\n\n");
     let reference = results.default_reference();
     md.push_str(&report::markdown_table(
