@@ -4,7 +4,7 @@
 use crate::Result;
 use std::path::Path;
 use std::sync::Arc;
-use worl::cluster::{Cluster, GpuModel, Problem, presets};
+use worl::cluster::{Cluster, Problem};
 use worl::dag::Workload;
 
 /// Loads a workload, the format picked by extension or content (see [`load`]).
