@@ -67,7 +67,7 @@ pub(crate) fn problem_of(path: &Path, arg: Option<&str>) -> Result<Problem> {
 /// A cluster from `arg`: an existing file (TOML or JSON cluster file), else a description of a
 /// preset (`pai-mix:M[:SEED]`, `homogeneous:M:MODEL`, `dgx:NODES:MODEL`,
 /// `paper-pool:M:MBIT[:SEED]`, `MxG:MODEL[:INTER[:INTRA]]`; grammar:
-/// [`worl::cluster::description`]).
+/// `worl_cluster::description`).
 pub(crate) fn cluster(arg: &str) -> Result<Cluster> {
     Ok(worl::cluster::description::parse(arg)?)
 }

@@ -181,7 +181,7 @@ pub fn extension(path: &Path) -> String {
 /// A cluster from `arg` exactly as `worl --cluster` reads it: an existing cluster file, else a
 /// description of a preset (`pai-mix:M[:SEED]`, `homogeneous:M:MODEL`, `dgx:NODES:MODEL`,
 /// `paper-pool:M:MBIT[:SEED]`, `MxG:MODEL[:INTER[:INTRA]]`; grammar:
-/// [`worl::cluster::description`]).
+/// `worl_cluster::description`).
 ///
 /// Errors: ``cluster `<arg>`: <why> (expected ...)`` for a malformed description (unknown
 /// preset, GPU model or link, a count that is not a whole number, too many fields), or the
