@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use worl::cluster::formats::saga;
 use worl::cluster::{Cluster, GpuModel, Problem, Schedule, ScheduleFile, ScheduleMeta, presets};
 use worl::dag::Workload;
-use worl::dag::formats::{dot, native, wfcommons};
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{
     Alpha, Experiment, GroupBy, KeepSchedules, NamedProblem, NormalisedTable, ProblemSet, Results,
@@ -107,7 +106,8 @@ pub fn load_workload(path: &Path) -> Result<Loaded> {
 /// Graphviz. Each reads back as the same workload.
 ///
 /// Errors: `"<path>: a saga problem instance needs a network: give a cluster"`,
-/// `"<path>: cannot write workloads as .<ext> (writable: ...)"`, or the writers' errors
+/// `"<path>: cannot write workloads as .<ext> (writable: ...)"` (`.saga.json` besides
+/// [`save_path`](worl::dag::formats::save_path)'s), or the writers' errors
 /// naming the file (a saga network with latencies is refused).
 pub fn save_workload(w: &Workload, network: Option<&Cluster>, path: &Path) -> Result<()> {
     let name = path
@@ -126,34 +126,7 @@ pub fn save_workload(w: &Workload, network: Option<&Cluster>, path: &Path) -> Re
         saga::save(w, c, path)?;
         return Ok(());
     }
-    if is_wfformat(path) {
-        wfcommons::save(w, None, path)?;
-        return Ok(());
-    }
-    match extension(path).as_str() {
-        "json" => native::save(w, path)?,
-        "dot" | "gv" => dot::save_dot(w, path)?,
-        other => {
-            return Err(format!(
-                "{}: cannot write workloads as `.{other}` (writable: .json, .wf.json, \
-                 .wfformat.json, .saga.json, .dot, .gv)",
-                path.display()
-            )
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// Whether `path` names WfCommons WfFormat: a name ending in `.wf.json` or `.wfformat.json`
-/// (any case).
-pub fn is_wfformat(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    name.ends_with(".wf.json") || name.ends_with(".wfformat.json")
+    Ok(worl::dag::formats::save_path(w, path)?)
 }
 
 /// Writes the schedule `s` of `problem` to `path` as `worl schedule --out` does: a
@@ -162,7 +135,7 @@ pub fn is_wfformat(path: &Path) -> bool {
 ///
 /// Errors: an unwritable path or another extension, naming the file.
 pub fn save_schedule(problem: &Problem, s: &Scheduled, path: &Path) -> Result<()> {
-    if is_wfformat(path) {
+    if worl::dag::formats::is_wfformat_path(path) {
         worl::cluster::wfformat::save(problem, &s.schedule, path)?;
         return Ok(());
     }
@@ -470,8 +443,8 @@ mod tests {
         save_workload(&w, None, &path).unwrap();
         let back = load_workload(&path).unwrap();
         assert_eq!(
-            native::to_string(&back.workload).unwrap(),
-            native::to_string(&w).unwrap()
+            worl::dag::formats::native::to_string(&back.workload).unwrap(),
+            worl::dag::formats::native::to_string(&w).unwrap()
         );
         assert!(back.network.is_none());
         let e = save_workload(&w, None, &dir.path().join("d.xml"))

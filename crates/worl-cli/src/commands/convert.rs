@@ -3,7 +3,6 @@
 use crate::{Result, inputs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use worl::dag::formats::{dot, native, wfcommons};
 
 /// Arguments of `worl convert`.
 #[derive(clap::Args, Debug)]
@@ -56,24 +55,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes `w` to `path` in the format of its extension.
+/// Writes `w` to `path` in the format of its name ([`worl::dag::formats::save_path`]).
 pub(crate) fn write(w: &worl::dag::Workload, path: &Path) -> Result<()> {
-    if super::schedule::is_wfformat(path) {
-        wfcommons::save(w, None, path)?;
-        return Ok(());
-    }
-    match extension(path).as_str() {
-        "json" => native::save(w, path)?,
-        "dot" | "gv" => dot::save_dot(w, path)?,
-        other => {
-            return Err(format!(
-                "{}: cannot write workloads as `.{other}` (writable: .json, .wf.json, .wfformat.json, .saga.json, .dot, .gv)",
-                path.display()
-            )
-            .into());
-        }
-    }
-    Ok(())
+    Ok(worl::dag::formats::save_path(w, path)?)
 }
 
 /// The lower-case extension of `path` (empty if none).

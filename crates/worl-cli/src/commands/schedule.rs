@@ -108,7 +108,7 @@ pub(crate) fn write(
     meta: &Meta,
     path: &Path,
 ) -> Result<()> {
-    if is_wfformat(path) {
+    if worl::dag::formats::is_wfformat_path(path) {
         worl::cluster::wfformat::save(problem, schedule, path)?;
         return Ok(());
     }
@@ -119,15 +119,4 @@ pub(crate) fn write(
     };
     ScheduleFile::new(problem, schedule, meta)?.save(path)?;
     Ok(())
-}
-
-/// Whether `path` asks for WfCommons WfFormat: a name ending in `.wf.json` or
-/// `.wfformat.json` (any case).
-pub(crate) fn is_wfformat(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    name.ends_with(".wf.json") || name.ends_with(".wfformat.json")
 }

@@ -165,6 +165,51 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
     }
 }
 
+/// Whether `path` names WfCommons WfFormat output: a file name ending in `.wf.json` or
+/// `.wfformat.json` (any case). (A plain `.json` is worl's own JSON when written.)
+pub fn is_wfformat_path(path: impl AsRef<Path>) -> bool {
+    let name = path
+        .as_ref()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    name.ends_with(".wf.json") || name.ends_with(".wfformat.json")
+}
+
+/// The extensions [`save_path`] writes.
+pub const WRITABLE_EXTENSIONS: &str = ".json, .wf.json, .wfformat.json, .dot, .gv";
+
+/// Writes `w` to `path` in the format its name asks for: `.wf.json` / `.wfformat.json`
+/// WfCommons WfFormat 1.5 ([`wfcommons::save`], without a schedule), `.json` worl's JSON
+/// ([`native::save`]), `.dot` / `.gv` Graphviz ([`dot::save_dot`]). Reading the file back
+/// gives the same workload (WfFormat: up to the job structure, see [`wfcommons::write`]).
+///
+/// Errors: [`DagError::Parse`] without a line, naming the file and listing
+/// [`WRITABLE_EXTENSIONS`], for another extension; the writers' [`DagError::Io`].
+pub fn save_path(w: &Workload, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    if is_wfformat_path(path) {
+        return wfcommons::save(w, None, path);
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "json" => native::save(w, path),
+        "dot" | "gv" => dot::save_dot(w, path),
+        other => Err(DagError::Parse {
+            file: path.display().to_string(),
+            line: 0,
+            message: format!(
+                "cannot write workloads as `.{other}` (writable: {WRITABLE_EXTENSIONS})"
+            ),
+        }),
+    }
+}
+
 /// Whether JSON text declares `"format": "worl-workload"` (the key, optional whitespace, the
 /// value), not merely holds the words somewhere (a WfFormat task could be so named).
 fn declares_native(head: &str) -> bool {
@@ -195,5 +240,33 @@ pub fn load_path(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
         Format::Stg => stg::load(path, &stg::StgOptions::default()),
         Format::Native => native::load(path),
         Format::Dot => dot::load(path, &dot::DotOptions::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generators::shapes;
+
+    #[test]
+    fn save_path_writes_by_name_and_reads_back() {
+        let dir = std::env::temp_dir().join(format!("worl-save-path-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = shapes::fork_join(3, 10.0, 1.0e6).unwrap();
+        for name in ["w.json", "w.dot", "w.wf.json", "W.WFFORMAT.JSON"] {
+            let p = dir.join(name);
+            save_path(&w, &p).unwrap();
+            let (back, _) = load_path(&p).unwrap();
+            assert_eq!(back.graph().n_tasks(), 5, "{name}");
+            assert_eq!(back.graph().n_edges(), 6, "{name}");
+        }
+        assert!(is_wfformat_path("a/b.Wf.Json") && !is_wfformat_path("b.json"));
+        let err = save_path(&w, dir.join("w.xml")).unwrap_err().to_string();
+        assert!(
+            err.contains("w.xml") && err.contains("cannot write workloads as `.xml`"),
+            "{err}"
+        );
+        assert!(!err.contains(":0:"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
