@@ -183,7 +183,7 @@ pub const WRITABLE_EXTENSIONS: &str = ".json, .wf.json, .wfformat.json, .dot, .g
 /// Writes `w` to `path` in the format its name asks for: `.wf.json` / `.wfformat.json`
 /// WfCommons WfFormat 1.5 ([`wfcommons::save`], without a schedule), `.json` worl's JSON
 /// ([`native::save`]), `.dot` / `.gv` Graphviz ([`dot::save_dot`]). Reading the file back
-/// gives the same workload (WfFormat: up to the job structure, see [`wfcommons::write`]).
+/// gives the same workload (WfFormat: up to the job structure, see [`wfcommons::write`](mod@wfcommons::write)).
 ///
 /// Errors: [`DagError::Parse`] without a line, naming the file and listing
 /// [`WRITABLE_EXTENSIONS`], for another extension; the writers' [`DagError::Io`].
