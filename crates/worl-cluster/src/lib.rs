@@ -91,7 +91,7 @@ pub use error::{ClusterError, Result};
 pub use evaluator::Evaluator;
 pub use formats::{MachineTable, TableSample};
 pub use ids::{ClassId, GpuId, MachineId};
-pub use metrics::{LowerBound, Metrics, RATIO_CAP};
+pub use metrics::{LowerBound, Metrics, RATIO_CAP, gpu_hour_price};
 pub use network::{Link, Network};
 pub use partial::{PartialSchedule, Slot};
 pub use plan::{Plan, Policy};

@@ -7,7 +7,12 @@
 //! * `speedup = min_k Σ_v exec(v, k) / makespan` (the best single-GPU sequential time);
 //! * `efficiency = speedup / m`;
 //! * `utilisation = Σ_v (F_v − S_v) / (m · makespan)`;
-//! * `gap = makespan / LB`, the lower bound of [`Problem::lower_bound`].
+//! * `gap = makespan / LB`, the lower bound of [`Problem::lower_bound`];
+//! * the service measures of the MDTS study (Multi-task Deep Reinforcement Learning for
+//!   Scalable Parallel Task Scheduling): mean **job execution time** (per job, its last finish
+//!   minus its release; every job of a workload is released at 0), **load imbalance** (the
+//!   coefficient of variation of the GPUs' busy time) and **total cost** (busy GPU-seconds
+//!   priced per GPU model, [`gpu_hour_price`]).
 //!
 //! The ratios (SLR, gap, speedup) are always finite: `0 / 0 = 1`, and a ratio whose
 //! denominator is 0 while its numerator is not (or that exceeds it) is reported as
@@ -68,6 +73,44 @@ pub struct Metrics {
     /// `makespan / lower_bound` (`>= 1` for a feasible schedule); [`RATIO_CAP`] if the lower
     /// bound is 0 and the makespan is not, 1 if both are 0.
     pub gap: f64,
+    /// Mean over jobs of the job execution time `max_{v ∈ job} F_v − release` (release 0:
+    /// a workload's jobs are all submitted at time 0), s; 0 for a workload without jobs.
+    pub mean_job_time: f64,
+    /// Load imbalance: the coefficient of variation `σ / μ` of the busy time
+    /// `Σ_{v on k} (F_v − S_v)` over all `m` GPUs (population σ), dimensionless; 0 when no
+    /// GPU is busy.
+    pub load_imbalance: f64,
+    /// Total cost `Σ_v (F_v − S_v) / 3600 · price(model of π(v))`, US dollars, with the
+    /// on-demand prices of [`gpu_hour_price`].
+    pub cost: f64,
+}
+
+/// On-demand price of one GPU of `model` for one hour, US dollars: the cost unit of
+/// [`Metrics::cost`].
+///
+/// Catalog models (public cloud list prices per GPU, on-demand, US East, as of 2024–2025,
+/// divided by the GPUs of the instance): K80 0.90 (AWS p2.xlarge), M60 0.75 (AWS
+/// g3s.xlarge), P100 1.46 (Google Cloud), V100-16GB 3.06 (AWS p3.2xlarge), V100-32GB 3.90
+/// (AWS p3dn.24xlarge / 8), T4 0.526 (AWS g4dn.xlarge), A10 1.006 (AWS g5.xlarge, A10G),
+/// A100-40GB 4.10 (AWS p4d.24xlarge / 8), A100-80GB 5.12 (AWS p4de.24xlarge / 8), H100
+/// 12.29 (AWS p5.48xlarge / 8), H200 10.60 (AWS p5en.48xlarge / 8). Any other model is
+/// priced by speed, `3.06 · relative_speed` (the V100's price per unit of speed). Prices
+/// move; the figure is a yardstick for comparing schedules, not a bill.
+pub fn gpu_hour_price(model: &crate::GpuModel) -> f64 {
+    match model.name.as_str() {
+        "K80" => 0.90,
+        "M60" => 0.75,
+        "P100" => 1.46,
+        "V100-16GB" | "V100" => 3.06,
+        "V100-32GB" => 3.90,
+        "T4" => 0.526,
+        "A10" => 1.006,
+        "A100-40GB" | "A100" => 4.10,
+        "A100-80GB" => 5.12,
+        "H100" => 12.29,
+        "H200" => 10.60,
+        _ => 3.06 * model.relative_speed,
+    }
 }
 
 /// The largest ratio [`Metrics`] report, `2⁵² = 1 / f64::EPSILON ≈ 4.5 · 10¹⁵`: the value of
@@ -238,6 +281,7 @@ impl Schedule {
         let speedup = ratio(problem.sequential_time(), makespan);
         let busy: f64 = self.tasks().iter().map(|t| t.finish - t.start).sum();
         let lb = problem.lower_bound().value;
+        let (mean_job_time, load_imbalance, cost) = self.service_measures(problem);
         Metrics {
             makespan,
             slr: ratio(makespan, problem.min_critical_path()),
@@ -254,7 +298,48 @@ impl Schedule {
             },
             lower_bound: lb,
             gap: ratio(makespan, lb),
+            mean_job_time,
+            load_imbalance,
+            cost,
         }
+    }
+
+    /// `(mean job execution time, load imbalance, cost)` of [`Metrics`].
+    fn service_measures(&self, problem: &Problem) -> (f64, f64, f64) {
+        let tasks = self.tasks();
+        let jobs = problem.workload().jobs();
+        let job_time: f64 = jobs
+            .iter()
+            .map(|j| {
+                j.tasks
+                    .iter()
+                    .filter_map(|t| tasks.get(t.index()))
+                    .map(|t| t.finish)
+                    .fold(0.0, f64::max)
+            })
+            .sum();
+        let mean_job_time = if jobs.is_empty() {
+            0.0
+        } else {
+            job_time / jobs.len() as f64
+        };
+        let mut busy = vec![0.0f64; problem.n_gpus()];
+        let mut cost = 0.0;
+        for t in tasks {
+            let run = t.finish - t.start;
+            if let Some(b) = busy.get_mut(t.gpu.index()) {
+                *b += run;
+                cost += run / 3600.0 * gpu_hour_price(problem.cluster().model_of(t.gpu));
+            }
+        }
+        let m = busy.len().max(1) as f64;
+        let mean = busy.iter().sum::<f64>() / m;
+        let load_imbalance = if mean > 0.0 {
+            (busy.iter().map(|b| (b - mean).powi(2)).sum::<f64>() / m).sqrt() / mean
+        } else {
+            0.0
+        };
+        (mean_job_time, load_imbalance, cost)
     }
 }
 

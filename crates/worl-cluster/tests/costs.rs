@@ -106,6 +106,15 @@ fn fork_join_hand_schedule() {
     // LB = max(CP 8, area 11 / 2)
     assert_eq!(m.lower_bound, 8.0);
     assert_eq!(m.gap, 10.0 / 8.0);
+    // MDTS's service measures: one job finishing at 10; busy g0 = 2 + 3 + 1, g1 = 5
+    // (μ = 5.5, σ = 0.5); custom models of speed 1 are priced at the V100's 3.06 $/h.
+    assert_eq!(m.mean_job_time, 10.0);
+    assert!((m.load_imbalance - 0.5 / 5.5).abs() < 1e-15);
+    assert_eq!(
+        worl_cluster::gpu_hour_price(p.cluster().model_of(g(0))),
+        3.06
+    );
+    assert!((m.cost - 11.0 / 3600.0 * 3.06).abs() < 1e-15);
 }
 
 #[test]

@@ -162,6 +162,7 @@ pub fn markdown_summaries(
 ///     problem: problem.into(), tags: BTreeMap::new(), tasks: 1, gpus: 1,
 ///     scheduler: scheduler.into(), stochastic: false, seed: 1, makespan, slr: 1.0,
 ///     speedup: 1.0, efficiency: 1.0, utilisation: 1.0, lower_bound: 1.0, gap: makespan,
+///     mean_job_time: makespan, load_imbalance: 0.0, cost: 0.0,
 ///     wall_time_s: 0.0, evaluations: 0, convergence: vec![],
 /// };
 /// let res = Results::from_records(vec![
@@ -332,8 +333,10 @@ pub fn write_text(path: impl AsRef<Path>, text: &str) -> Result<()> {
         .map_err(|e| ExperimentError::io(path, e))
 }
 
-/// The fixed CSV columns of a run, before the `tag:<key>` columns.
-pub const CSV_COLUMNS: [&str; 15] = [
+/// The fixed CSV columns of a run, before the `tag:<key>` columns. The last three (MDTS's
+/// service measures) may be absent from files written by older versions: they then read
+/// as NaN.
+pub const CSV_COLUMNS: [&str; 18] = [
     "problem",
     "scheduler",
     "seed",
@@ -349,7 +352,13 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "gap",
     "wall_time_s",
     "evaluations",
+    "mean_job_time",
+    "load_imbalance",
+    "cost",
 ];
+
+/// Columns of [`CSV_COLUMNS`] that [`Results::read_csv_from`] does not require.
+const OPTIONAL_CSV_COLUMNS: usize = 3;
 
 impl Results {
     /// Writes one CSV row per run to `w`: [`CSV_COLUMNS`] then one `tag:<key>` column per tag
@@ -391,6 +400,9 @@ impl Results {
                 r.gap.to_string(),
                 r.wall_time_s.to_string(),
                 r.evaluations.to_string(),
+                r.mean_job_time.to_string(),
+                r.load_imbalance.to_string(),
+                r.cost.to_string(),
             ];
             row.extend(
                 keys.iter()
@@ -432,9 +444,14 @@ impl Results {
                 .position(|h| h == name)
                 .ok_or_else(|| ExperimentError::csv(source, format!("no column `{name}`")))
         };
+        let required = CSV_COLUMNS.len() - OPTIONAL_CSV_COLUMNS;
         let idx: Vec<usize> = CSV_COLUMNS
             .iter()
-            .map(|c| col(c))
+            .enumerate()
+            .map(|(i, c)| match col(c) {
+                Err(_) if i >= required => Ok(usize::MAX),
+                found => found,
+            })
             .collect::<Result<_, _>>()?;
         let tag_cols: Vec<(usize, String)> = header
             .iter()
@@ -446,6 +463,13 @@ impl Results {
             let row = row.map_err(|e| ExperimentError::csv(source, e))?;
             let line = row.position().map_or(n + 2, |p| p.line() as usize);
             let get = |c: usize| row.get(idx[c]).unwrap_or("");
+            let optional = |c: usize| -> Result<f64> {
+                if idx[c] == usize::MAX {
+                    Ok(f64::NAN)
+                } else {
+                    parse::<f64>(source, line, CSV_COLUMNS[c], get(c))
+                }
+            };
             fn parse<T: std::str::FromStr>(
                 source: &str,
                 line: usize,
@@ -482,6 +506,9 @@ impl Results {
                 gap: num(12)?,
                 wall_time_s: num(13)?,
                 evaluations: parse(source, line, CSV_COLUMNS[14], get(14))?,
+                mean_job_time: optional(15)?,
+                load_imbalance: optional(16)?,
+                cost: optional(17)?,
                 tags,
                 convergence: Vec::new(),
             });

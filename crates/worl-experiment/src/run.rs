@@ -72,6 +72,17 @@ pub struct RunRecord {
     pub lower_bound: f64,
     /// `makespan / lower_bound`.
     pub gap: f64,
+    /// Mean job execution time (last finish of a job's tasks; jobs released at 0), s.
+    /// NaN when read from results written before the field existed.
+    #[serde(default = "not_recorded")]
+    pub mean_job_time: f64,
+    /// Load imbalance: coefficient of variation of the GPUs' busy time.
+    #[serde(default = "not_recorded")]
+    pub load_imbalance: f64,
+    /// Total cost of the busy GPU-seconds at on-demand prices, US dollars
+    /// (`worl_cluster::gpu_hour_price`).
+    #[serde(default = "not_recorded")]
+    pub cost: f64,
     /// Wall time of the scheduler's `schedule` call, s (not validation or metrics).
     pub wall_time_s: f64,
     /// Plan evaluations: those of the last progress event (0 if the scheduler reports none).
@@ -79,6 +90,11 @@ pub struct RunRecord {
     /// Convergence curve: the run's progress events, thinned to at most
     /// [`Experiment::max_curve_points`] (first and last kept).
     pub convergence: Vec<ConvergencePoint>,
+}
+
+/// The value of a measure absent from older results files.
+fn not_recorded() -> f64 {
+    f64::NAN
 }
 
 /// Which schedules [`Experiment::run`] keeps in the [`Results`] (for Gantt charts).
@@ -543,6 +559,9 @@ impl Experiment {
             utilisation: m.utilisation,
             lower_bound: m.lower_bound,
             gap: m.gap,
+            mean_job_time: m.mean_job_time,
+            load_imbalance: m.load_imbalance,
+            cost: m.cost,
             wall_time_s: wall,
             evaluations,
             convergence: thin(curve, self.max_curve_points),

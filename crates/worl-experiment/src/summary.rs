@@ -532,6 +532,7 @@ impl NormalisedRow {
 ///     problem: problem.into(), tags: BTreeMap::new(), tasks: 1, gpus: 1,
 ///     scheduler: scheduler.into(), stochastic: false, seed: 1, makespan, slr: 1.0,
 ///     speedup: 1.0, efficiency: 1.0, utilisation: 1.0, lower_bound: 1.0, gap: makespan,
+///     mean_job_time: makespan, load_imbalance: 0.0, cost: 0.0,
 ///     wall_time_s: 0.0, evaluations: 0, convergence: vec![],
 /// };
 /// // two workloads of very different scales
