@@ -96,6 +96,11 @@ pub struct AgentConfig {
     /// Widths of the hidden ReLU layers of the Q-network (default `[64, 64]`); may be empty
     /// (a linear Q-function).
     pub hidden: Vec<usize>,
+    /// Output branches of the Q-network (default 1; see [`NetworkSpec::branches`]): with
+    /// `B >= 2` the last `B` candidate features are the branch code, so each transition is
+    /// scored, and bootstrapped, by the head its action row names — per-branch TD targets
+    /// over one shared replay buffer.
+    pub branches: usize,
     /// Discount factor γ in [0, 1] (default 0.9, the value hinted by the WORL-RTGS code).
     pub gamma: f32,
     /// Adam learning rate (default 1e-3).
@@ -139,6 +144,7 @@ impl Default for AgentConfig {
             state_dim: 4,
             action_dim: 4,
             hidden: vec![64, 64],
+            branches: 1,
             gamma: 0.9,
             learning_rate: 1e-3,
             adam_beta1: 0.9,
@@ -193,6 +199,7 @@ impl AgentConfig {
         if let Some(i) = self.hidden.iter().position(|&h| h == 0) {
             return bad("hidden", format!("layer {i} has width 0"));
         }
+        self.network_spec().validate()?;
         if !(0.0..=1.0).contains(&self.gamma) {
             return bad("gamma", format!("{} is outside [0, 1]", self.gamma));
         }
@@ -299,6 +306,7 @@ impl AgentConfig {
             state_dim: self.state_dim,
             action_dim: self.action_dim,
             hidden: self.hidden.clone(),
+            branches: self.branches,
         }
     }
 }

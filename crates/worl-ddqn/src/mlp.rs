@@ -1,7 +1,10 @@
 //! The Q-network's architecture and host-side weights, shared by the burn network and its
 //! plain-Rust snapshot.
 //!
-//! The Q-network is a ReLU MLP `state_dim + action_dim → hidden… → 1` ([`NetworkSpec`]); layer
+//! The Q-network is a ReLU MLP `state_dim + action_dim → hidden… → 1` ([`NetworkSpec`]), or,
+//! with `branches = B >= 2`, a shared trunk `state_dim + action_dim − B → hidden… → B` whose
+//! output `b` is the Q-value of branch `b` (the last `B` features of a candidate row select
+//! the branch, see [`NetworkSpec::branches`]); layer
 //! l holds `weight [d_in, d_out]` row-major and `bias [d_out]`, y = x·W + b ([`LayerWeights`],
 //! burn's `Linear` layout). This module uses no burn type: `network` builds burn modules from
 //! these values and reads them back, `snapshot` evaluates them with scalar loops, `checkpoint`
@@ -21,20 +24,55 @@ pub struct NetworkSpec {
     pub action_dim: usize,
     /// Hidden ReLU layer widths (each >= 1; may be empty).
     pub hidden: Vec<usize>,
+    /// Output branches `B` (>= 1; default 1): the action-branching architecture of
+    /// Tavakoli, Pardo & Kormushev (*Action Branching Architectures for Deep Reinforcement
+    /// Learning*, AAAI 2018) — shared hidden layers and one output head per branch. With
+    /// `B >= 2` the last `B` of the `action_dim` candidate features are the one-hot code of
+    /// the branch that scores the row: they select the head (`Q = Σ_b code_b · head_b`) and
+    /// are not inputs of the trunk. With `B = 1` every feature is an input and the network
+    /// is the plain action-in MLP.
+    #[serde(default = "one_branch")]
+    pub branches: usize,
+}
+
+fn one_branch() -> usize {
+    1
 }
 
 impl NetworkSpec {
-    /// Input width `state_dim + action_dim`.
-    pub fn input_dim(&self) -> usize {
+    /// A single-branch spec (the plain action-in MLP).
+    pub fn new(state_dim: usize, action_dim: usize, hidden: Vec<usize>) -> Self {
+        NetworkSpec {
+            state_dim,
+            action_dim,
+            hidden,
+            branches: 1,
+        }
+    }
+
+    /// Width of a row the network is given: `state_dim + action_dim`.
+    pub fn row_dim(&self) -> usize {
         self.state_dim + self.action_dim
     }
 
-    /// `(d_in, d_out)` of every linear layer, input to output (the last has `d_out = 1`).
+    /// Number of branch-selector features at the end of a candidate row: `B` when
+    /// `branches >= 2`, else 0.
+    pub fn selector_dim(&self) -> usize {
+        if self.branches >= 2 { self.branches } else { 0 }
+    }
+
+    /// Input width of the first layer: `state_dim + action_dim − selector_dim()`.
+    pub fn input_dim(&self) -> usize {
+        self.row_dim() - self.selector_dim()
+    }
+
+    /// `(d_in, d_out)` of every linear layer, input to output (the last has `d_out =
+    /// branches`).
     pub fn layer_shapes(&self) -> Vec<(usize, usize)> {
         let mut dims = Vec::with_capacity(self.hidden.len() + 2);
         dims.push(self.input_dim());
         dims.extend_from_slice(&self.hidden);
-        dims.push(1);
+        dims.push(self.branches.max(1));
         dims.windows(2).map(|w| (w[0], w[1])).collect()
     }
 
@@ -45,10 +83,21 @@ impl NetworkSpec {
 
     /// Human-readable form, e.g. `state 4 + action 3 -> [64, 64] -> 1`.
     pub fn describe(&self) -> String {
-        format!(
-            "state {} + action {} -> {:?} -> 1",
-            self.state_dim, self.action_dim, self.hidden
-        )
+        if self.branches >= 2 {
+            format!(
+                "state {} + action {} (+ {} branch code) -> {:?} -> {} branches",
+                self.state_dim,
+                self.action_dim - self.branches,
+                self.branches,
+                self.hidden,
+                self.branches
+            )
+        } else {
+            format!(
+                "state {} + action {} -> {:?} -> 1",
+                self.state_dim, self.action_dim, self.hidden
+            )
+        }
     }
 
     /// Check the documented ranges.
@@ -66,6 +115,21 @@ impl NetworkSpec {
             return Err(DdqnError::InvalidConfig {
                 field: "action_dim",
                 reason: "must be >= 1".into(),
+            });
+        }
+        if self.branches == 0 {
+            return Err(DdqnError::InvalidConfig {
+                field: "branches",
+                reason: "must be >= 1".into(),
+            });
+        }
+        if self.branches >= 2 && self.action_dim <= self.branches {
+            return Err(DdqnError::InvalidConfig {
+                field: "action_dim",
+                reason: format!(
+                    "must exceed branches = {} (candidate features, then the branch code)",
+                    self.branches
+                ),
             });
         }
         if let Some(i) = self.hidden.iter().position(|&h| h == 0) {

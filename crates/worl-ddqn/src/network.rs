@@ -119,18 +119,30 @@ impl QNetwork {
         self.layers[0].weight.val().device()
     }
 
-    /// Q-values of a batch of rows: `[rows, state_dim + action_dim]` → `[rows]`.
+    /// Q-values of a batch of rows: `[rows, state_dim + action_dim]` → `[rows]`. With
+    /// `branches = B >= 2` the trunk reads the first `state_dim + action_dim − B` columns and
+    /// the last `B` (the branch code) weight the `B` heads: `q = Σ_b code_b · head_b`.
     pub fn forward(&self, input: Tensor<2>) -> Tensor<1> {
         let rows = input.dims()[0];
         let last = self.layers.len() - 1;
-        let mut x = input;
+        let selector = self.spec.selector_dim();
+        let (mut x, code) = if selector > 0 {
+            let d = self.spec.input_dim();
+            let code = input.clone().slice([0..rows, d..d + selector]);
+            (input.slice([0..rows, 0..d]), Some(code))
+        } else {
+            (input, None)
+        };
         for (i, layer) in self.layers.iter().enumerate() {
             x = layer.forward(x);
             if i < last {
                 x = self.activation.forward(x);
             }
         }
-        x.reshape([rows])
+        match code {
+            Some(code) => (x * code).sum_dim(1).reshape([rows]),
+            None => x.reshape([rows]),
+        }
     }
 
     /// Q-values of every candidate of every decision point of `batch`, flattened in the

@@ -9,7 +9,8 @@
 //!   per decision point and shared by all its candidates;
 //! * units a ReLU switched off are skipped (exact: they contribute `+0.0`), using a
 //!   branch-free list of the active units;
-//! * the output layer (one unit) is a plain dot product.
+//! * the output layer (one unit, or one per branch weighted by the row's branch code) is a
+//!   plain dot product.
 //!
 //! Results match the burn forward pass to float rounding (tested within 1e-5).
 
@@ -131,7 +132,8 @@ impl PolicySnapshot {
         let l0 = &self.layers[0];
         let mut width = l0.d_output;
         a[..width].copy_from_slice(&state_part[..width]);
-        for (i, &c) in candidate.iter().enumerate() {
+        let (features, code) = candidate.split_at(candidate.len() - self.spec.selector_dim());
+        for (i, &c) in features.iter().enumerate() {
             let r = s_dim + i;
             let row = &l0.weight[r * width..(r + 1) * width];
             for (o, &w) in a[..width].iter_mut().zip(row) {
@@ -169,7 +171,12 @@ impl PolicySnapshot {
             std::mem::swap(a, b);
             width = out_w;
         }
-        a[0]
+        if code.is_empty() {
+            a[0]
+        } else {
+            // Branch heads: the code selects (or mixes) the heads' outputs.
+            code.iter().zip(a.iter()).map(|(c, q)| c * q).sum()
+        }
     }
 
     /// Q-values of the `k` candidates of one state.

@@ -90,6 +90,7 @@ fn another_architecture_is_a_typed_error() {
         state_dim: 6,
         action_dim: 2,
         hidden: vec![16, 16],
+        branches: 1,
     };
     match load_checkpoint_expecting(&path, &ComputeDevice::flex(), &other) {
         Err(DdqnError::ArchitectureMismatch {

@@ -26,6 +26,7 @@ fn spec() -> NetworkSpec {
         state_dim: 1,
         action_dim: 1,
         hidden: vec![3],
+        branches: 1,
     }
 }
 

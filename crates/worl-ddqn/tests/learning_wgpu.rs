@@ -40,6 +40,7 @@ fn double_dqn_target_on_wgpu_matches_hand_computation() {
         state_dim: 1,
         action_dim: 1,
         hidden: vec![3],
+        branches: 1,
     };
     let l = |i, o, w: &[f32], b: &[f32]| LayerWeights {
         d_input: i,

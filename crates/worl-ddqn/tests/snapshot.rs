@@ -54,6 +54,7 @@ fn snapshot_matches_burn_forward_on_a_scheduler_sized_network() {
         state_dim: 34,
         action_dim: 6,
         hidden: vec![128, 64],
+        branches: 1,
     };
     let mut states = Vec::new();
     let mut cands = Vec::new();
@@ -79,6 +80,7 @@ fn snapshot_of_a_linear_network_matches_too() {
         state_dim: 2,
         action_dim: 3,
         hidden: vec![],
+        branches: 1,
     };
     check_matches(
         &spec,
@@ -99,7 +101,7 @@ proptest! {
              proptest::collection::vec(-3.0f32..3.0, 4..=40)),
             1..6),
     ) {
-        let spec = NetworkSpec { state_dim: 5, action_dim: 4, hidden };
+        let spec = NetworkSpec::new(5, 4, hidden);
         let states: Vec<Vec<f32>> = rows.iter().map(|r| r.0.clone()).collect();
         let cands: Vec<Vec<f32>> = rows
             .iter()
@@ -115,6 +117,7 @@ fn masked_greedy_skips_masked_candidates() {
         state_dim: 1,
         action_dim: 1,
         hidden: vec![],
+        branches: 1,
     };
     // Q = 1·s + 1·a + 0 with hand weights.
     let net = QNetwork::from_weights(
@@ -165,6 +168,7 @@ fn snapshot_is_shared_by_threads_with_identical_results() {
         state_dim: 8,
         action_dim: 4,
         hidden: vec![32, 32],
+        branches: 1,
     };
     let snap = QNetwork::new(&spec, 9, ComputeDevice::flex().device())
         .unwrap()
@@ -188,4 +192,89 @@ fn snapshot_is_shared_by_threads_with_identical_results() {
             });
         }
     });
+}
+
+#[test]
+fn branched_snapshot_matches_burn_forward() {
+    // 2 candidate features followed by a one-hot code of 3 branches.
+    let spec = NetworkSpec {
+        state_dim: 2,
+        action_dim: 5,
+        hidden: vec![8, 4],
+        branches: 3,
+    };
+    let mut states = Vec::new();
+    let mut cands = Vec::new();
+    for i in 0..12 {
+        states.push(vec![i as f32 / 6.0 - 1.0, (i % 3) as f32]);
+        let mut c = Vec::new();
+        for j in 0..1 + i % 4 {
+            c.extend_from_slice(&[((i + j) % 5) as f32 / 2.0 - 1.0, j as f32 * 0.3]);
+            let mut code = [0.0; 3];
+            code[(i + j) % 3] = 1.0;
+            c.extend_from_slice(&code);
+        }
+        cands.push(c);
+    }
+    check_matches(&spec, 9, &states, &cands);
+}
+
+#[test]
+fn branch_code_selects_the_head_by_hand() {
+    // No hidden layer: input [s, x] -> 2 heads, W = [[1, 10], [2, 20]], b = [0.5, -1].
+    let spec = NetworkSpec {
+        state_dim: 1,
+        action_dim: 3,
+        hidden: vec![],
+        branches: 2,
+    };
+    let layers = vec![worl_ddqn::LayerWeights {
+        d_input: 2,
+        d_output: 2,
+        weight: vec![1.0, 10.0, 2.0, 20.0],
+        bias: vec![0.5, -1.0],
+    }];
+    let net = QNetwork::from_weights(&spec, &layers, ComputeDevice::flex().device()).unwrap();
+    // s = 1, x = 2: head 0 = 1 + 4 + 0.5 = 5.5, head 1 = 10 + 40 - 1 = 49.
+    let mut batch = CandidateBatch::new(1, 3);
+    batch.push(&[1.0], &[2.0, 1.0, 0.0, 2.0, 0.0, 1.0]).unwrap();
+    assert_eq!(net.q_values_batch(&batch).unwrap(), vec![5.5, 49.0]);
+    let snap = net.snapshot().unwrap();
+    let mut out = vec![0.0; 2];
+    snap.q_values(
+        &[1.0],
+        batch.candidates(0),
+        &mut out,
+        &mut SnapshotScratch::default(),
+    )
+    .unwrap();
+    assert_eq!(out, vec![5.5, 49.0]);
+}
+
+#[test]
+fn branches_need_room_for_their_code() {
+    let spec = NetworkSpec {
+        state_dim: 1,
+        action_dim: 2,
+        hidden: vec![4],
+        branches: 2,
+    };
+    assert!(matches!(
+        spec.validate(),
+        Err(DdqnError::InvalidConfig {
+            field: "action_dim",
+            ..
+        })
+    ));
+    assert!(matches!(
+        NetworkSpec {
+            branches: 0,
+            ..spec
+        }
+        .validate(),
+        Err(DdqnError::InvalidConfig {
+            field: "branches",
+            ..
+        })
+    ));
 }
