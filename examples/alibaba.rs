@@ -32,9 +32,6 @@
 //! cells are where schedulers differ.
 
 use clap::Parser;
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -42,11 +39,11 @@ use std::sync::Arc;
 use std::time::Instant;
 use worl::cluster::network::{gbit_per_s, mbit_per_s};
 use worl::cluster::{Cluster, Link, LoadState, MachineTable, Problem, TableSample, formats::pai};
+use worl::dag::Workload;
 use worl::dag::ccr::with_ccr;
 use worl::dag::formats::alibaba::{self, AlibabaOptions};
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::dag::generators::nn_training::{Model, NnTrainingParams, nn_training};
-use worl::dag::{JobId, TaskId, Workload, WorkloadBuilder};
 use worl::experiment::plot::{self, CurveAxis};
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{
@@ -136,54 +133,10 @@ fn data_file(arg: &Option<PathBuf>, relative: &str) -> Result<PathBuf, BoxError>
     }
 }
 
-/// The jobs `jobs` of `w` as a workload of their own (same names, work, memory and edges).
-fn select_jobs(w: &Workload, jobs: &[JobId], name: String) -> Result<Workload, BoxError> {
-    let g = w.graph();
-    let mut b = WorkloadBuilder::new(name);
-    let mut map: Vec<Option<TaskId>> = vec![None; g.n_tasks()];
-    for &j in jobs {
-        let job = w.job(j);
-        let nj = b.add_job(&job.name)?;
-        for &t in &job.tasks {
-            let task = g.task(t);
-            map[t.index()] = Some(b.add_task(nj, &task.name, task.work, task.mem_gib)?);
-        }
-    }
-    for e in g.edges() {
-        if let (Some(a), Some(c)) = (map[e.from.index()], map[e.to.index()]) {
-            b.add_edge(a, c, e.bytes)?;
-        }
-    }
-    Ok(b.build()?)
-}
-
 /// Whole jobs of `pool` drawn in a seeded random order, DAG jobs (>= 2 tasks) first, merged
-/// until exactly `n` tasks.
+/// until exactly `n` tasks (`Workload::sample_jobs`).
 fn merged_jobs(pool: &Workload, n: usize, seed: u64) -> Result<Workload, BoxError> {
-    let mut order: Vec<JobId> = (0..pool.n_jobs()).map(JobId::new).collect();
-    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-    let mut left = n;
-    let mut picked = Vec::new();
-    for dag_jobs in [true, false] {
-        for &j in &order {
-            let size = pool.job(j).tasks.len();
-            if (size >= 2) == dag_jobs && size <= left {
-                picked.push(j);
-                left -= size;
-                if left == 0 {
-                    break;
-                }
-            }
-        }
-        if left == 0 {
-            break;
-        }
-    }
-    if left > 0 {
-        return Err(format!("the trace holds fewer than {n} tasks in whole jobs").into());
-    }
-    picked.sort_unstable();
-    select_jobs(pool, &picked, format!("alibaba-{n}-s{seed}"))
+    Ok(pool.sample_jobs(n, seed, format!("alibaba-{n}-s{seed}"))?)
 }
 
 /// GPipe GPT-2 medium training of about `n` tasks: 8 stages, 2 data-parallel replicas,

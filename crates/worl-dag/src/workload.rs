@@ -97,6 +97,76 @@ impl Workload {
         self
     }
 
+    /// The jobs `jobs` of this workload (in the given order) as a workload of their own
+    /// named `name`: same job and task names, work, memory, and the edges among them.
+    ///
+    /// Errors: [`DagError::Empty`] when `jobs` is empty; [`DagError::DuplicateJob`] when a
+    /// job is named twice.
+    ///
+    /// # Panics
+    /// Never for ids of this workload; a [`JobId`] of another workload out of range panics
+    /// as an index would.
+    pub fn select_jobs(&self, jobs: &[JobId], name: impl Into<String>) -> Result<Workload> {
+        let g = &self.graph;
+        let mut b = WorkloadBuilder::new(name);
+        let mut map: Vec<Option<TaskId>> = vec![None; g.n_tasks()];
+        for &j in jobs {
+            let job = self.job(j);
+            let nj = b.add_job(&job.name)?;
+            for &t in &job.tasks {
+                let task = g.task(t);
+                map[t.index()] = Some(b.add_task(nj, &task.name, task.work, task.mem_gib)?);
+            }
+        }
+        for e in g.edges() {
+            if let (Some(a), Some(c)) = (map[e.from.index()], map[e.to.index()]) {
+                b.add_edge(a, c, e.bytes)?;
+            }
+        }
+        b.build()
+    }
+
+    /// Whole jobs of this workload drawn in a random order seeded by `seed`, DAG jobs (2 or
+    /// more tasks) first, kept while they fit, until exactly `tasks` tasks; returned in their
+    /// order in this workload, named `name` ([`select_jobs`](Self::select_jobs)). How a
+    /// trace's jobs become test workloads of a given size.
+    ///
+    /// Errors: [`DagError::InvalidParameter`] (`tasks`) when whole jobs cannot make exactly
+    /// `tasks` tasks (e.g. more than the workload holds, or 0).
+    pub fn sample_jobs(
+        &self,
+        tasks: usize,
+        seed: u64,
+        name: impl Into<String>,
+    ) -> Result<Workload> {
+        use rand::SeedableRng;
+        use rand::seq::SliceRandom;
+        let mut order: Vec<JobId> = (0..self.n_jobs()).map(JobId::new).collect();
+        order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+        let mut left = tasks;
+        let mut picked = Vec::new();
+        for dag_jobs in [true, false] {
+            for &j in &order {
+                let size = self.job(j).tasks.len();
+                if left > 0 && (size >= 2) == dag_jobs && size <= left {
+                    picked.push(j);
+                    left -= size;
+                }
+            }
+        }
+        if left > 0 || tasks == 0 {
+            return Err(DagError::InvalidParameter {
+                name: "tasks",
+                reason: format!(
+                    "whole jobs of `{}` cannot make exactly {tasks} tasks",
+                    self.name
+                ),
+            });
+        }
+        picked.sort_unstable();
+        self.select_jobs(&picked, name)
+    }
+
     /// Merges workloads into one forest named `name`, keeping each job's tasks and edges;
     /// ids are renumbered in input order (the jobs of the first workload come first).
     ///

@@ -169,6 +169,59 @@ fn merge_keeps_every_job_and_rejects_duplicate_job_names() {
 }
 
 #[test]
+fn select_and_sample_whole_jobs() {
+    // Jobs of 3, 1, 2 and 1 tasks; edges inside the DAG jobs.
+    let mut b = WorkloadBuilder::new("pool");
+    let mut jobs = Vec::new();
+    for (name, size) in [("a", 3), ("b", 1), ("c", 2), ("d", 1)] {
+        let j = b.add_job(name).unwrap();
+        let ids: Vec<TaskId> = (0..size)
+            .map(|i| {
+                b.add_task(j, &format!("t{i}"), 1.0 + i as f64, None)
+                    .unwrap()
+            })
+            .collect();
+        for w in ids.windows(2) {
+            b.add_edge(w[0], w[1], 7.0).unwrap();
+        }
+        jobs.push(j);
+    }
+    let pool = b.build().unwrap();
+    let sel = pool.select_jobs(&[jobs[2], jobs[0]], "sel").unwrap();
+    assert_eq!(
+        sel.jobs()
+            .iter()
+            .map(|j| j.name.as_str())
+            .collect::<Vec<_>>(),
+        ["c", "a"]
+    );
+    assert_eq!((sel.graph().n_tasks(), sel.graph().n_edges()), (5, 3));
+    assert_eq!(
+        sel.graph().task(sel.find_task("a", "t2").unwrap()).work,
+        3.0
+    );
+    // 5 tasks from whole jobs: both DAG jobs (3 + 2) whatever the seed; 6 needs one more
+    // single-task job; 8 is more than the pool holds.
+    for seed in 0..5 {
+        let s = pool.sample_jobs(5, seed, "s").unwrap();
+        assert_eq!(
+            s.jobs().iter().map(|j| j.name.as_str()).collect::<Vec<_>>(),
+            ["a", "c"]
+        );
+        let six = pool.sample_jobs(6, seed, "six").unwrap();
+        assert_eq!((six.n_jobs(), six.graph().n_tasks()), (3, 6));
+    }
+    assert!(matches!(
+        pool.sample_jobs(8, 0, "x"),
+        Err(DagError::InvalidParameter { name: "tasks", .. })
+    ));
+    assert!(matches!(
+        pool.select_jobs(&[], "none"),
+        Err(DagError::Empty { .. })
+    ));
+}
+
+#[test]
 fn stats_count_shape_and_ccr() {
     let mut b = WorkloadBuilder::new("chain");
     let j = b.add_job("j").unwrap();
