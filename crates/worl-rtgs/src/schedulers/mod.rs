@@ -8,6 +8,7 @@
 //! | local search | [`local`] | ILS (and the moves and critical chain WORL-RTGS shares) |
 //! | RTGS | [`rtgs`] | RTGS: WOA over running-time vectors with greedy running-time-gap decoding |
 //! | WORL-RTGS | `worl_rtgs` (feature `ddqn`) | RTGS with a Double DQN plan decoder |
+//! | deep RL | `drl` (feature `ddqn`) | a plain Double DQN list scheduler, MDTS |
 //! | exact | [`exact`] | branch-and-bound proving optimal schedules of small problems |
 //!
 //! | scheduler | registry name | source |
@@ -26,6 +27,8 @@
 //! | [`Pso`] | `pso` | Kennedy, Eberhart, ICNN 1995; Shi, Eberhart, ICEC 1998 |
 //! | [`Ga`] | `ga` | Holland 1975; Braun et al., JPDC 2001, §2.10 |
 //! | [`Ils`] | `ils` | Lourenço, Martin, Stützle, Handbook of Metaheuristics 2003 |
+//! | `Dqn` | `dqn` | Double DQN list scheduler: Mnih et al., Nature 2015; van Hasselt et al., AAAI 2016 |
+//! | `Mdts` | `mdts` | Multi-task Deep Reinforcement Learning for Scalable Parallel Task Scheduling; action branching: Tavakoli et al., AAAI 2018 |
 //! | [`Exact`] | `exact` | branch-and-bound; Sinnen, Comput. Oper. Res. 43, 2014 |
 //!
 //! Every scheduler builds its schedule through
@@ -51,6 +54,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "ddqn")]
+mod agents;
+#[cfg(feature = "ddqn")]
+pub mod drl;
 pub mod exact;
 pub mod list;
 pub mod local;
@@ -59,6 +66,8 @@ pub mod search;
 #[cfg(feature = "ddqn")]
 pub mod worl_rtgs;
 
+#[cfg(feature = "ddqn")]
+pub use drl::{Dqn, Mdts};
 pub use exact::{Exact, ExactOutcome};
 pub use list::{
     Cpop, CriticalPathAssignment, Heft, LeastConnection, MaxMin, MinMin, OptimisticCostTable, Peft,
@@ -86,6 +95,8 @@ pub enum Family {
     WorlRtgs,
     /// An exact search ([`exact`]): branch-and-bound that proves optimality of small problems.
     Exact,
+    /// A deep-RL list scheduler (`drl`, feature `ddqn`): DQN, MDTS.
+    DeepRl,
 }
 
 /// A registry entry of [`BUILTINS`].
@@ -218,6 +229,22 @@ pub const BUILTINS: &[Builtin] = &[
         family: Family::Search,
         quick: "steps=200",
         build: |o| boxed(Ils::from_options(o)),
+    },
+    #[cfg(feature = "ddqn")]
+    Builtin {
+        name: Dqn::NAME,
+        description: "DQN list scheduler (Double DQN, Mnih et al. 2015, van Hasselt et al. 2016): rank_u order, the agent picks one of the k min-EFT GPUs, trained online for `episodes` then greedy; options: episodes, candidates, policy, hidden, gamma, learning-rate, batch, td, train-every, epsilon-start, epsilon-end, learn, agent=PATH, device",
+        family: Family::DeepRl,
+        quick: "episodes=3",
+        build: |o| boxed(Dqn::from_options(o)),
+    },
+    #[cfg(feature = "ddqn")]
+    Builtin {
+        name: Mdts::NAME,
+        description: "MDTS (multi-task deep RL): a job's ready child tasks placed jointly by a branching Double DQN (shared trunk, one head per task); options: branches (default 4) and dqn's",
+        family: Family::DeepRl,
+        quick: "episodes=3",
+        build: |o| boxed(Mdts::from_options(o)),
     },
     Builtin {
         name: Exact::NAME,

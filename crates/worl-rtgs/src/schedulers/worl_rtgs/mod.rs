@@ -152,18 +152,15 @@ pub use features::{ACTION_DIM, STATE_DIM};
 pub use operators::{OPERATOR_ACTION_DIM, OPERATOR_STATE_DIM};
 
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
-use worl_ddqn::{
-    Agent, AgentConfig, ComputeDevice, DeviceChoice, EpsilonSchedule, TargetUpdate,
-    load_checkpoint_expecting, select_device,
-};
+use worl_ddqn::{Agent, AgentConfig, ComputeDevice, DeviceChoice, EpsilonSchedule, TargetUpdate};
 
 use crate::error::{Result, ScheduleError};
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
+use crate::schedulers::agents::{agent_device, start_agent, take_agent_options};
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, run_rtgs_from};
 use crate::schedulers::search::options::take_count;
 use decoder::LearnSettings;
@@ -350,22 +347,7 @@ impl WorlRtgsConfig {
         let hope_weight = weight("hope-weight", d.hope_weight)?;
         let eft_weight = weight("eft-weight", d.eft_weight)?;
         let terminal_weight = weight("terminal-weight", d.terminal_weight)?;
-        let mut agent = d.agent.clone();
-        if let Some(h) = opts.take::<String>("hidden")? {
-            let parsed: std::result::Result<Vec<usize>, _> =
-                h.split('-').map(str::parse::<usize>).collect();
-            match parsed {
-                Ok(v) if !v.is_empty() && v.iter().all(|&x| x > 0) => agent.hidden = v,
-                _ => return Err(opts.invalid("hidden", h, "expected widths like `16-16`")),
-            }
-        }
-        agent.td_target = opts.take_or("td", agent.td_target)?;
-        agent.gamma = opts.take_or("gamma", agent.gamma)?;
-        agent.learning_rate = opts.take_or("learning-rate", agent.learning_rate)?;
-        agent.batch_size = opts.take_or("batch", agent.batch_size)?;
-        if let Err(e) = agent.validate() {
-            return Err(opts.invalid("agent", "(gamma, learning-rate, batch)", e.to_string()));
-        }
+        let agent = take_agent_options(&mut opts, &d.agent)?;
         let device = opts.take::<DeviceChoice>("device")?.or(d.device);
         let config = WorlRtgsConfig {
             preset,
@@ -438,11 +420,7 @@ impl WorlRtgsConfig {
     ///
     /// Errors: [`ScheduleError::Ddqn`] for an invalid agent configuration.
     pub fn fresh_agent(&self, seed: u64, device: &ComputeDevice) -> Result<Agent> {
-        let config = AgentConfig {
-            seed: self.agent.seed ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            ..self.agent_config()
-        };
-        Ok(Agent::new(config, device)?)
+        start_agent(&self.agent_config(), None, seed, device)
     }
 }
 
@@ -592,23 +570,8 @@ impl WorlRtgs {
     ///
     /// Errors: [`ScheduleError::Ddqn`] when the requested device is unavailable.
     pub fn device(&mut self) -> Result<&ComputeDevice> {
-        static SELECTED: Mutex<Vec<(DeviceChoice, ComputeDevice)>> = Mutex::new(Vec::new());
         if self.device.is_none() {
-            let choice = match (self.config.device, std::env::var(worl_ddqn::DEVICE_ENV_VAR)) {
-                (Some(c), _) => c,
-                (None, Ok(v)) => v.parse::<DeviceChoice>()?,
-                (None, Err(_)) => DeviceChoice::Flex,
-            };
-            let mut selected = SELECTED.lock().unwrap_or_else(PoisonError::into_inner);
-            let device = match selected.iter().find(|(c, _)| *c == choice) {
-                Some((_, d)) => d.clone(),
-                None => {
-                    let d = select_device(choice)?;
-                    selected.push((choice, d.clone()));
-                    d
-                }
-            };
-            self.device = Some(device);
+            self.device = Some(agent_device(self.config.device)?);
         }
         Ok(self.device.as_ref().expect("selected above"))
     }
@@ -633,13 +596,12 @@ impl Scheduler for WorlRtgs {
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         ctx.check_budget(self.name(), self.config.rtgs.whales)?;
         let device = self.device()?.clone();
-        let agent = match &self.config.checkpoint {
-            Some(path) => {
-                let spec = self.config.agent_config().network_spec();
-                load_checkpoint_expecting(path, &device, &spec)?
-            }
-            None => self.config.fresh_agent(ctx.seed(), &device)?,
-        };
+        let agent = start_agent(
+            &self.config.agent_config(),
+            self.config.checkpoint.as_deref(),
+            ctx.seed(),
+            &device,
+        )?;
         let outcome = run_worl_rtgs(problem, &self.config, agent, ctx)?;
         self.last_agent = Some(outcome.agent);
         Ok(outcome.schedule)
