@@ -75,18 +75,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            // One line: the error and its causes.
-            let mut line = format!("error: {e}");
-            let mut source = e.source();
-            while let Some(s) = source {
-                let text = s.to_string();
-                if !line.contains(&text) {
-                    line.push_str(": ");
-                    line.push_str(&text);
-                }
-                source = s.source();
-            }
-            eprintln!("{}", line.replace('\n', " "));
+            eprintln!("error: {}", worl::error_line(e.as_ref()));
             ExitCode::from(2)
         }
     }

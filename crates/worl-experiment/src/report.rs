@@ -323,6 +323,84 @@ fn write_csv_rows(
     wr.flush().map_err(|e| ExperimentError::io(path, e))
 }
 
+/// The comparison report of a set of runs, as `worl compare` prints it and the Python
+/// package's `compare` returns it: the mean makespans normalised to the baseline (HEFT when
+/// present), and the Markdown of that table, the gaps to the best known makespans
+/// ([`GapTable`](crate::GapTable)), the per-workload table ([`markdown_table`] against the
+/// default reference) and the Friedman test with Nemenyi's critical difference at α = 0.05
+/// (or the note saying why it cannot run).
+#[derive(Clone, Debug)]
+pub struct ComparisonReport {
+    /// Mean makespan over seeds, per problem and scheduler, over the baseline's.
+    pub normalised: NormalisedTable,
+    /// The report as Markdown (four `##` sections).
+    pub markdown: String,
+    /// The rank test, when there are enough problems and schedulers for one.
+    pub rank_test: Option<RankTest>,
+}
+
+/// Builds the [`ComparisonReport`] of `results`.
+///
+/// Errors: those of [`Results::normalised`], [`markdown_table`] and [`Results::rank_test`].
+pub fn comparison_report(results: &Results) -> Result<ComparisonReport> {
+    let normalised = results.normalised(results.default_baseline().as_deref())?;
+    let mut md = String::from("## Mean makespan over seeds ÷ HEFT's (bold: best)\n\n");
+    md.push_str(&markdown_normalised(&normalised));
+    md.push_str("\n## Gap of each scheduler's mean makespan to the best any run found\n\n");
+    md.push_str(&crate::GapTable::new(results, &BTreeMap::new()).to_markdown());
+    md.push_str("\n## Per workload\n\n");
+    let reference = results.default_reference();
+    md.push_str(&markdown_table(
+        results,
+        &GroupBy::Problem,
+        reference.as_deref(),
+    )?);
+    md.push_str("\n## Friedman test and Nemenyi critical difference (α = 0.05)\n\n");
+    let rank_test = match results.rank_test_note(&|_| true) {
+        Some(note) => {
+            md.push_str(&note);
+            md.push('\n');
+            None
+        }
+        None => {
+            let t = results.rank_test(&|_| true, crate::Alpha::P05)?;
+            md.push_str(&markdown_rank_test(&t));
+            Some(t)
+        }
+    };
+    Ok(ComparisonReport {
+        normalised,
+        markdown: md,
+        rank_test,
+    })
+}
+
+/// Writes `text` as the section `name` of the Markdown file at `path`: between the lines
+/// `<!-- begin name -->` and `<!-- end name -->`, replacing what they enclosed, or appended
+/// with them when the file has no such section (or does not exist). How several generators
+/// share one document (e.g. `docs/results.md`) without overwriting each other's parts.
+///
+/// Errors: [`ExperimentError::Io`].
+pub fn write_section(path: impl AsRef<Path>, name: &str, text: &str) -> Result<()> {
+    let path = path.as_ref();
+    let old = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(ExperimentError::io(path, e)),
+    };
+    let (begin, end) = (
+        format!("<!-- begin {name} -->"),
+        format!("<!-- end {name} -->"),
+    );
+    let body = format!("{begin}\n{}\n{end}", text.trim_end());
+    let new = match (old.find(&begin), old.find(&end)) {
+        (Some(b), Some(e)) if b < e => format!("{}{body}{}", &old[..b], &old[e + end.len()..]),
+        _ if old.trim().is_empty() => format!("{body}\n"),
+        _ => format!("{}\n\n{body}\n", old.trim_end()),
+    };
+    write_text(path, &new)
+}
+
 /// Writes `text` to `path`, creating its directory.
 ///
 /// Errors: [`ExperimentError::Io`].

@@ -264,3 +264,16 @@ fn plots_are_written_as_svg_files() {
     plot::cd_diagram(&t, "critical difference", &cd).unwrap();
     assert_svg(&cd, &["CD = ", "one-gpu (", "eft (", "random-search ("]);
 }
+
+#[test]
+fn sections_are_replaced_in_place_and_appended_when_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("doc.md");
+    worl_experiment::report::write_section(&path, "a", "first A\n").unwrap();
+    worl_experiment::report::write_section(&path, "b", "B").unwrap();
+    worl_experiment::report::write_section(&path, "a", "second A").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "<!-- begin a -->\nsecond A\n<!-- end a -->\n\n<!-- begin b -->\nB\n<!-- end b -->\n"
+    );
+}

@@ -46,7 +46,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", worl_py::core::one_line(e.as_ref()));
+            eprintln!("error: {}", worl::error_line(e.as_ref()));
             ExitCode::from(2)
         }
     }

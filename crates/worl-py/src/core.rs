@@ -15,10 +15,7 @@ use worl::cluster::formats::saga;
 use worl::cluster::{Cluster, GpuModel, Problem, Schedule, ScheduleFile, ScheduleMeta, presets};
 use worl::dag::Workload;
 use worl::experiment::spec::specs_or_all;
-use worl::experiment::{
-    Alpha, Experiment, GroupBy, KeepSchedules, NamedProblem, NormalisedTable, ProblemSet, Results,
-    report,
-};
+use worl::experiment::{Experiment, KeepSchedules, NamedProblem, ProblemSet, Results};
 use worl::rtgs::registry::Spec;
 use worl::rtgs::{Budget, Registry, RunContext, Scheduler};
 
@@ -35,22 +32,6 @@ pub enum Kind {
     Load,
     /// Building or running a scheduler, or a comparison (`worl.ScheduleError`).
     Schedule,
-}
-
-/// `e` and its causes on one line, as the `worl` command line prints them: each cause whose
-/// text the line does not already hold is appended after `": "`; newlines become spaces.
-pub fn one_line(e: &(dyn StdError + 'static)) -> String {
-    let mut line = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !line.contains(&text) {
-            line.push_str(": ");
-            line.push_str(&text);
-        }
-        source = s.source();
-    }
-    line.replace('\n', " ")
 }
 
 /// A workload read from a file, with the network a saga problem instance brings.
@@ -315,37 +296,6 @@ pub fn compare(problems: Vec<(String, Problem)>, options: &CompareOptions) -> Re
         .run()?)
 }
 
-/// The normalised table of `results` (mean makespans over seeds, per problem, against HEFT's
-/// where HEFT ran) and the Markdown report `worl compare` prints: the normalised table, the
-/// per-workload table, and the Friedman / Nemenyi rank test (or the note saying why it was
-/// not run).
-///
-/// Errors: `ExperimentError` from the report builders.
-pub fn comparison_report(results: &Results) -> Result<(NormalisedTable, String)> {
-    let normalised = results.normalised(results.default_baseline().as_deref())?;
-    let mut md = String::from("## Mean makespan over seeds ÷ HEFT's (bold: best)\n\n");
-    md.push_str(&report::markdown_normalised(&normalised));
-    md.push_str("\n## Per workload\n\n");
-    let reference = results.default_reference();
-    md.push_str(&report::markdown_table(
-        results,
-        &GroupBy::Problem,
-        reference.as_deref(),
-    )?);
-    md.push_str("\n## Friedman test and Nemenyi critical difference (α = 0.05)\n\n");
-    match results.rank_test_note(&|_| true) {
-        Some(note) => {
-            md.push_str(&note);
-            md.push('\n');
-        }
-        None => {
-            let t = results.rank_test(&|_| true, Alpha::P05)?;
-            md.push_str(&report::markdown_rank_test(&t));
-        }
-    }
-    Ok((normalised, md))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,7 +382,7 @@ mod tests {
     #[test]
     fn a_missing_file_is_named() {
         let e = load_workload(Path::new("/no/such/dir/w.json")).unwrap_err();
-        assert!(one_line(e.as_ref()).contains("/no/such/dir/w.json"));
+        assert!(worl::error_line(e.as_ref()).contains("/no/such/dir/w.json"));
     }
 
     #[test]

@@ -41,7 +41,7 @@ create_exception!(
 /// The Python exception of `e`: [`LoadError`] or [`ScheduleError`] by `kind`, with the
 /// message of `e` and its causes on one line.
 fn err(kind: Kind, e: core::Error) -> PyErr {
-    let msg = core::one_line(e.as_ref());
+    let msg = worl::error_line(e.as_ref());
     match kind {
         Kind::Load => LoadError::new_err(msg),
         Kind::Schedule => ScheduleError::new_err(msg),
@@ -988,7 +988,8 @@ pub struct Comparison {
 impl Comparison {
     /// One dict per run: `problem`, `tasks`, `gpus`, `scheduler`, `stochastic`, `seed`,
     /// `makespan`, `slr`, `speedup`, `efficiency`, `utilisation`, `lower_bound`, `gap`,
-    /// `wall_time_s`, `evaluations`, `tags` (every schedule was validated).
+    /// `mean_job_time`, `load_imbalance`, `cost`, `wall_time_s`, `evaluations`, `tags`
+    /// (every schedule was validated).
     #[getter]
     fn runs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.runs)
@@ -1023,7 +1024,8 @@ impl Comparison {
         self.baseline.clone()
     }
 
-    /// The report `worl compare` prints (normalised table, per-workload table, rank test).
+    /// The report `worl compare` prints (normalised table, gaps to the best known makespans,
+    /// per-workload table, rank test).
     #[getter]
     fn markdown(&self) -> &str {
         &self.markdown
@@ -1113,8 +1115,10 @@ fn compare(
             ps.push((name, load(core::problem(w, c.clone()))?));
         }
         let results = sched(core::compare(ps, &options))?;
-        let (t, md) = sched(core::comparison_report(&results))?;
-        Ok((results, t, md))
+        let r = sched(
+            worl::experiment::report::comparison_report(&results).map_err(core::Error::from),
+        )?;
+        Ok((results, r.normalised, r.markdown))
     })?;
     let runs: Vec<Value> = results
         .records()

@@ -70,3 +70,25 @@ pub mod prelude {
         Budget, Options, Registry, RunContext, ScheduleError, Scheduler, check_scheduler,
     };
 }
+
+/// `e` and its causes on one line, as the `worl` command line and the Python package report
+/// errors: each cause whose text the line does not already hold is appended after `": "`,
+/// and newlines become spaces.
+///
+/// ```
+/// let e = std::io::Error::other("disk full");
+/// assert_eq!(worl::error_line(&e), "disk full");
+/// ```
+pub fn error_line(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        source = s.source();
+    }
+    line.replace('\n', " ")
+}

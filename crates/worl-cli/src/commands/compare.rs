@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{
-    Alpha, Experiment, GroupBy, KeepSchedules, NamedProblem, ProblemSet, Results, plot, report,
+    Experiment, KeepSchedules, NamedProblem, ProblemSet, Results, plot, report,
 };
 use worl::rtgs::{Budget, Registry};
 
@@ -133,31 +133,11 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
 /// Prints the tables and writes `summary.md`, `normalised.csv`, `runs.csv`, `results.json`
 /// and (with a rank test) `cd.svg` into `out`: the outputs of `worl compare` and `worl merge`.
 pub(crate) fn write_outputs(results: &Results, out: &Path) -> Result<()> {
-    let normalised = results.normalised(results.default_baseline().as_deref())?;
-    let mut md = String::from("## Mean makespan over seeds ÷ HEFT's (bold: best)\n\n");
-    md.push_str(&report::markdown_normalised(&normalised));
-    md.push_str("\n## Gap of each scheduler's mean makespan to the best any run found\n\n");
-    md.push_str(&worl::experiment::GapTable::new(results, &Default::default()).to_markdown());
-    md.push_str("\n## Per workload\n\n");
-    let reference = results.default_reference();
-    md.push_str(&report::markdown_table(
-        results,
-        &GroupBy::Problem,
-        reference.as_deref(),
-    )?);
-    md.push_str("\n## Friedman test and Nemenyi critical difference (α = 0.05)\n\n");
-    let test = match results.rank_test_note(&|_| true) {
-        Some(note) => {
-            md.push_str(&note);
-            md.push('\n');
-            None
-        }
-        None => {
-            let t = results.rank_test(&|_| true, Alpha::P05)?;
-            md.push_str(&report::markdown_rank_test(&t));
-            Some(t)
-        }
-    };
+    let report::ComparisonReport {
+        normalised,
+        markdown: md,
+        rank_test: test,
+    } = report::comparison_report(results)?;
     println!("{md}");
     report::write_text(out.join("summary.md"), &md)?;
     report::write_normalised_csv(out.join("normalised.csv"), &normalised)?;
