@@ -177,7 +177,7 @@ fn select_and_sample_whole_jobs() {
         let j = b.add_job(name).unwrap();
         let ids: Vec<TaskId> = (0..size)
             .map(|i| {
-                b.add_task(j, &format!("t{i}"), 1.0 + i as f64, None)
+                b.add_task(j, format!("t{i}"), 1.0 + i as f64, None)
                     .unwrap()
             })
             .collect();
