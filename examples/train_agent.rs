@@ -117,10 +117,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 .makespan();
             for (slot, learn) in [(1, false), (2, true)] {
                 let loaded = worl::ddqn::load_checkpoint(&out, &device)?;
-                let c = WorlRtgsConfig {
-                    learn,
-                    ..config.clone()
-                };
+                let mut c = config.clone();
+                c.start.learn = learn;
                 means[slot] += run_worl_rtgs(&p, &c, loaded, &mut RunContext::new(seed))?
                     .schedule
                     .makespan();

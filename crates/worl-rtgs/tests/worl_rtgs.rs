@@ -82,10 +82,8 @@ fn the_agent_learns_online_and_runs_are_reproducible_in_parallel() {
         .unwrap();
     assert_eq!(a.schedule, pool.install(|| go(&parallel, 3)).schedule);
     // Frozen: no learning, nothing stored.
-    let frozen = WorlRtgsConfig {
-        learn: false,
-        ..config
-    };
+    let mut frozen = config;
+    frozen.start.learn = false;
     let f = go(&frozen, 3);
     assert_eq!((f.agent.replay_len(), f.agent.train_steps()), (0, 0));
 }

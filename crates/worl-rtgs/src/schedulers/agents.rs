@@ -2,15 +2,78 @@
 //! schedulers ([`super::drl`]): the registry options of a Double DQN agent, the device its
 //! training runs on, and the start of a run (a fresh agent or a pre-trained checkpoint).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
+use serde::{Deserialize, Serialize};
 use worl_ddqn::{
     Agent, AgentConfig, ComputeDevice, DeviceChoice, load_checkpoint_expecting, select_device,
 };
 
 use crate::error::Result;
 use crate::registry::Options;
+
+/// Where a run's agent comes from, whether it learns, and where it trains: the options
+/// `agent`, `learn` and `device` of WORL-RTGS, `dqn` and `mdts`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentStart {
+    /// Learn during the run (option `learn`; default true). `false` with a checkpoint runs a
+    /// frozen pre-trained policy.
+    pub learn: bool,
+    /// Start from this pre-trained agent (option `agent`, a checkpoint path written by
+    /// [`worl_ddqn::save_checkpoint`]; default none: a fresh agent seeded by the run).
+    pub checkpoint: Option<PathBuf>,
+    /// Device of the agent's training (option `device`: `auto`, `wgpu`, `flex`). Default
+    /// `None`: `WORL_DEVICE` when set, else flex — the agents' networks are tiny, so a GPU's
+    /// dispatch latency outweighs its arithmetic (a WORL-RTGS training step takes 1.0–1.5 ms
+    /// on flex, 27.5 ms on wgpu over lavapipe; see `worl-ddqn`'s benchmark).
+    pub device: Option<DeviceChoice>,
+}
+
+impl Default for AgentStart {
+    fn default() -> Self {
+        AgentStart {
+            learn: true,
+            checkpoint: None,
+            device: None,
+        }
+    }
+}
+
+impl AgentStart {
+    /// Reads the options `learn`, `agent` and `device` over `defaults`.
+    ///
+    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption).
+    pub(crate) fn take(opts: &mut Options, defaults: &AgentStart) -> Result<Self> {
+        Ok(AgentStart {
+            learn: opts.take_or("learn", defaults.learn)?,
+            checkpoint: opts
+                .take::<PathBuf>("agent")?
+                .or_else(|| defaults.checkpoint.clone()),
+            device: opts.take::<DeviceChoice>("device")?.or(defaults.device),
+        })
+    }
+
+    /// The training device ([`agent_device`]).
+    ///
+    /// Errors: as [`agent_device`].
+    pub(crate) fn device(&self) -> Result<ComputeDevice> {
+        agent_device(self.device)
+    }
+
+    /// The agent a run seeded with `seed` starts from ([`start_agent`] with this checkpoint).
+    ///
+    /// Errors: as [`start_agent`].
+    pub(crate) fn agent(
+        &self,
+        config: &AgentConfig,
+        seed: u64,
+        device: &ComputeDevice,
+    ) -> Result<Agent> {
+        start_agent(config, self.checkpoint.as_deref(), seed, device)
+    }
+}
 
 /// Reads the agent options `hidden` (widths like `16-16`), `td` (`double` or `vanilla`),
 /// `gamma`, `learning-rate` and `batch` over `agent`, and validates the result.

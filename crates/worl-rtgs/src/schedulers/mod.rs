@@ -67,6 +67,8 @@ pub mod search;
 pub mod worl_rtgs;
 
 #[cfg(feature = "ddqn")]
+pub use agents::AgentStart;
+#[cfg(feature = "ddqn")]
 pub use drl::{Dqn, Mdts};
 pub use exact::{Exact, ExactOutcome};
 pub use list::{

@@ -88,19 +88,16 @@ mod episode;
 
 pub use episode::{FEATURE_DIM, STATE_DIM};
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Policy, Problem, Schedule};
 use worl_ddqn::{
-    Agent, AgentConfig, ComputeDevice, DeviceChoice, EpsilonSchedule, Observation, TargetUpdate,
-    Transition,
+    Agent, AgentConfig, ComputeDevice, EpsilonSchedule, Observation, TargetUpdate, Transition,
 };
 
 use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{Progress, RunContext, Scheduler};
-use crate::schedulers::agents::{agent_device, start_agent, take_agent_options};
+use crate::schedulers::agents::{AgentStart, take_agent_options};
 use crate::schedulers::search::options::{take_count, take_in_range};
 use episode::{Decision, Episode, Statics};
 
@@ -129,15 +126,10 @@ pub struct DrlConfig {
     pub epsilon_start: f64,
     /// ε at the end (option `epsilon-end`, in [0, 1]; default 0.02).
     pub epsilon_end: f64,
-    /// Train during the run (option `learn`; default true). `false` runs the greedy
-    /// episode of the starting agent only.
-    pub learn: bool,
-    /// Start from this pre-trained agent (option `agent`, a checkpoint written by
-    /// [`worl_ddqn::save_checkpoint`]; default: a fresh agent seeded by the run).
-    pub checkpoint: Option<PathBuf>,
-    /// Device of the agent's training (option `device`: `auto`, `wgpu`, `flex`); default
-    /// `WORL_DEVICE` when set, else flex.
-    pub device: Option<DeviceChoice>,
+    /// The agent's start, learning and device (options `agent`, `learn` — `false` runs the
+    /// starting agent's greedy episode only — and `device`).
+    #[serde(flatten)]
+    pub start: AgentStart,
 }
 
 impl Default for DrlConfig {
@@ -160,9 +152,7 @@ impl Default for DrlConfig {
             train_every: 2,
             epsilon_start: 0.5,
             epsilon_end: 0.02,
-            learn: true,
-            checkpoint: None,
-            device: None,
+            start: AgentStart::default(),
         }
     }
 }
@@ -205,9 +195,7 @@ impl DrlConfig {
             train_every: take_count(&mut opts, "train-every", d.train_every as usize, 1)? as u64,
             epsilon_start: take_in_range(&mut opts, "epsilon-start", d.epsilon_start, 0.0, 1.0)?,
             epsilon_end: take_in_range(&mut opts, "epsilon-end", d.epsilon_end, 0.0, 1.0)?,
-            learn: opts.take_or("learn", d.learn)?,
-            checkpoint: opts.take::<PathBuf>("agent")?,
-            device: opts.take::<DeviceChoice>("device")?.or(d.device),
+            start: AgentStart::take(&mut opts, &d.start)?,
         };
         opts.finish()?;
         Ok(config)
@@ -345,7 +333,11 @@ pub fn run_drl(
         .into());
     }
     let statics = Statics::new(problem);
-    let training = if config.learn { config.episodes } else { 0 };
+    let training = if config.start.learn {
+        config.episodes
+    } else {
+        0
+    };
     let budget = ctx.budget().max_evaluations.map_or(u64::MAX, |b| b.max(1));
     let total = (training as u64 + 1).min(budget);
     let mut best: Option<Schedule> = None;
@@ -397,12 +389,11 @@ struct DrlRunner {
 impl DrlRunner {
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         if self.device.is_none() {
-            self.device = Some(agent_device(self.config.device)?);
+            self.device = Some(self.config.start.device()?);
         }
         let device = self.device.as_ref().expect("selected above");
-        let agent = start_agent(
+        let agent = self.config.start.agent(
             &self.config.agent_config(problem.n_tasks()),
-            self.config.checkpoint.as_deref(),
             ctx.seed(),
             device,
         )?;

@@ -151,16 +151,14 @@ pub use decoder::{DdqnDecoder, DdqnScratch};
 pub use features::{ACTION_DIM, STATE_DIM};
 pub use operators::{OPERATOR_ACTION_DIM, OPERATOR_STATE_DIM};
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
-use worl_ddqn::{Agent, AgentConfig, ComputeDevice, DeviceChoice, EpsilonSchedule, TargetUpdate};
+use worl_ddqn::{Agent, AgentConfig, ComputeDevice, EpsilonSchedule, TargetUpdate};
 
 use crate::error::{Result, ScheduleError};
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::agents::{agent_device, start_agent, take_agent_options};
+use crate::schedulers::agents::{AgentStart, start_agent, take_agent_options};
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, run_rtgs_from};
 use crate::schedulers::search::options::take_count;
 use decoder::LearnSettings;
@@ -244,18 +242,9 @@ pub struct WorlRtgsConfig {
     pub eft_weight: f32,
     /// Weight of the terminal (makespan) reward (option `terminal-weight`; default 1).
     pub terminal_weight: f32,
-    /// Learn during the run (option `learn`; default true; `false` with `agent` runs a
-    /// frozen pre-trained policy).
-    pub learn: bool,
-    /// Start from this pre-trained agent (option `agent`, a checkpoint path written by
-    /// [`worl_ddqn::save_checkpoint`]; default none: a fresh agent).
-    pub checkpoint: Option<PathBuf>,
-    /// Device of the agent's training (option `device`: `auto`, `wgpu`, `flex`). Default
-    /// `None`: `WORL_DEVICE` when set, else flex — the agent's network is tiny (16-16
-    /// units, batches of 64), so a GPU's dispatch latency outweighs its arithmetic
-    /// (a training step takes 1.0–1.5 ms on flex, 27.5 ms on wgpu over lavapipe; see
-    /// `worl-ddqn`'s benchmark).
-    pub device: Option<DeviceChoice>,
+    /// The agent's start, learning and device (options `agent`, `learn`, `device`).
+    #[serde(flatten)]
+    pub start: AgentStart,
 }
 
 impl Default for WorlRtgsConfig {
@@ -292,9 +281,7 @@ impl Default for WorlRtgsConfig {
             hope_weight: 0.05,
             eft_weight: 0.1,
             terminal_weight: 1.0,
-            learn: true,
-            checkpoint: None,
-            device: None,
+            start: AgentStart::default(),
         }
     }
 }
@@ -348,7 +335,6 @@ impl WorlRtgsConfig {
         let eft_weight = weight("eft-weight", d.eft_weight)?;
         let terminal_weight = weight("terminal-weight", d.terminal_weight)?;
         let agent = take_agent_options(&mut opts, &d.agent)?;
-        let device = opts.take::<DeviceChoice>("device")?.or(d.device);
         let config = WorlRtgsConfig {
             preset,
             candidates,
@@ -366,9 +352,7 @@ impl WorlRtgsConfig {
             hope_weight,
             eft_weight,
             terminal_weight,
-            learn: opts.take_or("learn", d.learn)?,
-            checkpoint: opts.take::<PathBuf>("agent")?,
-            device,
+            start: AgentStart::take(&mut opts, &d.start)?,
             agent,
             rtgs: RtgsConfig::default(),
         };
@@ -388,7 +372,7 @@ impl WorlRtgsConfig {
             hope_weight: self.hope_weight,
             eft_weight: self.eft_weight,
             terminal_weight: self.terminal_weight,
-            learn: self.learn,
+            learn: self.start.learn,
         }
     }
 
@@ -476,7 +460,7 @@ pub fn run_worl_rtgs(
             focus: config.focus,
             kick: config.kick,
             train_steps: config.train_steps,
-            learn: config.learn,
+            learn: config.start.learn,
             policy: config.rtgs.policy,
         };
         let out = operators::run_operator_search(problem, &settings, &mut agent, ctx)?;
@@ -571,7 +555,7 @@ impl WorlRtgs {
     /// Errors: [`ScheduleError::Ddqn`] when the requested device is unavailable.
     pub fn device(&mut self) -> Result<&ComputeDevice> {
         if self.device.is_none() {
-            self.device = Some(agent_device(self.config.device)?);
+            self.device = Some(self.config.start.device()?);
         }
         Ok(self.device.as_ref().expect("selected above"))
     }
@@ -596,12 +580,10 @@ impl Scheduler for WorlRtgs {
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         ctx.check_budget(self.name(), self.config.rtgs.whales)?;
         let device = self.device()?.clone();
-        let agent = start_agent(
-            &self.config.agent_config(),
-            self.config.checkpoint.as_deref(),
-            ctx.seed(),
-            &device,
-        )?;
+        let agent = self
+            .config
+            .start
+            .agent(&self.config.agent_config(), ctx.seed(), &device)?;
         let outcome = run_worl_rtgs(problem, &self.config, agent, ctx)?;
         self.last_agent = Some(outcome.agent);
         Ok(outcome.schedule)
