@@ -16,11 +16,27 @@ pub const STATE_DIM: usize = 4;
 /// [module docs](super) for the list).
 pub const FEATURE_DIM: usize = 8;
 
-/// `sign(x)·ln(1 + |x|)`: one scale for features of very different sizes.
+/// `sign(x)·ln(1 + |x|)`: one scale for features of very different sizes. Always finite
+/// (the network refuses NaN and infinities): NaN (e.g. `∞ − ∞` on extreme inputs) is 0 and
+/// `±∞` is `±ln(1 + f64::MAX) ≈ ±709.8`.
 #[inline]
 fn squash(x: f64) -> f32 {
-    let y = x.abs().ln_1p();
+    if x.is_nan() {
+        return 0.0;
+    }
+    let y = x.abs().ln_1p().min(f64::MAX.ln_1p());
     (if x < 0.0 { -y } else { y }) as f32
+}
+
+/// A reward `−Δ / lb` as a finite `f32`: NaN is 0, and the magnitude is capped at 10⁶.
+#[inline]
+fn reward(delta: f64, lb: f64) -> f32 {
+    let r = -delta / lb;
+    if r.is_nan() {
+        0.0
+    } else {
+        r.clamp(-1.0e6, 1.0e6) as f32
+    }
 }
 
 /// Per-problem constants of the features: each task's mean execution time (the unit of its
@@ -56,7 +72,10 @@ impl Statics {
                 .collect(),
             rank_norm: rank
                 .iter()
-                .map(|&r| if max > 0.0 { (r / max) as f32 } else { 0.0 })
+                .map(|&r| {
+                    let v = r / max;
+                    if v.is_finite() { v as f32 } else { 0.0 }
+                })
                 .collect(),
             rank,
             job_of,
@@ -246,7 +265,7 @@ impl<'p> Episode<'p> {
             let gpu = decision.gpu(b, a);
             let before = self.partial.makespan();
             self.partial.place(task, gpu, self.policy)?;
-            rewards.push((-(self.partial.makespan() - before) / lb) as f32);
+            rewards.push(reward(self.partial.makespan() - before, lb));
             self.on_gpu[gpu.index()] += 1;
             self.ready.retain(|&v| v != task);
             let problem = self.partial.problem();
@@ -259,5 +278,24 @@ impl<'p> Episode<'p> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_and_rewards_are_finite_on_extreme_values() {
+        assert_eq!(squash(0.0), 0.0);
+        assert!((squash(std::f64::consts::E - 1.0) - 1.0).abs() < 1e-6);
+        assert_eq!(squash(-3.0), -squash(3.0));
+        assert_eq!(squash(f64::NAN), 0.0);
+        assert!((squash(f64::INFINITY) - 709.78).abs() < 0.01);
+        assert_eq!(squash(f64::NEG_INFINITY), -squash(f64::INFINITY));
+        assert_eq!(reward(2.0, 4.0), -0.5);
+        assert_eq!(reward(f64::NAN, 1.0), 0.0);
+        assert_eq!(reward(f64::INFINITY, 1.0), -1.0e6);
+        assert_eq!(reward(1.0, 1.0e-300), -1.0e6);
     }
 }
