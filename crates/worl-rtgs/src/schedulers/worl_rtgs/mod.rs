@@ -117,7 +117,7 @@
 //!   (about 0.8 s per 100 iterations on flex) below the search's.
 //! * **Device.** Training runs on `WORL_DEVICE` when set (`wgpu`, `flex`, `auto`), else on
 //!   flex (option `device`): the network is too small for a GPU to pay off (see
-//!   [`WorlRtgsConfig::device`]). Inference in the decoding loop runs on a
+//!   [`AgentStart`]). Inference in the decoding loop runs on a
 //!   [`PolicySnapshot`](worl_ddqn::PolicySnapshot) (plain Rust) either way.
 //!
 //! ## Pre-training
