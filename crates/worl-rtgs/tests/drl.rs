@@ -155,6 +155,13 @@ fn options_are_checked_and_named() {
         ("dqn:episodes=0", "episodes"),
         ("dqn:hidden=8-x", "hidden"),
         ("dqn:epsilon-start=2", "epsilon-start"),
+        ("dqn:epsilon-start=0.1,epsilon-end=0.5", "epsilon-end"),
+        ("dqn:gamma=2", "gamma"),
+        ("dqn:learning-rate=0", "learning-rate"),
+        ("mdts:batch=0", "batch"),
+        ("dqn:agent=/no/such/agent.bpk", "agent"),
+        ("dqn:agent=/", "agent"),
+        ("mdts:learn=false", "learn"),
     ] {
         match registry.build_spec(spec).err() {
             Some(ScheduleError::InvalidOption { key: k, .. }) => assert_eq!(k, key, "{spec}"),

@@ -46,11 +46,22 @@ impl AgentStart {
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption).
     pub(crate) fn take(opts: &mut Options, defaults: &AgentStart) -> Result<Self> {
+        let checkpoint = opts.take::<PathBuf>("agent")?;
+        if let Some(path) = &checkpoint
+            && !path.is_file()
+        {
+            let why = if path.as_os_str().is_empty() {
+                "expected the path of a checkpoint file"
+            } else if path.is_dir() {
+                "is a directory, not a checkpoint file"
+            } else {
+                "no such checkpoint file"
+            };
+            return Err(opts.invalid("agent", path.display(), why));
+        }
         Ok(AgentStart {
             learn: opts.take_or("learn", defaults.learn)?,
-            checkpoint: opts
-                .take::<PathBuf>("agent")?
-                .or_else(|| defaults.checkpoint.clone()),
+            checkpoint: checkpoint.or_else(|| defaults.checkpoint.clone()),
             device: opts.take::<DeviceChoice>("device")?.or(defaults.device),
         })
     }
@@ -92,8 +103,17 @@ pub(crate) fn take_agent_options(opts: &mut Options, agent: &AgentConfig) -> Res
     }
     agent.td_target = opts.take_or("td", agent.td_target)?;
     agent.gamma = opts.take_or("gamma", agent.gamma)?;
+    if !(0.0..=1.0).contains(&agent.gamma) {
+        return Err(opts.invalid("gamma", agent.gamma, "must be in [0, 1]"));
+    }
     agent.learning_rate = opts.take_or("learning-rate", agent.learning_rate)?;
+    if !(agent.learning_rate.is_finite() && agent.learning_rate > 0.0) {
+        return Err(opts.invalid("learning-rate", agent.learning_rate, "must be > 0"));
+    }
     agent.batch_size = opts.take_or("batch", agent.batch_size)?;
+    if agent.batch_size == 0 {
+        return Err(opts.invalid("batch", 0, "must be at least 1"));
+    }
     if let Err(e) = agent.validate() {
         return Err(opts.invalid("agent", "(gamma, learning-rate, batch)", e.to_string()));
     }

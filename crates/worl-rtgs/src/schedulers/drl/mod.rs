@@ -119,10 +119,12 @@ pub struct DrlConfig {
     /// The agent (sizes from [`STATE_DIM`], [`FEATURE_DIM`] and `branches`; options `hidden`
     /// (default `32-32`), `gamma` (0.99), `learning-rate` (1e-3), `batch` (32), `td`).
     pub agent: AgentConfig,
-    /// Decisions per gradient step (option `train-every`, at least 1; default 2).
+    /// Task placements (branch choices: an MDTS decision of 4 tasks is 4) per gradient step
+    /// (option `train-every`, at least 1; default 2).
     pub train_every: u64,
     /// ε at the start of a fresh agent's run (option `epsilon-start`, in [0, 1]; default
-    /// 0.5); falls linearly to `epsilon-end` over 70 % of the run's training decisions.
+    /// 0.5); falls linearly to `epsilon-end` (not above it) over 70 % of the run's training
+    /// task placements.
     pub epsilon_start: f64,
     /// ε at the end (option `epsilon-end`, in [0, 1]; default 0.02).
     pub epsilon_end: f64,
@@ -197,6 +199,20 @@ impl DrlConfig {
             epsilon_end: take_in_range(&mut opts, "epsilon-end", d.epsilon_end, 0.0, 1.0)?,
             start: AgentStart::take(&mut opts, &d.start)?,
         };
+        if config.epsilon_end > config.epsilon_start {
+            return Err(opts.invalid(
+                "epsilon-end",
+                config.epsilon_end,
+                format!("must not exceed epsilon-start = {}", config.epsilon_start),
+            ));
+        }
+        if !config.start.learn && config.start.checkpoint.is_none() {
+            return Err(opts.invalid(
+                "learn",
+                false,
+                "needs `agent=PATH`: without learning a fresh agent's greedy schedule is arbitrary",
+            ));
+        }
         opts.finish()?;
         Ok(config)
     }
