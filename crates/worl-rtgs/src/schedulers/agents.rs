@@ -1,6 +1,7 @@
 //! The agent plumbing shared by WORL-RTGS ([`super::worl_rtgs`]) and the deep-RL list
 //! schedulers ([`super::drl`]): the registry options of a Double DQN agent, the device its
-//! training runs on, and the start of a run (a fresh agent or a pre-trained checkpoint).
+//! training runs on, the start of a run (a fresh agent or a pre-trained checkpoint), and the
+//! scaling of their features (per-task units, [`squash`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -12,6 +13,59 @@ use worl_ddqn::{
 
 use crate::error::Result;
 use crate::registry::Options;
+use crate::schedulers::list::upward_ranks;
+use worl_cluster::Problem;
+use worl_dag::TaskId;
+
+/// `sign(x)·ln(1 + |x|)`: one scale for features of very different sizes (a gap of 0.1 or of
+/// 1,000 mean execution times) that a small network handles. Always finite (the agent
+/// refuses NaN and infinities): NaN (e.g. `∞ − ∞` on extreme inputs) is 0 and `±∞` is
+/// `±ln(1 + f64::MAX) ≈ ±709.8`.
+#[inline]
+pub(crate) fn squash(x: f64) -> f32 {
+    if x.is_nan() {
+        return 0.0;
+    }
+    let y = x.abs().ln_1p().min(f64::MAX.ln_1p());
+    (if x < 0.0 { -y } else { y }) as f32
+}
+
+/// Per-task scales of the agents' features: each task's mean execution time `w̄_v` (the unit
+/// of its time features, so features are comparable across tasks, GPU models and workloads;
+/// 1 where it is 0) and its upward rank, raw and over the largest (0 where not finite).
+#[derive(Clone, Debug)]
+pub(crate) struct TaskScales {
+    /// `w̄_v`, s (`> 0`).
+    pub unit: Vec<f64>,
+    /// `rank_u(v)`, s.
+    pub rank: Vec<f64>,
+    /// `rank_u(v) / max_u rank_u(u)`.
+    pub rank_norm: Vec<f32>,
+}
+
+impl TaskScales {
+    /// The scales of `problem` (`O(n + e)` plus the upward ranks).
+    pub(crate) fn new(problem: &Problem) -> Self {
+        let rank = upward_ranks(problem);
+        let max = rank.iter().copied().fold(0.0f64, f64::max);
+        TaskScales {
+            unit: (0..problem.n_tasks())
+                .map(|v| {
+                    let w = problem.mean_exec_time(TaskId::new(v));
+                    if w > 0.0 { w } else { 1.0 }
+                })
+                .collect(),
+            rank_norm: rank
+                .iter()
+                .map(|&r| {
+                    let v = r / max;
+                    if v.is_finite() { v as f32 } else { 0.0 }
+                })
+                .collect(),
+            rank,
+        }
+    }
+}
 
 /// Where a run's agent comes from, whether it learns, and where it trains: the options
 /// `agent`, `learn` and `device` of WORL-RTGS, `dqn` and `mdts`.
@@ -163,4 +217,20 @@ pub(crate) fn start_agent(
             device,
         )?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::squash;
+
+    #[test]
+    fn squash_is_odd_monotone_compressing_and_finite() {
+        assert_eq!(squash(0.0), 0.0);
+        assert!((squash(std::f64::consts::E - 1.0) - 1.0).abs() < 1e-6);
+        assert_eq!(squash(-3.0), -squash(3.0));
+        assert!(squash(1000.0) < 7.0 && squash(1000.0) > squash(999.0));
+        assert_eq!(squash(f64::NAN), 0.0);
+        assert!((squash(f64::INFINITY) - 709.78).abs() < 0.01);
+        assert_eq!(squash(f64::NEG_INFINITY), -squash(f64::INFINITY));
+    }
 }

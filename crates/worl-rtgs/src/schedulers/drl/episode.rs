@@ -6,7 +6,8 @@ use worl_cluster::{GpuId, PartialSchedule, Policy, Problem};
 use worl_dag::TaskId;
 
 use crate::error::Result;
-use crate::schedulers::list::{fits_no_gpu, upward_ranks};
+use crate::schedulers::agents::{TaskScales, squash};
+use crate::schedulers::list::fits_no_gpu;
 
 /// Length of the state vector of a decision:
 /// `[placed/n, ln(1 + ready/m), group size/branches, ln(1 + partial makespan/LB)]`.
@@ -15,18 +16,6 @@ pub const STATE_DIM: usize = 4;
 /// Features of one candidate GPU for one task, before the branch code (see the
 /// [module docs](super) for the list).
 pub const FEATURE_DIM: usize = 8;
-
-/// `sign(x)·ln(1 + |x|)`: one scale for features of very different sizes. Always finite
-/// (the network refuses NaN and infinities): NaN (e.g. `∞ − ∞` on extreme inputs) is 0 and
-/// `±∞` is `±ln(1 + f64::MAX) ≈ ±709.8`.
-#[inline]
-fn squash(x: f64) -> f32 {
-    if x.is_nan() {
-        return 0.0;
-    }
-    let y = x.abs().ln_1p().min(f64::MAX.ln_1p());
-    (if x < 0.0 { -y } else { y }) as f32
-}
 
 /// A reward `−Δ / lb` as a finite `f32`: NaN is 0, and the magnitude is capped at 10⁶.
 #[inline]
@@ -39,24 +28,19 @@ fn reward(delta: f64, lb: f64) -> f32 {
     }
 }
 
-/// Per-problem constants of the features: each task's mean execution time (the unit of its
-/// time features), upward rank (the decision order) and job, and the makespan lower bound
-/// (the unit of the rewards).
+/// Per-problem constants: the tasks' scales ([`TaskScales`]: units of the time features,
+/// upward ranks — the decision order), each task's job, and the makespan lower bound (the
+/// unit of the rewards).
 #[derive(Clone, Debug)]
 pub(crate) struct Statics {
-    unit: Vec<f64>,
-    rank: Vec<f64>,
-    rank_norm: Vec<f32>,
+    scales: TaskScales,
     job_of: Vec<u32>,
     lower_bound: f64,
 }
 
 impl Statics {
     pub(crate) fn new(problem: &Problem) -> Self {
-        let rank = upward_ranks(problem);
-        let max = rank.iter().copied().fold(0.0f64, f64::max);
-        let n = problem.n_tasks();
-        let mut job_of = vec![0u32; n];
+        let mut job_of = vec![0u32; problem.n_tasks()];
         for (j, job) in problem.workload().jobs().iter().enumerate() {
             for t in &job.tasks {
                 job_of[t.index()] = j as u32;
@@ -64,20 +48,7 @@ impl Statics {
         }
         let lb = problem.lower_bound().value;
         Statics {
-            unit: (0..n)
-                .map(|v| {
-                    let w = problem.mean_exec_time(TaskId::new(v));
-                    if w > 0.0 { w } else { 1.0 }
-                })
-                .collect(),
-            rank_norm: rank
-                .iter()
-                .map(|&r| {
-                    let v = r / max;
-                    if v.is_finite() { v as f32 } else { 0.0 }
-                })
-                .collect(),
-            rank,
+            scales: TaskScales::new(problem),
             job_of,
             lower_bound: if lb > 0.0 { lb } else { 1.0 },
         }
@@ -167,8 +138,8 @@ impl<'p> Episode<'p> {
         }
         let s = self.statics;
         let by_rank = |a: &TaskId, b: &TaskId| {
-            s.rank[b.index()]
-                .total_cmp(&s.rank[a.index()])
+            s.scales.rank[b.index()]
+                .total_cmp(&s.scales.rank[a.index()])
                 .then(a.cmp(b))
         };
         self.ready.sort_unstable_by(by_rank);
@@ -198,7 +169,7 @@ impl<'p> Episode<'p> {
         out.offsets.push(0);
         let placed_per_gpu = 1.0 + self.partial.n_placed() as f64 / m.max(1) as f64;
         for (b, &task) in out.tasks.iter().enumerate() {
-            let u = s.unit[task.index()];
+            let u = s.scales.unit[task.index()];
             let latest = problem
                 .graph()
                 .preds(task)
@@ -232,7 +203,7 @@ impl<'p> Episode<'p> {
                     squash((data_ready - latest).max(0.0) / u),
                     squash((free - latest) / u),
                     i as f32 / k as f32,
-                    s.rank_norm[task.index()],
+                    s.scales.rank_norm[task.index()],
                     squash(f64::from(self.on_gpu[gpu.index()]) / placed_per_gpu),
                 ]);
                 for c in 0..selector {
@@ -286,13 +257,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn features_and_rewards_are_finite_on_extreme_values() {
-        assert_eq!(squash(0.0), 0.0);
-        assert!((squash(std::f64::consts::E - 1.0) - 1.0).abs() < 1e-6);
-        assert_eq!(squash(-3.0), -squash(3.0));
-        assert_eq!(squash(f64::NAN), 0.0);
-        assert!((squash(f64::INFINITY) - 709.78).abs() < 0.01);
-        assert_eq!(squash(f64::NEG_INFINITY), -squash(f64::INFINITY));
+    fn rewards_are_finite_on_extreme_values() {
         assert_eq!(reward(2.0, 4.0), -0.5);
         assert_eq!(reward(f64::NAN, 1.0), 0.0);
         assert_eq!(reward(f64::INFINITY, 1.0), -1.0e6);

@@ -4,7 +4,7 @@
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
 
-use crate::schedulers::list::upward_ranks;
+use crate::schedulers::agents::{TaskScales, squash};
 use crate::schedulers::rtgs::ScoredCandidate;
 
 /// Length of the state vector of one decision (one task of one plan):
@@ -17,40 +17,18 @@ pub const STATE_DIM: usize = 4;
 pub const ACTION_DIM: usize = 8;
 
 /// Per-task constants of the features: the task's mean execution time `w̄_v` (the unit of
-/// every time feature, so features are comparable across tasks, GPU models and workloads)
-/// and its upward rank relative to the largest.
+/// every time feature) and its upward rank relative to the largest ([`TaskScales`]).
 #[derive(Clone, Debug)]
 pub(crate) struct TaskFeatures {
-    unit: Vec<f64>,
-    rank: Vec<f32>,
-}
-
-/// `sign(x)·ln(1 + |x|)`: keeps features of very different scales (a gap of 0.1 or of 1,000
-/// mean execution times) in a range a small network handles.
-#[inline]
-fn squash(x: f64) -> f32 {
-    let y = x.abs().ln_1p();
-    (if x < 0.0 { -y } else { y }) as f32
+    scales: TaskScales,
 }
 
 impl TaskFeatures {
     /// The per-task constants of `problem` (`O(n + e)` plus the upward ranks).
     pub(crate) fn new(problem: &Problem) -> Self {
-        let ranks = upward_ranks(problem);
-        let max = ranks.iter().copied().fold(0.0f64, f64::max);
-        let unit = problem
-            .graph()
-            .task_ids()
-            .map(|v| {
-                let w = problem.mean_exec_time(v);
-                if w > 0.0 { w } else { 1.0 }
-            })
-            .collect();
-        let rank = ranks
-            .iter()
-            .map(|&r| if max > 0.0 { (r / max) as f32 } else { 0.0 })
-            .collect();
-        TaskFeatures { unit, rank }
+        TaskFeatures {
+            scales: TaskScales::new(problem),
+        }
     }
 
     /// The state of the decision for `task` at position `pos` of `n` in the placement order,
@@ -60,7 +38,7 @@ impl TaskFeatures {
     pub(crate) fn state(&self, task: TaskId, counts: [usize; 4], a: f64, out: &mut [f32]) {
         let [pos, n, k, max_k] = counts;
         out[0] = pos as f32 / n.max(1) as f32;
-        out[1] = self.rank[task.index()];
+        out[1] = self.scales.rank_norm[task.index()];
         out[2] = (a / 2.0) as f32;
         out[3] = k as f32 / max_k.max(1) as f32;
     }
@@ -84,7 +62,7 @@ impl TaskFeatures {
         k: usize,
         out: &mut [f32],
     ) {
-        let u = self.unit[task.index()];
+        let u = self.scales.unit[task.index()];
         let start = c.eft - c.exec;
         out[0] = squash((c.eft - min_eft) / u);
         out[1] = squash(c.gap / u);
@@ -94,18 +72,5 @@ impl TaskFeatures {
         out[5] = f32::from(u8::from(target.index() == c.gpu));
         out[6] = f32::from(u8::from(whale.index() == c.gpu));
         out[7] = eft_rank as f32 / k.max(1) as f32;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn squash_is_odd_monotone_and_compresses() {
-        assert_eq!(squash(0.0), 0.0);
-        assert!((squash(std::f64::consts::E - 1.0) - 1.0).abs() < 1e-6);
-        assert_eq!(squash(-3.0), -squash(3.0));
-        assert!(squash(1000.0) < 7.0 && squash(1000.0) > squash(999.0));
     }
 }
