@@ -42,7 +42,7 @@ use worl::cluster::{LoadState, Problem, presets};
 use worl::dag::Workload;
 use worl::dag::ccr::with_ccr;
 use worl::dag::formats::alibaba::{self, AlibabaOptions};
-use worl::ddqn::{Agent, ComputeDevice, EpsilonSchedule, save_checkpoint};
+use worl::ddqn::{Agent, ComputeDevice, save_checkpoint};
 use worl::experiment::{Experiment, NamedProblem, ProblemSet, Results, SchedulerSpec, report};
 use worl::rtgs::schedulers::drl::{DrlConfig, run_drl};
 use worl::rtgs::{Budget, RunContext};
@@ -147,15 +147,9 @@ fn pretrain(
 ) -> Result<f64, BoxError> {
     let started = Instant::now();
     let n = problems.iter().map(Problem::n_tasks).max().unwrap_or(1);
-    let decisions = (rounds * problems.len() * config.episodes * n) as u64;
     let agent_config = worl::ddqn::AgentConfig {
         seed: 17,
-        epsilon: EpsilonSchedule::Linear {
-            start: config.epsilon_start,
-            end: config.epsilon_end,
-            decay_steps: (decisions * 7 / 10).max(1),
-        },
-        ..config.agent_config(n)
+        ..config.agent_config_for_runs(n, rounds * problems.len())
     };
     let mut agent = Agent::new(agent_config, &ComputeDevice::flex())?;
     for round in 0..rounds {

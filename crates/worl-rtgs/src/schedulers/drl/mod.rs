@@ -219,10 +219,17 @@ impl DrlConfig {
 
     /// The agent configuration: [`agent`](Self::agent) with the sizes of the features
     /// (`action_dim = FEATURE_DIM + branches` for 2 or more branches), the branches, and an
-    /// ε schedule over the training decisions of a run on `n_tasks` tasks.
+    /// ε schedule over the training task placements of a run on `n_tasks` tasks.
     pub fn agent_config(&self, n_tasks: usize) -> AgentConfig {
+        self.agent_config_for_runs(n_tasks, 1)
+    }
+
+    /// [`agent_config`](Self::agent_config) for an agent that trains over `runs` runs (e.g.
+    /// pre-training over several problems and passes): ε falls from `epsilon-start` to
+    /// `epsilon-end` over 70 % of `runs × episodes × n_tasks` task placements.
+    pub fn agent_config_for_runs(&self, n_tasks: usize, runs: usize) -> AgentConfig {
         let selector = if self.branches >= 2 { self.branches } else { 0 };
-        let decisions = (self.episodes * n_tasks.max(1)) as u64;
+        let decisions = (runs.max(1) * self.episodes * n_tasks.max(1)) as u64;
         AgentConfig {
             state_dim: STATE_DIM,
             action_dim: FEATURE_DIM + selector,
