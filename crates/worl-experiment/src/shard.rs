@@ -18,6 +18,16 @@
 //! killed process leaves at most one partial last line: the next [`Shard::run_into`] on the
 //! file cuts it off and redoes that run, and [`merge`] ignores it.
 //!
+//! **Last line without a newline.** A last line that does not end in `\n` is kept when it
+//! parses as a complete [`ShardLine`] (a file edited by hand, or concatenated by a tool
+//! that drops the final newline): [`merge`] reads it, [`Shard::run_into`] keeps it and adds
+//! the newline before appending. Only a last line that does not parse is partial.
+//!
+//! **Merging.** [`merge`] refuses a missing file, a line that is not a [`ShardLine`] (other
+//! than a partial last line), files of different grids and two lines of one run index that
+//! disagree (naming both lines); two identical lines of one run (wall time aside) count
+//! once.
+//!
 //! A run is skipped when the file already holds a line of the same grid with the same
 //! problem, scheduler label and seed. Every run is independent of the others (its problem,
 //! scheduler spec and seed decide it) except for schedulers whose spec
@@ -208,7 +218,8 @@ impl Shard<'_> {
         let path = path.as_ref();
         let exp = self.experiment;
         let (resolved, keys, grid) = self.keys()?;
-        let (lines, cut) = read_file(path, true)?;
+        let read = read_file(path, Read::Resume)?;
+        let (lines, cut) = (read.lines, read.cut_partial_line);
         let mut present: HashSet<(String, String, u64)> = HashSet::new();
         for (line_no, l) in &lines {
             if l.grid != grid || l.runs != keys.len() {
@@ -240,6 +251,13 @@ impl Shard<'_> {
             .append(true)
             .open(path)
             .map_err(|e| ExperimentError::io(path, e))?;
+        let mut file = file;
+        if read.unterminated {
+            // a complete last line without its newline: end it before appending
+            file.write_all(b"\n")
+                .and_then(|()| file.flush())
+                .map_err(|e| ExperimentError::io(path, e))?;
+        }
         let file = Mutex::new(file);
         let bar = exp.progress_bar(todo.len() as u64);
         // reused schedulers: one instance per spec for the shard, runs in order
@@ -321,24 +339,29 @@ impl Shard<'_> {
 
 /// Joins results files of the shards of one grid into [`Results`]: every run once, in
 /// canonical order, schedulers in experiment order: what [`Experiment::run`] returns
-/// (wall times aside). A file may hold several shards' lines; a run found twice counts
-/// once (the first line in file order); a partial last line is ignored.
+/// (wall times aside). A file may hold several shards' lines; a run found on several lines
+/// counts once when the lines agree (records equal bit for bit, wall time aside); a
+/// partial last line (without its newline, not parsing) is ignored, a complete last line
+/// without its newline is read.
 ///
-/// Errors: [`ExperimentError::Io`] reading a file; [`ExperimentError::Invalid`] for a line
-/// that is not a [`ShardLine`] (naming file and line), for files of different grids, for
-/// no line at all, or for missing runs (naming how many, and the first missing index with
-/// the shard `index % n` of `n` that should have run it).
+/// Errors: [`ExperimentError::Io`] reading a file, naming it (a missing file included);
+/// [`ExperimentError::Invalid`] for a line that is not a [`ShardLine`] (naming file and
+/// line), for files of different grids, for two lines of one run index whose records
+/// differ (naming both lines and the first differing field), for no line at all, or for
+/// missing runs (naming how many, and the first missing index with the shard `index % n`
+/// of `n` that should have run it).
 pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
     let mut grid: Option<(String, usize, PathBuf)> = None;
-    let mut slots: Vec<Option<RunRecord>> = Vec::new();
+    // per run index: the record, its normalised JSON, and where it was read
+    let mut slots: Vec<Option<(RunRecord, serde_json::Value, PathBuf, usize)>> = Vec::new();
     let mut shards_seen: usize = 0;
     for p in paths {
         let path = p.as_ref();
-        let (lines, _) = read_file(path, false)?;
-        for (line_no, l) in lines {
+        let read = read_file(path, Read::Merge)?;
+        for (line_no, l) in read.lines {
             match &grid {
                 None => {
-                    slots = vec![None; l.runs];
+                    slots = (0..l.runs).map(|_| None).collect();
                     grid = Some((l.grid.clone(), l.runs, path.to_owned()));
                 }
                 Some((g, runs, first)) if *g != l.grid || *runs != l.runs => {
@@ -361,8 +384,22 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
                 )));
             }
             shards_seen = shards_seen.max(l.shard[1]);
-            if slots[l.index].is_none() {
-                slots[l.index] = Some(l.record);
+            let key = comparable(&l.record);
+            match &slots[l.index] {
+                None => slots[l.index] = Some((l.record, key, path.to_owned(), line_no)),
+                Some((_, first_key, first_path, first_line)) if *first_key != key => {
+                    return Err(ExperimentError::Invalid(format!(
+                        "{}:{line_no} and {}:{first_line}: two different records of run {} ({} · {} · seed {}; {} differs): a run done twice with different results, keep one of the lines",
+                        path.display(),
+                        first_path.display(),
+                        l.index,
+                        l.record.problem,
+                        l.record.scheduler,
+                        l.record.seed,
+                        first_difference(first_key, &key),
+                    )));
+                }
+                Some(_) => {} // the same run again
             }
         }
     }
@@ -382,41 +419,85 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
         )));
     }
     Ok(Results::from_records(
-        slots.into_iter().map(|r| r.expect("checked")).collect(),
+        slots.into_iter().map(|r| r.expect("checked").0).collect(),
     ))
 }
 
+/// A record as JSON without its wall time: two runs of one grid index that agree on it
+/// are the same run (floats go through JSON exactly; NaN is `null` on both sides).
+fn comparable(record: &RunRecord) -> serde_json::Value {
+    let mut v = serde_json::to_value(record).expect("a record serialises");
+    if let Some(o) = v.as_object_mut() {
+        o.remove("wall_time_s");
+    }
+    v
+}
+
+/// The first field (in record order) where two [`comparable`] records differ.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
+    if let (Some(a), Some(b)) = (a.as_object(), b.as_object()) {
+        for (k, va) in a {
+            match b.get(k) {
+                Some(vb) if vb == va => {}
+                Some(vb) if k != "convergence" && k != "tags" => {
+                    return format!("`{k}`: {vb} vs {va}");
+                }
+                _ => return format!("`{k}`"),
+            }
+        }
+    }
+    "the record".into()
+}
+
 /// Reads the lines of a results file (empty when the file is missing), with their 1-based
-/// line numbers; a partial last line (without its newline) is left out.
+/// line numbers; a partial last line (without its newline and not parsing as a
+/// [`ShardLine`]) is left out, a complete one without its newline is read.
 ///
 /// Errors: [`ExperimentError::Io`] reading the file; [`ExperimentError::Invalid`] for a
 /// line that is not a [`ShardLine`], naming the file and line.
 pub fn read_lines(path: impl AsRef<Path>) -> Result<Vec<(usize, ShardLine)>> {
-    Ok(read_file(path.as_ref(), false)?.0)
+    Ok(read_file(path.as_ref(), Read::Lines)?.lines)
 }
 
-fn read_file(path: &Path, cut: bool) -> Result<(Vec<(usize, ShardLine)>, bool)> {
+/// Why a results file is read.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Read {
+    /// [`Shard::run_into`]: a missing file is empty, a partial last line is cut off.
+    Resume,
+    /// [`read_lines`]: a missing file is empty.
+    Lines,
+    /// [`merge`]: a missing file is an error.
+    Merge,
+}
+
+/// What [`read_file`] found.
+struct FileLines {
+    lines: Vec<(usize, ShardLine)>,
+    /// A partial last line was cut off the file ([`Read::Resume`] only).
+    cut_partial_line: bool,
+    /// The last line is complete but has no newline.
+    unterminated: bool,
+}
+
+fn read_file(path: &Path, why: Read) -> Result<FileLines> {
     let text = match std::fs::read(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && why != Read::Merge => {
+            return Ok(FileLines {
+                lines: Vec::new(),
+                cut_partial_line: false,
+                unterminated: false,
+            });
+        }
         Err(e) => return Err(ExperimentError::io(path, e)),
     };
-    let complete = match text.iter().rposition(|&b| b == b'\n') {
-        Some(i) => i + 1,
-        None => 0,
-    };
-    let partial = complete < text.len();
-    if partial && cut {
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| ExperimentError::io(path, e))?;
-        f.set_len(complete as u64)
-            .map_err(|e| ExperimentError::io(path, e))?;
-    }
+    // the text after the last newline: a complete line, or a killed writer's partial one
+    // (which may end inside a UTF-8 sequence)
+    let complete = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let body = std::str::from_utf8(&text[..complete]).map_err(|e| {
         ExperimentError::Invalid(format!("{}: not UTF-8 text: {e}", path.display()))
     })?;
+    let tail = std::str::from_utf8(&text[complete..]).unwrap_or("\u{FFFD}");
     let mut out = Vec::new();
     for (i, line) in body.lines().enumerate() {
         if line.trim().is_empty() {
@@ -431,7 +512,34 @@ fn read_file(path: &Path, cut: bool) -> Result<(Vec<(usize, ShardLine)>, bool)> 
         })?;
         out.push((i + 1, l));
     }
-    Ok((out, partial))
+    let tail_line = body.lines().count() + 1;
+    let (mut cut, mut unterminated) = (false, false);
+    if !tail.trim().is_empty() {
+        match serde_json::from_str::<ShardLine>(tail) {
+            Ok(l) => {
+                out.push((tail_line, l));
+                unterminated = true;
+            }
+            Err(_) if why == Read::Resume => {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| ExperimentError::io(path, e))?;
+                f.set_len(complete as u64)
+                    .map_err(|e| ExperimentError::io(path, e))?;
+                cut = true;
+            }
+            Err(_) => {}
+        }
+    } else if !tail.is_empty() && why == Read::Resume {
+        // blanks after the last newline: end them so appended lines start a line
+        unterminated = true;
+    }
+    Ok(FileLines {
+        lines: out,
+        cut_partial_line: cut,
+        unterminated,
+    })
 }
 
 /// FNV-1a, 64 bits, of the grid's description (see [`Shard::grid`]).
@@ -580,5 +688,84 @@ mod tests {
         std::fs::write(&f, "{\"grid\": 1}\n").unwrap();
         let e = merge(&[&f]).unwrap_err().to_string();
         assert!(e.contains("r.jsonl:1: not a results line"), "{e}");
+    }
+
+    #[test]
+    fn merge_missing_file_is_an_error() {
+        let exp = experiment();
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("0.jsonl");
+        exp.shard(0, 1).unwrap().run_into(&f).unwrap();
+        let absent = dir.path().join("absent.jsonl");
+        let e = merge(&[&f, &absent]).unwrap_err();
+        assert!(
+            matches!(e, ExperimentError::Io { ref path, .. } if *path == absent),
+            "{e}"
+        );
+        assert!(e.to_string().contains("absent.jsonl"), "{e}");
+        // read_lines and a resume still treat a missing file as empty
+        assert!(read_lines(&absent).unwrap().is_empty());
+    }
+
+    #[test]
+    fn merge_conflicting_duplicate_run_is_an_error() {
+        let exp = experiment();
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.jsonl");
+        exp.shard(0, 1).unwrap().run_into(&a).unwrap();
+        let text = std::fs::read_to_string(&a).unwrap();
+        let first = text.lines().next().unwrap();
+        // the same run again, another wall time: one run
+        let mut same: ShardLine = serde_json::from_str(first).unwrap();
+        same.record.wall_time_s += 1.0;
+        let b = dir.path().join("b.jsonl");
+        std::fs::write(&b, format!("{}\n", serde_json::to_string(&same).unwrap())).unwrap();
+        assert_eq!(merge(&[&a, &b]).unwrap().records().len(), 9);
+        // the same run index with another makespan: refused, naming both lines
+        let mut other = same.clone();
+        other.record.makespan += 1.0;
+        std::fs::write(&b, format!("{}\n", serde_json::to_string(&other).unwrap())).unwrap();
+        let e = merge(&[&a, &b]).unwrap_err().to_string();
+        assert!(
+            e.contains("b.jsonl:1 and ") && e.contains("a.jsonl:1:"),
+            "{e}"
+        );
+        assert!(e.contains("two different records of run 0"), "{e}");
+        assert!(e.contains("`makespan`"), "{e}");
+        assert_eq!(
+            merge(&[&a, &b]).unwrap_err().to_string(),
+            e,
+            "deterministic message"
+        );
+    }
+
+    #[test]
+    fn merge_last_line_without_newline_is_kept() {
+        let exp = experiment();
+        let single = exp.run().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("all.jsonl");
+        exp.shard(0, 1).unwrap().run_into(&f).unwrap();
+        let text = std::fs::read_to_string(&f).unwrap();
+        let trimmed = text.strip_suffix('\n').unwrap();
+        std::fs::write(&f, trimmed).unwrap();
+        // merge reads the complete unterminated line
+        same(&merge(&[&f]).unwrap(), &single);
+        assert_eq!(read_lines(&f).unwrap().len(), 9);
+        // a resume keeps it (nothing to redo) and ends it with a newline
+        let r = exp.shard(0, 1).unwrap().run_into(&f).unwrap();
+        assert_eq!((r.skipped, r.ran, r.cut_partial_line), (9, 0, false));
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), text);
+        // a last line that does not parse is still partial: ignored by merge, cut by resume
+        std::fs::write(&f, &text[..text.len() - 10]).unwrap();
+        assert!(
+            merge(&[&f])
+                .unwrap_err()
+                .to_string()
+                .contains("1 of 9 runs missing")
+        );
+        let r = exp.shard(0, 1).unwrap().run_into(&f).unwrap();
+        assert_eq!((r.skipped, r.ran, r.cut_partial_line), (8, 1, true));
+        same(&merge(&[&f]).unwrap(), &single);
     }
 }
