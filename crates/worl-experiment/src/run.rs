@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 use worl_cluster::Schedule;
 use worl_rtgs::Registry;
 use worl_rtgs::{Budget, Progress, RunContext, Scheduler};
@@ -88,7 +89,8 @@ pub struct RunRecord {
     /// Plan evaluations: those of the last progress event (0 if the scheduler reports none).
     pub evaluations: u64,
     /// Convergence curve: the run's progress events, thinned to at most
-    /// [`Experiment::max_curve_points`] (first and last kept).
+    /// [`Experiment::max_curve_points`] (first and last kept). Thinned as the run goes, so
+    /// a run reporting millions of events holds at most twice that many points.
     pub convergence: Vec<ConvergencePoint>,
 }
 
@@ -123,8 +125,10 @@ pub enum KeepSchedules {
 /// then identical to the sequential run (each run depends only on its problem, scheduler and
 /// seed), and the records keep the same order.
 ///
-/// A progress bar (indicatif) is drawn on stderr unless [`quiet`](Self::quiet) is set or
-/// stderr is not a terminal (tests, pipes, CI).
+/// A progress bar (indicatif, redrawn every 250 ms so its clock runs during a long run) is
+/// drawn on stderr unless [`quiet`](Self::quiet) is set or stderr is not a terminal (tests,
+/// pipes, CI); there, with [`progress_lines`](Self::progress_lines), one plain line per run
+/// is printed instead, as the run starts.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -167,6 +171,7 @@ pub struct Experiment {
     budget: Budget,
     parallel: bool,
     quiet: bool,
+    lines: bool,
     keep: KeepSchedules,
     max_curve_points: usize,
     registry: Registry,
@@ -221,6 +226,7 @@ impl Experiment {
             budget: Budget::default(),
             parallel: false,
             quiet: false,
+            lines: false,
             keep: KeepSchedules::None,
             max_curve_points: 500,
             registry: Registry::with_builtins(),
@@ -266,9 +272,19 @@ impl Experiment {
         self
     }
 
-    /// Never draws a progress bar (default `false`: drawn when stderr is a terminal).
+    /// Never draws a progress bar nor prints progress lines (default `false`: a bar is
+    /// drawn when stderr is a terminal).
     pub fn quiet(mut self, quiet: bool) -> Self {
         self.quiet = quiet;
+        self
+    }
+
+    /// When stderr is not a terminal (a log file, a pipe, CI), print one plain line per run
+    /// to stderr as it starts, `run K/N: LABEL · PROBLEM · seed S`, instead of nothing
+    /// (default `false`; [`quiet`](Self::quiet) wins). What a command-line tool wants; a
+    /// library's tests and examples keep the default.
+    pub fn progress_lines(mut self, lines: bool) -> Self {
+        self.lines = lines;
         self
     }
 
@@ -446,9 +462,9 @@ impl Experiment {
             for &i in &job.runs {
                 let k = keys[i];
                 let p = self.problems.at(k.problem);
-                bar.set_message(format!("{} · {} · seed {}", r.label, p.name, k.seed));
+                bar.start(format!("{} · {} · seed {}", r.label, p.name, k.seed));
                 let outcome = self.execute(sched.as_mut(), r, p, k.seed);
-                bar.inc(1);
+                bar.done();
                 let failed = outcome.is_err();
                 out.push((i, outcome));
                 if failed {
@@ -496,16 +512,25 @@ impl Experiment {
         Ok(results)
     }
 
-    fn progress_bar(&self, len: u64) -> ProgressBar {
-        if self.quiet || !std::io::stderr().is_terminal() {
-            return ProgressBar::hidden();
+    fn progress_bar(&self, len: u64) -> RunProgress {
+        let terminal = std::io::stderr().is_terminal();
+        let mut progress = RunProgress {
+            bar: ProgressBar::hidden(),
+            lines: self.lines && !self.quiet && !terminal,
+            total: len,
+            started: AtomicU64::new(0),
+        };
+        if self.quiet || !terminal {
+            return progress;
         }
         let style = ProgressStyle::with_template(
             "{elapsed_precise} [{bar:30}] {pos}/{len} runs (eta {eta}) {msg}",
         )
         .expect("a valid progress template")
         .progress_chars("=> ");
-        ProgressBar::new(len).with_style(style)
+        progress.bar = ProgressBar::new(len).with_style(style);
+        progress.bar.enable_steady_tick(Duration::from_millis(250));
+        progress
     }
 
     fn execute(
@@ -515,9 +540,28 @@ impl Experiment {
         p: &NamedProblem,
         seed: u64,
     ) -> Outcome {
+        // Every `stride`-th event; when the buffer fills, every other point is dropped and
+        // the stride doubles: memory stays below `cap` points however long the run.
+        let cap = 2 * self.max_curve_points.max(2);
         let mut curve: Vec<ConvergencePoint> = Vec::new();
+        let (mut stride, mut seen) = (1u64, 0u64);
+        let mut last: Option<ConvergencePoint> = None;
         let mut observer = |pr: &Progress| {
-            curve.push(pr.into());
+            if seen.is_multiple_of(stride) {
+                curve.push(pr.into());
+                last = None;
+                if curve.len() >= cap {
+                    let mut i = 0usize;
+                    curve.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    stride *= 2;
+                }
+            } else {
+                last = Some(pr.into());
+            }
+            seen += 1;
             ControlFlow::Continue(())
         };
         let mut ctx = RunContext::new(seed)
@@ -526,6 +570,8 @@ impl Experiment {
         let started = Instant::now();
         let result = sched.schedule(&p.problem, &mut ctx);
         let wall = started.elapsed().as_secs_f64();
+        drop(ctx);
+        curve.extend(last);
         let schedule = result.map_err(|source| ExperimentError::RunFailed {
             scheduler: r.label.clone(),
             problem: p.name.clone(),
@@ -585,6 +631,37 @@ fn store(
                 }
             }
         }
+    }
+}
+
+/// The progress shown while an experiment runs: an indicatif bar (hidden when quiet or not
+/// on a terminal) or plain lines on stderr ([`Experiment::progress_lines`]).
+pub(crate) struct RunProgress {
+    bar: ProgressBar,
+    lines: bool,
+    total: u64,
+    started: AtomicU64,
+}
+
+impl RunProgress {
+    /// A run starts: `what` is its scheduler, problem and seed.
+    pub(crate) fn start(&self, what: String) {
+        if self.lines {
+            let k = self.started.fetch_add(1, Ordering::Relaxed) + 1;
+            eprintln!("run {k}/{}: {what}", self.total);
+        } else {
+            self.bar.set_message(what);
+        }
+    }
+
+    /// A run ended.
+    pub(crate) fn done(&self) {
+        self.bar.inc(1);
+    }
+
+    /// The experiment ended: the bar is cleared.
+    pub(crate) fn finish_and_clear(&self) {
+        self.bar.finish_and_clear();
     }
 }
 
@@ -707,5 +784,79 @@ impl Results {
         }
         let keep: std::collections::HashSet<usize> = best.into_values().collect();
         self.schedules.retain(|i, _| keep.contains(i));
+    }
+}
+
+#[cfg(test)]
+mod curve_tests {
+    use super::*;
+    use std::sync::Arc;
+    use worl_cluster::{GpuModel, PartialSchedule, Policy, Problem, presets};
+    use worl_dag::generators::shapes;
+
+    /// Reports `events` progress events, then places every task on GPU 0.
+    struct Chatty {
+        events: u64,
+    }
+
+    impl Scheduler for Chatty {
+        fn name(&self) -> &str {
+            "chatty"
+        }
+        fn schedule(
+            &mut self,
+            p: &Problem,
+            ctx: &mut RunContext<'_>,
+        ) -> worl_rtgs::Result<Schedule> {
+            for e in 0..self.events {
+                let _ = ctx.report(Progress {
+                    step: e,
+                    total_steps: self.events,
+                    evaluations: e + 1,
+                    best_makespan: 1.0e6 / (e + 1) as f64,
+                });
+            }
+            let mut s = PartialSchedule::new(p);
+            for &t in p.graph().topo_order() {
+                s.place(t, worl_cluster::GpuId::new(0), Policy::Append)?;
+            }
+            Ok(s.to_schedule()?)
+        }
+    }
+
+    #[test]
+    fn convergence_curve_of_a_long_run_is_thinned_as_it_goes() {
+        let cluster = Arc::new(presets::homogeneous(2, &GpuModel::v100_16gb()).unwrap());
+        let w = Arc::new(shapes::chain(3, 10.0, 0.0).unwrap());
+        let problems = ProblemSet::new()
+            .with(NamedProblem::new(
+                "chain",
+                Problem::new(w, cluster).unwrap(),
+            ))
+            .unwrap();
+        let events = 1_000_003;
+        let results = Experiment::new(problems)
+            .scheduler(SchedulerSpec::factory("chatty", move || {
+                Ok(Box::new(Chatty { events }))
+            }))
+            .max_curve_points(100)
+            .quiet(true)
+            .run()
+            .unwrap();
+        let r = &results.records()[0];
+        assert_eq!(r.convergence.len(), 100);
+        assert_eq!(r.convergence[0].step, 0);
+        assert_eq!(r.convergence[99].step, events - 1);
+        assert_eq!(r.evaluations, events);
+        assert!(r.convergence.windows(2).all(|w| w[0].step < w[1].step));
+        // short curves are kept whole
+        let short: Vec<ConvergencePoint> = (0..7)
+            .map(|i| ConvergencePoint {
+                step: i,
+                evaluations: i,
+                best_makespan: 1.0,
+            })
+            .collect();
+        assert_eq!(thin(short.clone(), 100), short);
     }
 }

@@ -288,9 +288,9 @@ impl Shard<'_> {
             for &i in runs {
                 let k = keys[i];
                 let p = exp.problems.at(k.problem);
-                bar.set_message(format!("{} · {} · seed {}", r.label, p.name, k.seed));
+                bar.start(format!("{} · {} · seed {}", r.label, p.name, k.seed));
                 let outcome: Outcome = exp.execute(sched.as_mut(), r, p, k.seed);
-                bar.inc(1);
+                bar.done();
                 match outcome {
                     Ok((record, _)) => {
                         let line = ShardLine {
