@@ -52,6 +52,7 @@
 
 pub mod argo;
 pub mod names;
+mod quote;
 pub mod ray;
 pub mod slurm;
 mod template;
@@ -63,7 +64,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
-use worl_cluster::{MatchError, Problem, Schedule, ScheduleFile};
+use worl_cluster::{MatchError, Problem, Schedule, ScheduleFile, Violation};
 use worl_dag::TaskId;
 
 /// Everything that can go wrong exporting a schedule. Every variant names the offending
@@ -104,6 +105,59 @@ pub enum ExportError {
         finish: f64,
         /// The child's planned start, s.
         start: f64,
+    },
+    /// The schedule breaks constraints that `worl validate` checks (overlaps on a GPU,
+    /// data used before it arrives, wrong durations, ...): an engine would run something
+    /// other than what was validated. [`ExportOptions::allow_invalid`] exports anyway.
+    #[error(
+        "the schedule is not valid ({} violation(s), as `worl validate` reports; export anyway with --allow-invalid): {}",
+        violations.len(),
+        summary(explained)
+    )]
+    Invalid {
+        /// Every violation found.
+        violations: Vec<Violation>,
+        /// Each violation as one line naming its tasks and GPUs
+        /// ([`Violation::explain`]), in the same order.
+        explained: Vec<String>,
+    },
+    /// Two machines of the cluster map to one host: their GPU indices would name the same
+    /// devices, so the plan could not be kept.
+    #[error(
+        "host map: machines `{first}` and `{second}` both map to host `{host}` (each machine needs its own host)"
+    )]
+    SharedHost {
+        /// The host.
+        host: String,
+        /// The first machine (cluster order).
+        first: String,
+        /// The second machine.
+        second: String,
+    },
+    /// A host map gives one machine twice.
+    #[error("host map {origin}: machine `{machine}` is given twice")]
+    DuplicateMachine {
+        /// Where the map came from (`--hosts` or a file and line).
+        origin: String,
+        /// The machine.
+        machine: String,
+    },
+    /// A name holds a NUL character, which no shell word, environment variable or
+    /// command-line argument can carry.
+    #[error("{what} contains a NUL character, which no engine can carry: {}", name.escape_debug())]
+    Nul {
+        /// What the name is (`task name of t3`, `host of machine `m0``, ...).
+        what: String,
+        /// The name.
+        name: String,
+    },
+    /// A `--policy` entry other than `devices=planned|slurm|engine`.
+    #[error("policy `{spec}`: {why}")]
+    Policy {
+        /// The entry.
+        spec: String,
+        /// What is wrong.
+        why: String,
     },
     /// A host map names a machine the cluster does not have.
     #[error("host map: machine `{machine}` is not in cluster `{cluster}`")]
@@ -146,6 +200,21 @@ impl From<MatchError> for ExportError {
     fn from(e: MatchError) -> Self {
         Self::Mismatch(Box::new(e))
     }
+}
+
+/// The first violations, joined, for [`ExportError::Invalid`].
+fn summary(lines: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut s = lines
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if lines.len() > SHOWN {
+        s.push_str(&format!("; and {} more", lines.len() - SHOWN));
+    }
+    s
 }
 
 /// Result alias of this crate.
@@ -237,7 +306,9 @@ impl HostMap {
     /// errors.
     ///
     /// Errors: [`ExportError::BadHostEntry`] for an entry without `=` or with an empty or
-    /// space-containing side.
+    /// space-containing side; [`ExportError::DuplicateMachine`] for a machine given twice.
+    /// (Two machines mapped to one host are refused by [`ExportPlan::new`], which knows
+    /// the cluster's other machines.)
     pub fn parse(text: &str, origin: &str) -> Result<Self> {
         let mut out = Self::new();
         for (n, line) in text.lines().enumerate() {
@@ -257,6 +328,16 @@ impl HostMap {
                 let (m, h) = entry.split_once('=').ok_or_else(bad)?;
                 if m.is_empty() || h.is_empty() {
                     return Err(bad());
+                }
+                if out.map.contains_key(m) {
+                    return Err(ExportError::DuplicateMachine {
+                        origin: if text.lines().count() > 1 {
+                            format!("{origin}:{}", n + 1)
+                        } else {
+                            origin.to_owned()
+                        },
+                        machine: m.to_owned(),
+                    });
                 }
                 out.insert(m, h);
             }
@@ -281,8 +362,61 @@ impl HostMap {
     }
 }
 
-/// How to export: the command each task runs, the host names, the workflow's name and the
-/// container image (Argo).
+/// Who chooses the physical GPU a task runs on (`--policy devices=...`).
+///
+/// Every engine is asked for one GPU per task, and the same-GPU chains keep the plan's
+/// order and concurrency per GPU; the planned index is always in `WORL_GPU`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DevicePolicy {
+    /// The engine does (default; `devices=slurm` or `devices=engine`): Slurm's
+    /// `--gres=gpu:1` allocation (its `CUDA_VISIBLE_DEVICES`), Ray's GPU assignment for
+    /// `num_gpus=1`, the Kubernetes device plugin. Right wherever jobs only see their
+    /// allocated devices (Slurm `ConstrainDevices=yes`, containers), and safe on shared
+    /// nodes: no job touches a GPU the engine gave another job.
+    #[default]
+    Engine,
+    /// The plan does (`devices=planned`): Slurm and Ray jobs set `CUDA_VISIBLE_DEVICES` to
+    /// the planned index, overriding the engine's choice. Only right where the exported
+    /// schedule owns the nodes' GPUs and jobs see every device (no `ConstrainDevices`):
+    /// then the tasks run on exactly the planned devices. Argo ignores it (a pod sees only
+    /// its allocated device).
+    Planned,
+}
+
+impl DevicePolicy {
+    /// `engine` or `planned`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DevicePolicy::Engine => "engine",
+            DevicePolicy::Planned => "planned",
+        }
+    }
+}
+
+impl fmt::Display for DevicePolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for DevicePolicy {
+    type Err = ExportError;
+    /// `planned`, or `slurm` / `engine` (the same: the engine chooses), any case.
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "planned" => Ok(DevicePolicy::Planned),
+            "slurm" | "engine" => Ok(DevicePolicy::Engine),
+            _ => Err(ExportError::Policy {
+                spec: format!("devices={s}"),
+                why: "the device policy is `planned` or `slurm` (also `engine`)".into(),
+            }),
+        }
+    }
+}
+
+/// How to export: the command each task runs, the host names, the workflow's name, the
+/// container image (Argo), who chooses the devices, and whether an invalid schedule may be
+/// exported.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExportOptions {
     /// The command template; default [`CommandTemplate::DEFAULT`], a no-op `echo`.
@@ -293,6 +427,36 @@ pub struct ExportOptions {
     pub name: Option<String>,
     /// Container image of the Argo pods (default `busybox:1.36`, which has `sh`).
     pub image: String,
+    /// Who chooses each task's physical GPU (default [`DevicePolicy::Engine`]).
+    pub devices: DevicePolicy,
+    /// Export a schedule that `worl validate` rejects (default `false`: refused with
+    /// [`ExportError::Invalid`]). For schedules whose times come from another cost model:
+    /// the engines only keep the order, which must still be consistent
+    /// ([`ExportError::OrderConflict`]).
+    pub allow_invalid: bool,
+}
+
+impl ExportOptions {
+    /// Applies a `--policy` value: comma-separated `key=value` entries; the only key is
+    /// `devices` (`planned`, or `slurm` / `engine`; see [`DevicePolicy`]).
+    ///
+    /// Errors: [`ExportError::Policy`] naming the entry.
+    pub fn set_policy(&mut self, spec: &str) -> Result<()> {
+        for entry in spec.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let bad = |why: &str| ExportError::Policy {
+                spec: entry.to_owned(),
+                why: why.to_owned(),
+            };
+            let (k, v) = entry
+                .split_once('=')
+                .ok_or_else(|| bad("expected `key=value`, e.g. `devices=planned`"))?;
+            match k.trim() {
+                "devices" => self.devices = v.trim().parse()?,
+                _ => return Err(bad("unknown key (known: devices)")),
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for ExportOptions {
@@ -302,6 +466,8 @@ impl Default for ExportOptions {
             hosts: HostMap::new(),
             name: None,
             image: "busybox:1.36".to_owned(),
+            devices: DevicePolicy::default(),
+            allow_invalid: false,
         }
     }
 }
@@ -322,8 +488,8 @@ pub struct ExportTask {
     pub machine: String,
     /// The machine's host name ([`HostMap`]).
     pub host: String,
-    /// The GPU's index on its machine, 0-based (the value bound to `CUDA_VISIBLE_DEVICES`
-    /// and `WORL_GPU`).
+    /// The GPU's index on its machine, 0-based (the value of `WORL_GPU`, and of
+    /// `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`]).
     pub gpu: usize,
     /// The GPU's id in the cluster.
     pub gpu_id: usize,
@@ -331,7 +497,9 @@ pub struct ExportTask {
     pub start: f64,
     /// Planned finish, s.
     pub finish: f64,
-    /// The command, the template filled in.
+    /// The command, the template filled in, each value one POSIX shell word (as Argo's
+    /// `sh -c` and Ray's `/bin/sh` run it; the Slurm script writes values with control
+    /// characters as bash `$'...'` words instead).
     pub command: String,
     /// Positions (in [`ExportPlan::tasks`]) of the tasks this one waits for, ascending:
     /// its data predecessors and its same-GPU predecessor. Each is smaller than this
@@ -351,22 +519,41 @@ pub struct ExportPlan {
     workload: String,
     cluster: String,
     image: String,
+    devices: DevicePolicy,
+    template: CommandTemplate,
     tasks: Vec<ExportTask>,
 }
 
 impl ExportPlan {
     /// The plan of `schedule` on `problem`.
     ///
-    /// The dispatch order sorts the tasks by planned start, then finish, then topological
-    /// position; on each GPU the tasks keep that order, and each task waits for the one
-    /// before it. Every data edge must go forward in that order (it does in every schedule
-    /// where a task starts after its predecessors finish).
+    /// The schedule must be valid: the same check as `worl validate`
+    /// ([`Schedule::validate`]), unless [`ExportOptions::allow_invalid`]. The dispatch order
+    /// sorts the tasks by planned start, then finish, then topological position; on each
+    /// GPU the tasks keep that order, and each task waits for the one before it. Every data
+    /// edge must go forward in that order (it does in every schedule where a task starts
+    /// after its predecessors finish).
     ///
     /// Errors: [`ExportError::Shape`] if the schedule's task or GPU count is not the
     /// problem's; [`ExportError::UnknownMachine`] for a host map entry of a machine the
-    /// cluster lacks; [`ExportError::OrderConflict`] for a task planned to start before a
-    /// data predecessor finishes.
+    /// cluster lacks; [`ExportError::SharedHost`] for two machines with one host;
+    /// [`ExportError::Nul`] for a name (workload, job, task, cluster, machine, host,
+    /// workflow name, image, command template) with a NUL character;
+    /// [`ExportError::Invalid`] listing every violation of an invalid schedule;
+    /// [`ExportError::OrderConflict`] for a task planned to start before a data
+    /// predecessor finishes.
     pub fn new(problem: &Problem, schedule: &Schedule, options: &ExportOptions) -> Result<Self> {
+        Self::check_shape(problem, schedule)?;
+        if !options.allow_invalid {
+            let violations = schedule.validate(problem);
+            if !violations.is_empty() {
+                return Err(invalid(problem, schedule, violations));
+            }
+        }
+        Self::build(problem, schedule, options)
+    }
+
+    fn check_shape(problem: &Problem, schedule: &Schedule) -> Result<()> {
         if schedule.n_tasks() != problem.n_tasks() || schedule.n_gpus() != problem.n_gpus() {
             return Err(ExportError::Shape {
                 schedule_tasks: schedule.n_tasks(),
@@ -375,6 +562,12 @@ impl ExportPlan {
                 gpus: problem.n_gpus(),
             });
         }
+        Ok(())
+    }
+
+    /// Checks the names and the host map; orders and fills in the tasks.
+    fn build(problem: &Problem, schedule: &Schedule, options: &ExportOptions) -> Result<Self> {
+        Self::check_shape(problem, schedule)?;
         let w = problem.workload();
         let c = problem.cluster();
         let g = w.graph();
@@ -386,6 +579,18 @@ impl ExportPlan {
                 });
             }
         }
+        let mut host_of: BTreeMap<&str, &str> = BTreeMap::new();
+        for m in c.machines() {
+            let host = options.hosts.host(m);
+            if let Some(first) = host_of.insert(host, m) {
+                return Err(ExportError::SharedHost {
+                    host: host.to_owned(),
+                    first: first.to_owned(),
+                    second: m.clone(),
+                });
+            }
+        }
+        check_names(problem, options)?;
         let n = problem.n_tasks();
         let mut topo_pos = vec![0usize; n];
         for (i, t) in g.topo_order().iter().enumerate() {
@@ -460,15 +665,18 @@ impl ExportPlan {
             }
             let job = w.job(task.job).name.clone();
             let name = engine_names[p].clone();
-            let command = options.command.render(&template::Values {
-                task: &task.name,
-                job: &job,
-                gpu: gpu_index,
-                machine: &machine,
-                host: &host,
-                name: &name,
-                id: t,
-            });
+            let command = options.command.render(
+                &template::Values {
+                    task: &task.name,
+                    job: &job,
+                    gpu: gpu_index,
+                    machine: &machine,
+                    host: &host,
+                    name: &name,
+                    id: t,
+                },
+                quote::shell_word,
+            );
             tasks.push(ExportTask {
                 id,
                 task: task.name.clone(),
@@ -491,22 +699,56 @@ impl ExportPlan {
             workload: w.name().to_owned(),
             cluster: c.name().to_owned(),
             image: options.image.clone(),
+            devices: options.devices,
+            template: options.command.clone(),
             tasks,
         })
     }
 
-    /// The plan of a schedule file on `problem`: [`ScheduleFile::to_schedule`], then
+    /// The plan of a schedule file on `problem`: [`ScheduleFile::to_schedule`], the checks
+    /// of `worl validate` ([`ScheduleFile::check_with_schedule`]: also repeated rows and a
+    /// wrong declared makespan) unless [`ExportOptions::allow_invalid`], then as
     /// [`new`](Self::new).
     ///
     /// Errors: [`ExportError::Mismatch`] (naming the file, row and task) when the file does
-    /// not belong to the problem; then as [`new`](Self::new).
+    /// not belong to the problem; [`ExportError::Invalid`] with every violation `worl
+    /// validate` reports; then as [`new`](Self::new).
     pub fn from_file(
         problem: &Problem,
         file: &ScheduleFile,
         options: &ExportOptions,
     ) -> Result<Self> {
         let schedule = file.to_schedule(problem)?;
-        Self::new(problem, &schedule, options)
+        if !options.allow_invalid {
+            let (violations, checked) = file.check_with_schedule(problem)?;
+            if !violations.is_empty() {
+                return Err(invalid(problem, &checked, violations));
+            }
+        }
+        Self::build(problem, &schedule, options)
+    }
+
+    /// Who chooses the devices ([`ExportOptions::devices`]).
+    pub fn devices(&self) -> DevicePolicy {
+        self.devices
+    }
+
+    /// The command of the task at `position` with its values as bash words
+    /// ([`quote::bash_word`]), for the Slurm batch script.
+    pub(crate) fn bash_command(&self, position: usize) -> String {
+        let t = &self.tasks[position];
+        self.template.render(
+            &template::Values {
+                task: &t.task,
+                job: &t.job,
+                gpu: t.gpu,
+                machine: &t.machine,
+                host: &t.host,
+                name: &t.name,
+                id: t.id.index(),
+            },
+            quote::bash_word,
+        )
     }
 
     /// The tasks in dispatch order.
@@ -542,4 +784,52 @@ impl ExportPlan {
             Engine::Ray => ray::driver(self),
         }
     }
+}
+
+/// [`ExportError::Invalid`] of `violations` found on `schedule`.
+fn invalid(problem: &Problem, schedule: &Schedule, violations: Vec<Violation>) -> ExportError {
+    let explained = violations
+        .iter()
+        .map(|v| v.explain(problem, schedule).to_string())
+        .collect();
+    ExportError::Invalid {
+        violations,
+        explained,
+    }
+}
+
+/// [`ExportError::Nul`] for the first name with a NUL character.
+fn check_names(problem: &Problem, options: &ExportOptions) -> Result<()> {
+    let w = problem.workload();
+    let c = problem.cluster();
+    let nul = |what: String, name: &str| {
+        if name.contains('\0') {
+            Err(ExportError::Nul {
+                what,
+                name: name.to_owned(),
+            })
+        } else {
+            Ok(())
+        }
+    };
+    nul("workload name".into(), w.name())?;
+    nul("cluster name".into(), c.name())?;
+    for (j, job) in w.jobs().iter().enumerate() {
+        nul(format!("name of job {j}"), &job.name)?;
+    }
+    for t in w.graph().task_ids() {
+        nul(format!("name of task {t}"), &w.graph().task(t).name)?;
+    }
+    for m in c.machines() {
+        nul("machine name".into(), m)?;
+        nul(
+            format!("host of machine `{}`", m.escape_debug()),
+            options.hosts.host(m),
+        )?;
+    }
+    if let Some(n) = &options.name {
+        nul("workflow name".into(), n)?;
+    }
+    nul("container image".into(), &options.image)?;
+    nul("command template".into(), options.command.as_str())
 }

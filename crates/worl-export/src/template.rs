@@ -19,11 +19,16 @@ pub const PLACEHOLDERS: [&str; 7] = ["task", "job", "gpu", "machine", "host", "n
 /// | `{name}` | the engine name of the task (unique, `[A-Za-z0-9._-]`) |
 /// | `{id}` | the task's id in the workload |
 ///
-/// `{{` and `}}` are literal braces. A value made only of `[A-Za-z0-9._/:=+@%,-]` goes in
-/// as is; any other is single-quoted for the shell (`'it'\''s'`), so names with spaces or
-/// `$` cannot break or inject into the command. The command runs under `bash -c` (Slurm),
-/// `sh -c` (Argo) or a shell (Ray), with `WORL_GPU` and (Slurm, Ray) `CUDA_VISIBLE_DEVICES`
-/// set to the planned GPU index.
+/// `{{` and `}}` are literal braces. The template is code (the user's own command); the
+/// values are data and go in as one shell word each: a value made only of
+/// `[A-Za-z0-9._/:=+@%,-]` as is, any other single-quoted (`'it'\''s'`; in the Slurm batch
+/// script a value with a control character is written `$'...'` with `\xHH` escapes
+/// instead), so names with spaces, quotes, `$(...)` or line breaks stay data.
+/// [`new`](Self::new) refuses the places in a template where a word would not stay data
+/// (inside quotes, comments, `$((...))`, here-documents). The command runs under `bash`
+/// (Slurm), `sh -c` (Argo) or `/bin/sh` (Ray), with `WORL_GPU` set to the planned GPU
+/// index (and `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`](crate::DevicePolicy)).
+/// See `docs/threat-model.md`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandTemplate {
     text: String,
@@ -35,18 +40,29 @@ impl CommandTemplate {
 
     /// Parses `text`.
     ///
-    /// Errors: [`ExportError::Template`] for an unknown placeholder or an unmatched `{` or
-    /// `}`.
+    /// The template is shell code (yours); the values put in for its placeholders are data,
+    /// each one shell word. A word is only data in an unquoted word context, so
+    /// `{task}`, `{job}`, `{machine}` and `{host}` (arbitrary text) are refused where a
+    /// value would not be one word of data: inside `'...'`, `"..."` or `$'...'`, right
+    /// after a `\\`, in a `#` comment, inside `$((...))`, or after a here-document
+    /// operator `<<`. `{gpu}`, `{id}` (numbers) and `{name}` (`[A-Za-z0-9._-]`) may go
+    /// anywhere. What the command does with a value (`eval`, `bash -c`, `ssh host ...`,
+    /// `python -c`) is the template's: such a command re-reads data as code.
+    ///
+    /// Errors: [`ExportError::Template`] for an unknown placeholder, an unmatched `{` or
+    /// `}`, or a data placeholder in one of the places above.
     pub fn new(text: &str) -> Result<Self> {
         let bad = |why: String| ExportError::Template {
             template: text.to_owned(),
             why,
         };
+        let mut shell = ShellContext::default();
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
                 '{' if chars.peek() == Some(&'{') => {
                     chars.next();
+                    shell.step('{', chars.peek().copied());
                 }
                 '{' => {
                     let mut key = String::new();
@@ -63,12 +79,24 @@ impl CommandTemplate {
                             PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
                         )));
                     }
+                    if DATA_PLACEHOLDERS.contains(&key.as_str())
+                        && let Some(place) = shell.unsafe_place()
+                    {
+                        return Err(bad(format!(
+                            "placeholder `{{{key}}}` is {place}, where its value would not be \
+                             one word of data: write it unquoted, e.g. \"$HOME/\"{{{key}}} \
+                             (values are quoted for the shell)"
+                        )));
+                    }
+                    // a value is one word: like a plain character of a word
+                    shell.step('x', chars.peek().copied());
                 }
                 '}' if chars.peek() == Some(&'}') => {
                     chars.next();
+                    shell.step('}', chars.peek().copied());
                 }
                 '}' => return Err(bad("unmatched `}` (write `}}` for a brace)".into())),
-                _ => {}
+                c => shell.step(c, chars.peek().copied()),
             }
         }
         Ok(Self {
@@ -81,7 +109,8 @@ impl CommandTemplate {
         &self.text
     }
 
-    pub(crate) fn render(&self, v: &Values<'_>) -> String {
+    /// The command of one task: each placeholder replaced by `quote` of its value.
+    pub(crate) fn render(&self, v: &Values<'_>, quote: fn(&str) -> String) -> String {
         let mut out = String::new();
         let mut chars = self.text.chars().peekable();
         while let Some(c) = chars.next() {
@@ -105,7 +134,7 @@ impl CommandTemplate {
                         "name" => v.name.to_owned(),
                         _ => v.id.to_string(),
                     };
-                    out.push_str(&shell_word(&value));
+                    out.push_str(&quote(&value));
                 }
                 c => out.push(c),
             }
@@ -144,21 +173,115 @@ pub(crate) struct Values<'a> {
     pub id: usize,
 }
 
-/// `s` as one shell word: as is when made of safe characters, else single-quoted.
-pub(crate) fn shell_word(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._/:=+@%,-".contains(c));
-    if safe {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
+/// The placeholders whose values are arbitrary text (the others are numbers or
+/// `[A-Za-z0-9._-]`).
+const DATA_PLACEHOLDERS: [&str; 4] = ["task", "job", "machine", "host"];
+
+/// Where in shell code a template is, as far as quoting goes: enough to tell whether a
+/// value put in here is one word of data.
+#[derive(Default)]
+struct ShellContext {
+    /// Inside `'...'`.
+    single: bool,
+    /// Inside `"..."`.
+    double: bool,
+    /// Inside `$'...'`.
+    ansi: bool,
+    /// The previous character was an unquoted (or double-quoted) `\`.
+    escaped: bool,
+    /// Inside a `#` comment (to the end of the line).
+    comment: bool,
+    /// Depth of `$((`.
+    arith: usize,
+    /// A here-document operator `<<` was seen.
+    heredoc: bool,
+    /// Unquoted `<` just before (3 for a here-string `<<<`).
+    lt: usize,
+    /// The previous character, for word starts.
+    prev: Option<char>,
+}
+
+impl ShellContext {
+    /// Why a data value may not go here, if so.
+    fn unsafe_place(&self) -> Option<&'static str> {
+        if self.single {
+            Some("inside single quotes")
+        } else if self.ansi {
+            Some("inside $'...'")
+        } else if self.double {
+            Some("inside double quotes")
+        } else if self.escaped {
+            Some("right after a backslash")
+        } else if self.comment {
+            Some("in a comment")
+        } else if self.arith > 0 {
+            Some("inside $((...))")
+        } else if self.heredoc || self.lt == 2 {
+            Some("after a here-document operator `<<`")
+        } else {
+            None
+        }
+    }
+
+    /// Moves over `c`; `next` is the character after it.
+    fn step(&mut self, c: char, next: Option<char>) {
+        let prev = self.prev.replace(c);
+        if self.escaped {
+            self.escaped = false;
+            return;
+        }
+        if self.comment {
+            if c == '\n' {
+                self.comment = false;
+            }
+            return;
+        }
+        if self.single {
+            self.single = c != '\'';
+            return;
+        }
+        if self.ansi {
+            match c {
+                '\\' => self.escaped = true,
+                '\'' => self.ansi = false,
+                _ => {}
+            }
+            return;
+        }
+        if c == '<' && !self.double {
+            self.lt += 1;
+            return;
+        }
+        if self.lt == 2 {
+            self.heredoc = true;
+        }
+        self.lt = 0;
+        match c {
+            '\\' => self.escaped = true,
+            '"' => self.double = !self.double,
+            '\'' if !self.double => {
+                if prev == Some('$') {
+                    self.ansi = true;
+                } else {
+                    self.single = true;
+                }
+            }
+            '#' if !self.double
+                && prev.is_none_or(|p| p.is_whitespace() || ";&|()<>".contains(p)) =>
+            {
+                self.comment = true;
+            }
+            '(' if prev == Some('$') && next == Some('(') => self.arith += 1,
+            ')' if self.arith > 0 && next == Some(')') => self.arith -= 1,
+            _ => {}
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quote::shell_word;
 
     fn values() -> Values<'static> {
         Values {
@@ -179,11 +302,35 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            t.render(&values()),
+            t.render(&values(), shell_word),
             "run 'M1 a' --job=j_1 -g 3 @node-0/m0 M1_a #7 {x}"
         );
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
-        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn data_placeholders_must_be_unquoted_words() {
+        for (template, place) in [
+            ("echo \"{task}\"", "inside double quotes"),
+            ("echo '{job}'", "inside single quotes"),
+            ("echo $'{host}'", "inside $'...'"),
+            ("echo \\{machine}", "right after a backslash"),
+            ("run # {task}", "in a comment"),
+            ("echo $(( {task} + 1 ))", "inside $((...))"),
+            ("cat <<EOF\n{task}\nEOF", "after a here-document operator"),
+        ] {
+            let e = CommandTemplate::new(template).unwrap_err().to_string();
+            assert!(e.contains(place), "{template}: {e}");
+        }
+        // numbers and engine names may go anywhere; data is fine unquoted, in $(...),
+        // after a closed quote, after `<<<` and after an escaped quote
+        for ok in [
+            "echo \"{gpu} {id} {name}\" '{gpu}'",
+            "echo \"$HOME/\"{task} $(basename {job}) a#{host}",
+            "cat <<< {task}; echo \\' {job} \"a\\\"\" {host}",
+            "echo $((1+2)) {task} # {gpu}\necho {job}",
+        ] {
+            CommandTemplate::new(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
     }
 
     #[test]

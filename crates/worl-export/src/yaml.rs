@@ -1,8 +1,10 @@
 //! A small YAML writer: block mappings (keys in the order given) and sequences, every
-//! string double-quoted with JSON escapes (a valid YAML double-quoted scalar), keys plain
-//! where they are plain identifiers. What it writes parses back (YAML 1.2) to
+//! string double-quoted with escapes for everything but printable ASCII
+//! ([`yaml_str`](crate::quote::yaml_str)), keys plain where they are plain identifiers. The
+//! output is printable ASCII plus `\n`; it parses back (YAML 1.1 and 1.2) to
 //! [`Node::to_json`].
 
+use crate::quote::yaml_str;
 use serde_json::Value;
 
 /// A YAML node with ordered mappings.
@@ -49,7 +51,7 @@ impl Node {
 
     fn scalar(&self) -> String {
         match self {
-            Node::Str(s) => Value::String(s.clone()).to_string(),
+            Node::Str(s) => yaml_str(s),
             Node::Int(i) => i.to_string(),
             Node::Map(_) => "{}".to_owned(),
             Node::List(_) => "[]".to_owned(),
@@ -68,11 +70,7 @@ fn key(k: &str) -> String {
     let plain = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && k.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
-    if plain {
-        k.to_owned()
-    } else {
-        Value::String(k.to_owned()).to_string()
-    }
+    if plain { k.to_owned() } else { yaml_str(k) }
 }
 
 /// Writes `v` at `indent`; `inline` means the first line continues a `- ` already written.

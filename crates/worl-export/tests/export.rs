@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use worl_cluster::{GpuId, GpuModel, Problem, Schedule, ScheduledTask, presets};
 use worl_dag::WorkloadBuilder;
-use worl_export::{CommandTemplate, Engine, ExportError, ExportOptions, ExportPlan, HostMap, argo};
+use worl_export::{
+    CommandTemplate, DevicePolicy, Engine, ExportError, ExportOptions, ExportPlan, HostMap, argo,
+};
 
 /// `a -> b`, `a -> c`, and `d` alone, on two machines of one GPU each (`node-0`, `node-1`).
 /// Planned: `a` g0 [0, 2], `b` g0 [2, 5], `c` g1 [3, 4], `d` g1 [0, 1].
@@ -98,12 +100,9 @@ fn slurm_script_pins_and_chains_every_job() {
     );
     assert!(script.contains("--nodelist=\"$3\" --nodes=1 --ntasks=1 --gres=gpu:1"));
     assert!(script.contains("dep=(\"--dependency=afterok:$4\" --kill-on-invalid-dep=yes)"));
-    assert_eq!(
-        script
-            .matches("export CUDA_VISIBLE_DEVICES=0 WORL_GPU=0\n")
-            .count(),
-        4
-    );
+    // default device policy: Slurm chooses, the plan's index is in WORL_GPU only
+    assert_eq!(script.matches("\nexport WORL_GPU=0\n").count(), 4);
+    assert!(!script.contains("CUDA_VISIBLE_DEVICES="), "{script}");
     assert!(script.contains("echo worl task c job j host node-1 gpu 0\nWORL_EOF\n"));
 }
 
@@ -112,7 +111,11 @@ fn slurm_script_runs_against_a_fake_sbatch() {
     use std::os::unix::fs::PermissionsExt;
     // a stand-in sbatch: records its arguments and batch script, prints ids 101, 102, ...
     let (p, s) = problem_and_schedule(["j", "j"]);
-    let plan = ExportPlan::new(&p, &s, &ExportOptions::default()).unwrap();
+    let options = ExportOptions {
+        devices: DevicePolicy::Planned,
+        ..ExportOptions::default()
+    };
+    let plan = ExportPlan::new(&p, &s, &options).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let script = d.join("submit.sh");
@@ -230,13 +233,29 @@ fn ray_driver_pins_nodes_and_chains_references() {
     let py = plan.render(Engine::Ray);
     assert!(py.contains("NodeAffinitySchedulingStrategy(node_id=nodes[t[\"host\"]], soft=False)"));
     assert!(py.contains("num_gpus=1"));
-    let start = py.find("TASKS = json.loads(r'''\n").unwrap() + "TASKS = json.loads(r'''\n".len();
-    let end = py[start..].find("\n'''").unwrap() + start;
-    let tasks: serde_json::Value = serde_json::from_str(&py[start..end]).unwrap();
+    assert!(py.contains("\nPIN_DEVICES = False\n"), "{py}");
+    // the TASKS literal is also valid JSON here (plain names, no escapes Python and JSON
+    // spell differently); the property tests parse it with Python's ast
+    let start = py.find("TASKS = [\n").unwrap() + "TASKS = ".len();
+    let end = py[start..].find("\n]\n").unwrap() + start;
+    let body = format!("{}\n]", py[start..end].trim_end_matches(','));
+    let tasks: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(tasks[3]["name"], "c");
     assert_eq!(tasks[3]["host"], "node-1");
     assert_eq!(tasks[3]["after"], serde_json::json!([0, 1]));
     assert_eq!(tasks[2]["after"], serde_json::json!([1]));
+    assert_eq!(
+        tasks[3]["command"],
+        "echo worl task c job j host node-1 gpu 0"
+    );
+    let planned = ExportOptions {
+        devices: DevicePolicy::Planned,
+        ..ExportOptions::default()
+    };
+    let py = ExportPlan::new(&p, &s, &planned)
+        .unwrap()
+        .render(Engine::Ray);
+    assert!(py.contains("\nPIN_DEVICES = True\n"), "{py}");
 }
 
 #[test]
@@ -258,7 +277,15 @@ fn errors_name_the_task_or_machine() {
         ],
     )
     .unwrap();
+    // refused as invalid first (as `worl validate` would), then, when invalid schedules are
+    // allowed, because no engine can run it in order
     let e = ExportPlan::new(&p, &bad, &ExportOptions::default()).unwrap_err();
+    assert!(matches!(e, ExportError::Invalid { .. }), "{e}");
+    let allow = ExportOptions {
+        allow_invalid: true,
+        ..ExportOptions::default()
+    };
+    let e = ExportPlan::new(&p, &bad, &allow).unwrap_err();
     assert!(matches!(e, ExportError::OrderConflict { .. }));
     assert_eq!(
         e.to_string(),
