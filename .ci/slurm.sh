@@ -2,9 +2,10 @@
 # Runs worl schedules on a real Slurm: installs Debian's Slurm and MUNGE, starts a one-node
 # cluster on this machine (4 logical GPUs without devices, no cgroups, no systemd), then
 # runs the live test crates/worl-cli/tests/engines_live.rs: `worl schedule` a 10-task DAG on
-# one machine of 4 GPUs, `worl export --to slurm`, submit, wait, and check that every task
-# ran on its planned node and GPU index, after its data predecessors and after the task
-# before it on its GPU.
+# one machine of 4 GPUs, `worl export --to slurm --policy devices=planned` (this Slurm has
+# no cgroups, so a job sees every GPU and the planned index is usable), submit, wait, and
+# check that every task ran on its planned node and GPU index (WORL_GPU and
+# CUDA_VISIBLE_DEVICES), after its data predecessors and after the task before it on its GPU.
 #
 # Usage: .ci/slurm.sh   (as root, or a user with passwordless sudo; Debian/Ubuntu)
 # Env:   CARGO_TARGET_DIR (as for the rest of CI), WORL_SLURM_KEEP=1 leaves the daemons up.
@@ -96,7 +97,7 @@ if [ "$(sinfo -h -n "$NODE" -o %t)" != idle ]; then
   exit 1
 fi
 
-step "live test: worl schedule -> worl export --to slurm -> sbatch -> check"
+step "live test: worl schedule -> worl export --to slurm --policy devices=planned -> sbatch -> check"
 WORL_SLURM_LIVE=1 WORL_SLURM_NODE="$NODE" \
   cargo test --workspace --release --locked --test engines_live slurm -- --nocapture
 

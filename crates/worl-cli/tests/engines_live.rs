@@ -72,12 +72,14 @@ fn ok(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// What a task's log says: node, GPU index, start and end (Unix seconds).
+/// What a task's log says: node, GPU index (`WORL_GPU`), `CUDA_VISIBLE_DEVICES`, start
+/// and end (Unix seconds).
 #[derive(Debug)]
 struct Ran {
     node: String,
     host: String,
     gpu: usize,
+    visible: String,
     start: f64,
     end: f64,
 }
@@ -88,17 +90,19 @@ fn read_log(path: &Path) -> Ran {
         node: String::new(),
         host: String::new(),
         gpu: usize::MAX,
+        visible: String::new(),
         start: f64::NAN,
         end: f64::NAN,
     };
     for line in text.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
         match f.as_slice() {
-            ["start", t, node, host, gpu] => {
+            ["start", t, node, host, gpu, visible] => {
                 ran.start = t.parse().unwrap();
                 ran.node = (*node).to_owned();
                 ran.host = (*host).to_owned();
                 ran.gpu = gpu.parse().unwrap();
+                ran.visible = (*visible).to_owned();
             }
             ["end", t] => ran.end = t.parse().unwrap(),
             _ => panic!("{}: unexpected line `{line}`", path.display()),
@@ -141,7 +145,9 @@ fn ray_runs_the_exported_schedule_as_planned() {
     run_and_check("ray", &short_hostname());
 }
 
-/// Schedules, exports to `engine` with `node` as the host of `node-0`, runs, checks.
+/// Schedules, exports to `engine` with `node` as the host of `node-0` and the device policy
+/// `planned` (the CI engines give jobs every GPU, so the planned index is usable), runs,
+/// checks.
 fn run_and_check(engine: &str, node: &str) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -160,7 +166,7 @@ fn run_and_check(engine: &str, node: &str) {
         "s.json",
     ]));
     let command = format!(
-        "echo start $(date +%s.%N) {node_var} $(hostname -s) $WORL_GPU >> {logs}/{{name}}; sleep 1; echo end $(date +%s.%N) >> {logs}/{{name}}",
+        "echo start $(date +%s.%N) {node_var} $(hostname -s) $WORL_GPU $CUDA_VISIBLE_DEVICES >> {logs}/{{name}}; sleep 1; echo end $(date +%s.%N) >> {logs}/{{name}}",
         logs = logs.display(),
         // the node the engine ran the task on: Slurm's name for it; Ray's is the host
         node_var = if engine == "slurm" {
@@ -184,6 +190,8 @@ fn run_and_check(engine: &str, node: &str) {
         format!("node-0={node}").as_str(),
         "--command",
         command.as_str(),
+        "--policy",
+        "devices=planned",
     ]));
 
     // the plan: task -> (machine, GPU index, planned start)
@@ -224,6 +232,12 @@ fn run_and_check(engine: &str, node: &str) {
         assert_eq!(r.node, node, "task {t} ran on Slurm node {}", r.node);
         assert_eq!(r.host, node, "task {t} ran on host {}", r.host);
         assert_eq!(r.gpu, *gpu, "task {t} had GPU {} instead of {gpu}", r.gpu);
+        assert_eq!(
+            r.visible,
+            gpu.to_string(),
+            "task {t} saw CUDA_VISIBLE_DEVICES={} instead of {gpu}",
+            r.visible
+        );
         assert!(r.end - r.start >= 0.9, "task {t}: {r:?}");
     }
     for (from, to) in EDGES {

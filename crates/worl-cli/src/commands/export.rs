@@ -40,6 +40,16 @@ pub(crate) struct Args {
     /// Container image of the Argo pods (default `busybox:1.36`).
     #[arg(long)]
     image: Option<String>,
+    /// Export policies, `key=value[,...]`: `devices=slurm` (default: the engine chooses
+    /// each task's GPU; the planned index is in WORL_GPU) or `devices=planned` (Slurm and
+    /// Ray jobs set CUDA_VISIBLE_DEVICES to the planned index; only where jobs see every
+    /// GPU, not under Slurm's ConstrainDevices=yes).
+    #[arg(long)]
+    policy: Vec<String>,
+    /// Export a schedule that `worl validate` rejects (by default export refuses it and
+    /// lists the violations); the order must still be consistent.
+    #[arg(long)]
+    allow_invalid: bool,
 }
 
 /// Writes the artifact and prints where, with the task count.
@@ -58,6 +68,10 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     if let Some(i) = &args.image {
         options.image.clone_from(i);
     }
+    for p in &args.policy {
+        options.set_policy(p)?;
+    }
+    options.allow_invalid = args.allow_invalid;
     let plan = ExportPlan::from_file(&problem, &file, &options)?;
     let text = plan.render(engine);
     let as_dir = args.out.is_dir() || args.out.to_string_lossy().ends_with(['/', '\\']);
