@@ -32,6 +32,8 @@
 //!   ([`RunContext::tighten_budget`](crate::RunContext::tighten_budget)), so
 //!   `ils[time=1s]` and `worl-rtgs[time=1s]` get the same CPU time.
 
+#[cfg(test)]
+mod limits_tests;
 pub mod options;
 pub mod spec;
 

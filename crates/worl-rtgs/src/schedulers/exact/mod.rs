@@ -89,8 +89,10 @@
 //! (then the makespan is optimal up to the relative tolerance `10⁻¹²` of the pruning test,
 //! which absorbs rounding between sums taken in different orders), the nodes spent and a
 //! lower bound. It stops early, with `proven_optimal == false` and the best schedule so far,
-//! after `nodes` placements (option `nodes`, default [`Exact::DEFAULT_NODES`]), when the
-//! wall-time budget ([`Budget::max_time`](crate::Budget)) is spent, or when the progress
+//! after `nodes` placements (option `nodes`, default [`Exact::DEFAULT_NODES`], or the
+//! evaluation budget [`Budget::max_evaluations`](crate::Budget) when smaller: a node is
+//! one evaluated placement, reported as one evaluation), when the
+//! CPU-time budget ([`Budget::max_time`](crate::Budget)) is spent, or when the progress
 //! observer asks it to (it reports every 65,536 nodes); also when its child lists would
 //! take more than 192 MiB (a deep dive into a wide graph of thousands of tasks). With a node
 //! budget only, results are reproducible. [`Scheduler::schedule`] runs [`Exact::solve`]
@@ -217,8 +219,8 @@ impl Exact {
         self.last.as_ref()
     }
 
-    /// Searches an optimal schedule of `problem` within the node budget and `ctx`'s
-    /// wall-time budget and observer (see the [module documentation](self)).
+    /// Searches an optimal schedule of `problem` within the node budget (capped by `ctx`'s
+    /// evaluation budget), `ctx`'s CPU-time budget and observer (see the [module documentation](self)).
     ///
     /// Errors: those of HEFT and PEFT (which give the first incumbent) and of
     /// [`Schedule::new`]; none for a valid problem.
@@ -243,7 +245,12 @@ impl Exact {
                 nodes: 0,
             });
         }
-        let end = search.run(self.max_nodes, ctx);
+        // a node is one evaluated placement: an evaluation budget caps the nodes
+        let max_nodes = ctx
+            .budget()
+            .max_evaluations
+            .map_or(self.max_nodes, |b| b.min(self.max_nodes));
+        let end = search.run(max_nodes, ctx);
         if let Some((_, tasks)) = end.best {
             incumbent = Schedule::new(problem.n_gpus(), tasks)?;
         }

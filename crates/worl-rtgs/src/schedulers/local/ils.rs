@@ -13,7 +13,7 @@ use crate::registry::Options;
 use crate::scheduler::{Progress, RunContext, Scheduler};
 use crate::schedulers::list::{Heft, upward_ranks};
 use crate::schedulers::search::FeasibleGpus;
-use crate::schedulers::search::options::{take_count, take_in_range};
+use crate::schedulers::search::options::{MAX_REPEATS, take_count, take_in_range};
 
 /// Configuration of [`Ils`] (registry options in parentheses).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,9 +59,9 @@ impl IlsConfig {
         let d = IlsConfig::default();
         let c = IlsConfig {
             policy: opts.take_or("policy", d.policy)?,
-            steps: take_count(&mut opts, "steps", d.steps, 1)?,
+            steps: take_count(&mut opts, "steps", d.steps, 1, usize::MAX)?,
             patience: opts.take_or("patience", d.patience)?,
-            kick: take_count(&mut opts, "kick", d.kick, 1)?,
+            kick: take_count(&mut opts, "kick", d.kick, 1, MAX_REPEATS)?,
             restart: take_in_range(&mut opts, "restart", d.restart, 0.0, 1.0)?,
             noise: take_in_range(&mut opts, "noise", d.noise, 0.0, 1.0)?,
         };

@@ -142,7 +142,7 @@ use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::Heft;
-use crate::schedulers::search::options::take_count;
+use crate::schedulers::search::options::{MAX_ITERATIONS, MAX_POPULATION, take_count};
 use crate::schedulers::search::{PlanEvaluator, TaskOrder, config_scheduler, run_engine};
 
 /// The starting point of [`RtgsConfig::from_options`] (option `preset`): `default` (our
@@ -270,8 +270,8 @@ impl RtgsConfig {
     /// Errors: as [`from_options`](Self::from_options).
     pub fn from_options_over(d: RtgsConfig, mut opts: Options) -> Result<Self> {
         let config = RtgsConfig {
-            whales: take_count(&mut opts, "whales", d.whales, 1)?,
-            iterations: take_count(&mut opts, "iterations", d.iterations, 1)?,
+            whales: take_count(&mut opts, "whales", d.whales, 1, MAX_POPULATION)?,
+            iterations: take_count(&mut opts, "iterations", d.iterations, 1, MAX_ITERATIONS)?,
             spiral_b: {
                 let b: f64 = opts.take_or("b", d.spiral_b)?;
                 if !b.is_finite() {

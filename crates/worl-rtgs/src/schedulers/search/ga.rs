@@ -37,7 +37,7 @@ use worl_cluster::{Problem, Schedule};
 use worl_woa::whale_rng;
 
 use super::codec::{SearchDecoding, sanitize};
-use super::options::{take_count, take_in_range};
+use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count, take_in_range};
 use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{Progress, RunContext, Scheduler};
@@ -95,12 +95,12 @@ impl GaConfig {
     /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
     pub fn from_options(mut opts: Options) -> Result<Self> {
         let d = GaConfig::default();
-        let population = take_count(&mut opts, "population", d.population, 2)?;
+        let population = take_count(&mut opts, "population", d.population, 2, MAX_POPULATION)?;
         let config = GaConfig {
             population,
-            generations: take_count(&mut opts, "generations", d.generations, 1)?,
+            generations: take_count(&mut opts, "generations", d.generations, 1, MAX_ITERATIONS)?,
             tournament: {
-                let t = take_count(&mut opts, "tournament", d.tournament, 1)?;
+                let t = take_count(&mut opts, "tournament", d.tournament, 1, MAX_POPULATION)?;
                 if t > population {
                     return Err(opts.invalid(
                         "tournament",

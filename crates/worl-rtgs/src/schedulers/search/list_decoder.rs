@@ -152,7 +152,7 @@ impl ListDecoderConfig {
             priority: opts.take_or("priority", d.priority)?,
             sigma: take_in_range(opts, "sigma", d.sigma, 0.0, 1.9)?,
             gpu_threshold: take_in_range(opts, "gpu-threshold", d.gpu_threshold, 0.0, 1.0)?,
-            gpu_choices: take_count(opts, "gpu-choices", d.gpu_choices, 1)?,
+            gpu_choices: take_count(opts, "gpu-choices", d.gpu_choices, 1, usize::MAX)?,
         })
     }
 

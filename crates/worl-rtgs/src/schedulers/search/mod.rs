@@ -66,7 +66,15 @@ use crate::scheduler::{Progress, RunContext};
 
 /// Runs the WOA engine on a plan problem, reporting [`Progress`] to `ctx` after every
 /// iteration (step 0 = the initial population) and stopping when `ctx` asks to (observer
-/// break or wall-time budget).
+/// break or CPU-time budget), or after an iteration in which no whale moved.
+///
+/// No move means a fixed point: under elitist truncation only whales with a fitness other
+/// than the leader's move, and an iteration without a mover leaves population, fitness and
+/// leader as they were, so every later iteration would be the same empty one. Such
+/// iterations spend no evaluation, so without this stop a run whose whales all tie with the
+/// leader would go on for all its `iterations` whatever its evaluation budget (and the
+/// engine's per-iteration history with it). With it a run does at most one iteration more
+/// than it has evaluations after the initial population, and its result is the same.
 pub(crate) fn run_engine<P: WhaleProblem>(
     problem: &P,
     config: WoaConfig,
@@ -77,12 +85,16 @@ pub(crate) fn run_engine<P: WhaleProblem>(
     let result = Woa::new(problem, config)
         .with_initial_whales(initial)
         .run_with(|stats, _| {
-            ctx.report(Progress {
+            let flow = ctx.report(Progress {
                 step: stats.iteration as u64,
                 total_steps: total,
                 evaluations: stats.evaluations,
                 best_makespan: stats.best_fitness,
-            })
+            });
+            if stats.iteration > 0 && stats.moves.moved() == 0 {
+                return std::ops::ControlFlow::Break(());
+            }
+            flow
         })?;
     Ok(result)
 }

@@ -25,7 +25,7 @@ use worl_cluster::{Problem, Schedule};
 use worl_woa::whale_rng;
 
 use super::codec::{SearchDecoder, SearchDecoding, sanitize};
-use super::options::{take_count, take_in_range};
+use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count, take_in_range};
 use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{Progress, RunContext, Scheduler};
@@ -91,8 +91,8 @@ impl PsoConfig {
     pub fn from_options(mut opts: Options) -> Result<Self> {
         let d = PsoConfig::default();
         let config = PsoConfig {
-            particles: take_count(&mut opts, "particles", d.particles, 1)?,
-            iterations: take_count(&mut opts, "iterations", d.iterations, 1)?,
+            particles: take_count(&mut opts, "particles", d.particles, 1, MAX_POPULATION)?,
+            iterations: take_count(&mut opts, "iterations", d.iterations, 1, MAX_ITERATIONS)?,
             w_start: take_in_range(&mut opts, "w-start", d.w_start, 0.0, 2.0)?,
             w_end: take_in_range(&mut opts, "w-end", d.w_end, 0.0, 2.0)?,
             c1: take_in_range(&mut opts, "c1", d.c1, 0.0, 4.0)?,

@@ -10,7 +10,7 @@ use worl_cluster::{Problem, Schedule};
 use worl_woa::{ASchedule, Move, MoveKind, Target, WhaleProblem, WhaleRng, WoaConfig};
 
 use super::codec::{SearchDecoding, SearchSpace, SpaceScratch};
-use super::options::take_count;
+use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count};
 use super::run_engine;
 use crate::error::Result;
 use crate::registry::Options;
@@ -150,8 +150,8 @@ impl PlainWoaConfig {
     pub fn from_options(mut opts: Options) -> Result<Self> {
         let d = PlainWoaConfig::default();
         let config = PlainWoaConfig {
-            whales: take_count(&mut opts, "whales", d.whales, 1)?,
-            iterations: take_count(&mut opts, "iterations", d.iterations, 1)?,
+            whales: take_count(&mut opts, "whales", d.whales, 1, MAX_POPULATION)?,
+            iterations: take_count(&mut opts, "iterations", d.iterations, 1, MAX_ITERATIONS)?,
             spiral_b: {
                 let b: f64 = opts.take_or("b", d.spiral_b)?;
                 if !b.is_finite() {
