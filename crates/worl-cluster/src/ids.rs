@@ -20,6 +20,14 @@ macro_rules! dense_id {
                 Self(u32::try_from(index).expect(concat!($what, " index exceeds u32::MAX")))
             }
 
+            #[doc = concat!("The id of the ", $what, " at dense index `index`, or `None` if `index`")]
+            /// does not fit in `u32` (ids read from files go through this, so that an index
+            /// such as `4294967296` is a typed error naming the file, not a panic).
+            #[inline]
+            pub fn try_new(index: usize) -> Option<Self> {
+                u32::try_from(index).ok().map(Self)
+            }
+
             #[doc = concat!("The dense index of this ", $what, ".")]
             #[inline]
             pub const fn index(self) -> usize {

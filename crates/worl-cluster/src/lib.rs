@@ -86,7 +86,9 @@ pub mod validate;
 pub mod wfformat;
 
 pub use catalog::GpuModel;
-pub use cluster::{Cluster, ClusterBuilder, Gpu, LoadState, MAX_GPUS, MAX_GPUS_PER_MACHINE};
+pub use cluster::{
+    Cluster, ClusterBuilder, Gpu, LoadState, MAX_GPUS, MAX_GPUS_PER_MACHINE, MAX_PAIR_MACHINES,
+};
 pub use error::{ClusterError, Result};
 pub use evaluator::Evaluator;
 pub use formats::{MachineTable, TableSample};
@@ -98,4 +100,4 @@ pub use plan::{Plan, Policy};
 pub use problem::Problem;
 pub use schedule::{Schedule, ScheduledTask};
 pub use schedule_file::{MatchError, RowRef, ScheduleFile, ScheduleMeta, ScheduleRow};
-pub use validate::Violation;
+pub use validate::{Tolerance, Violation};

@@ -4,7 +4,7 @@
 //! ([`formats::compact`](crate::formats::compact), `docs/cluster-file.md`) reads into.
 
 use crate::catalog::GpuModel;
-use crate::cluster::{Cluster, ClusterBuilder};
+use crate::cluster::{Cluster, ClusterBuilder, MAX_GPUS, MAX_PAIR_MACHINES};
 use crate::error::{ClusterError, Result};
 use crate::network::{Link, Network};
 use rand::SeedableRng;
@@ -54,11 +54,35 @@ pub fn intra_link_for(model: &GpuModel) -> Link {
     }
 }
 
-fn need_gpus(m: usize) -> Result<()> {
+/// Checks a GPU count of a preset before any work is done for it: `1 ..= MAX_GPUS`.
+fn need_gpus(m: usize, preset: &str) -> Result<()> {
     if m == 0 {
         Err(ClusterError::InvalidParameter {
             name: "m",
             reason: "a cluster needs at least one GPU".to_owned(),
+        })
+    } else if m > MAX_GPUS {
+        Err(ClusterError::TooManyGpus {
+            item: format!("cluster {preset}"),
+            count: m,
+            limit: MAX_GPUS,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks the machine count of a per-machine-pair network before its matrices are allocated:
+/// at most [`MAX_PAIR_MACHINES`]. `count` is in GPUs for presets of one GPU per machine.
+fn need_pair_machines(machines: usize, item: impl FnOnce() -> String) -> Result<()> {
+    if machines > MAX_PAIR_MACHINES {
+        Err(ClusterError::TooManyGpus {
+            item: format!(
+                "{} (machines of a per-machine-pair network, {MAX_PAIR_MACHINES} at most)",
+                item()
+            ),
+            count: machines,
+            limit: MAX_PAIR_MACHINES,
         })
     } else {
         Ok(())
@@ -68,7 +92,8 @@ fn need_gpus(m: usize) -> Result<()> {
 /// `m` idle GPUs of one `model`, 8 per machine (the last machine may hold fewer), PCIe 3.0
 /// x16 inside machines and 25 Gbit/s Ethernet between them.
 ///
-/// Errors: [`ClusterError::InvalidParameter`] for `m == 0`; [`ClusterError::InvalidValue`]
+/// Errors: [`ClusterError::InvalidParameter`] for `m == 0`; [`ClusterError::TooManyGpus`]
+/// beyond [`MAX_GPUS`] (checked first); [`ClusterError::InvalidValue`]
 /// for an invalid model.
 ///
 /// ```
@@ -77,7 +102,7 @@ fn need_gpus(m: usize) -> Result<()> {
 /// # Ok::<(), worl_cluster::ClusterError>(())
 /// ```
 pub fn homogeneous(m: usize, model: &GpuModel) -> Result<Cluster> {
-    need_gpus(m)?;
+    need_gpus(m, "homogeneous")?;
     let mut b = ClusterBuilder::new(format!("homogeneous-{m}x{}", model.name));
     for i in 0..m.div_ceil(8) {
         let machine = b.add_machine(format!("node-{i}"));
@@ -92,7 +117,8 @@ pub fn homogeneous(m: usize, model: &GpuModel) -> Result<Cluster> {
 /// (V100: EDR 100 Gbit/s as in DGX-1; A100: HDR 200 Gbit/s as in DGX A100; H100/H200: NDR
 /// 400 Gbit/s as in DGX H100; one port per GPU), 100 Gbit/s Ethernet for other models.
 ///
-/// Errors: [`ClusterError::InvalidParameter`] for `nodes == 0`.
+/// Errors: [`ClusterError::InvalidParameter`] for `nodes == 0`;
+/// [`ClusterError::TooManyGpus`] beyond [`MAX_GPUS`] GPUs (checked first).
 pub fn dgx(nodes: usize, model: &GpuModel) -> Result<Cluster> {
     if nodes == 0 {
         return Err(ClusterError::InvalidParameter {
@@ -100,6 +126,7 @@ pub fn dgx(nodes: usize, model: &GpuModel) -> Result<Cluster> {
             reason: "must be >= 1".to_owned(),
         });
     }
+    need_gpus(nodes.saturating_mul(8), "dgx")?;
     let (intra, inter) = match model.name.as_str() {
         "V100-16GB" | "V100-32GB" => (Link::NVLINK2, Link::INFINIBAND_EDR),
         "A100-40GB" | "A100-80GB" => (Link::NVLINK3, Link::INFINIBAND_HDR),
@@ -134,11 +161,19 @@ fn draw_pai_types(m: usize, rng: &mut ChaCha8Rng) -> [usize; 5] {
 /// machines and PCIe 3.0 x16 inside the others ([`intra_link_for`]), 25 Gbit/s Ethernet
 /// between machines.
 ///
-/// Errors: [`ClusterError::InvalidParameter`] for `m == 0`.
+/// Errors: [`ClusterError::InvalidParameter`] for `m == 0`; [`ClusterError::TooManyGpus`]
+/// beyond [`MAX_GPUS`] GPUs (checked before any draw) or [`MAX_PAIR_MACHINES`] machines
+/// (about 15,000 GPUs; checked before the network is allocated).
 pub fn pai_mix(m: usize, seed: u64) -> Result<Cluster> {
-    need_gpus(m)?;
+    need_gpus(m, "pai-mix")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let counts = draw_pai_types(m, &mut rng);
+    let machines: usize = PAI_GPU_TYPES
+        .iter()
+        .zip(&counts)
+        .map(|(t, &c)| c.div_ceil(t.2))
+        .sum();
+    need_pair_machines(machines, || format!("cluster pai-mix:{m}"))?;
     let mut b = ClusterBuilder::new(format!("pai-mix-{m}-seed{seed}"));
     let mut intra = Vec::new();
     for (&(code, _, per_machine), &count) in PAI_GPU_TYPES.iter().zip(&counts) {
@@ -162,9 +197,12 @@ pub fn pai_mix(m: usize, seed: u64) -> Result<Cluster> {
 /// 2000" scenarios). Combine with [`LoadState::paper_busy`](crate::LoadState::paper_busy)
 /// for the busy state.
 ///
-/// Errors: [`ClusterError::InvalidParameter`] for `m == 0` or a bad `max_mbit_s`.
+/// Errors: [`ClusterError::InvalidParameter`] for `m == 0` or a bad `max_mbit_s`;
+/// [`ClusterError::TooManyGpus`] beyond [`MAX_PAIR_MACHINES`] GPUs (one per machine),
+/// checked before any work.
 pub fn paper_pool(m: usize, max_mbit_s: f64, seed: u64) -> Result<Cluster> {
-    need_gpus(m)?;
+    need_gpus(m, "paper-pool")?;
+    need_pair_machines(m, || format!("cluster paper-pool:{m}"))?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let counts = draw_pai_types(m, &mut rng);
     let mut b = ClusterBuilder::new(format!("paper-pool-{m}-bw{max_mbit_s}-seed{seed}"));
@@ -590,7 +628,9 @@ impl ClusterSpec {
     /// Errors: [`ClusterError::InvalidParameter`] for `machines` outside `1 ..= MAX_GPUS`,
     /// an override without index, with an index out of range or already overridden, a name
     /// given to several machines, or a per-GPU list whose length is not the machine's GPU
-    /// count; [`ClusterError::TooManyGpus`] beyond the machine or cluster limits;
+    /// count; [`ClusterError::TooManyGpus`] beyond the machine or cluster limits, or for
+    /// per-machine intra links (a per-machine-pair network) on more than
+    /// [`MAX_PAIR_MACHINES`](crate::MAX_PAIR_MACHINES) machines;
     /// [`ClusterError::InvalidValue`] for a bad model, link, background or ready time, naming
     /// the key or the machine and GPU; [`ClusterError::DuplicateModel`] for two different
     /// models of one name.
@@ -726,6 +766,13 @@ impl ClusterSpec {
         if intra.iter().all(|l| *l == intra[0]) {
             b.network(Network::uniform(intra[0], self.inter));
         } else {
+            need_pair_machines(intra.len(), || {
+                format!(
+                    "cluster {} with per-machine intra links",
+                    self.cluster_name()
+                )
+            })
+            .map_err(|e| (Key("machines"), e))?;
             let inter = self.inter;
             b.network(Network::from_fn(intra.len(), |a, c| {
                 if a == c { intra[a] } else { inter }

@@ -60,9 +60,18 @@ impl From<Schedule> for ScheduleData {
 impl Schedule {
     /// A schedule on `n_gpus` GPUs from one entry per task (entry `i` is task `i`).
     ///
-    /// Errors: [`ClusterError::UnknownId`] for a GPU `>= n_gpus`;
+    /// Errors: [`ClusterError::TooManyGpus`] for `n_gpus` beyond
+    /// [`MAX_GPUS`](crate::MAX_GPUS) (checked before anything is allocated);
+    /// [`ClusterError::UnknownId`] for a GPU `>= n_gpus`;
     /// [`ClusterError::InvalidInterval`] for a non-finite start or finish or `finish < start`.
     pub fn new(n_gpus: usize, tasks: Vec<ScheduledTask>) -> Result<Self> {
+        if n_gpus > crate::cluster::MAX_GPUS {
+            return Err(ClusterError::TooManyGpus {
+                item: "schedule".to_owned(),
+                count: n_gpus,
+                limit: crate::cluster::MAX_GPUS,
+            });
+        }
         let mut timelines = vec![Vec::new(); n_gpus];
         let mut makespan = 0.0f64;
         for (i, t) in tasks.iter().enumerate() {

@@ -16,7 +16,7 @@ use crate::error::{ClusterError, Result, num};
 use crate::ids::{GpuId, MachineId};
 use crate::problem::Problem;
 use crate::schedule::{Schedule, ScheduledTask};
-use crate::validate::Violation;
+use crate::validate::{Tolerance, Violation, exceeds};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
@@ -28,6 +28,10 @@ pub const SCHEDULE_FORMAT: &str = "worl-schedule";
 
 /// The version of the schedule file format this crate writes and reads.
 pub const SCHEDULE_VERSION: u32 = 1;
+
+/// The largest task id, GPU id or GPU index a row may give: `u32::MAX` (ids are 32-bit;
+/// a larger one is a parse error naming the line and the value).
+pub const MAX_ID: usize = u32::MAX as usize;
 
 /// The CSV columns, in the order they are written.
 pub const CSV_COLUMNS: [&str; 9] = [
@@ -598,9 +602,19 @@ impl ScheduleFile {
         let parse_num = |k: &str| -> Result<Option<f64>> {
             match take(k) {
                 None => Ok(None),
-                Some((v, line)) => v.parse::<f64>().map(Some).map_err(|_| {
-                    parse_err(origin, line, format!("header `{k}`: `{v}` is not a number"))
-                }),
+                Some((v, line)) => match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                    Ok(_) => Err(parse_err(
+                        origin,
+                        line,
+                        format!("header `{k}`: `{v}` is not a finite number >= 0 (s)"),
+                    )),
+                    Err(_) => Err(parse_err(
+                        origin,
+                        line,
+                        format!("header `{k}`: `{v}` is not a number"),
+                    )),
+                },
             }
         };
         let version = match take("version") {
@@ -674,13 +688,19 @@ impl ScheduleFile {
                 if v.is_empty() {
                     return Ok(None);
                 }
-                v.parse::<usize>().map(Some).map_err(|_| {
-                    parse_err(
+                match v.parse::<usize>() {
+                    Ok(i) if i <= MAX_ID => Ok(Some(i)),
+                    Ok(_) => Err(parse_err(
+                        origin,
+                        line,
+                        format!("column `{c}`: `{v}` is beyond the largest id {MAX_ID}"),
+                    )),
+                    Err(_) => Err(parse_err(
                         origin,
                         line,
                         format!("column `{c}`: `{v}` is not a whole number >= 0"),
-                    )
-                })
+                    )),
+                }
             };
             let time = |c: &str| -> Result<f64> {
                 let v = field(c);
@@ -720,9 +740,39 @@ impl ScheduleFile {
         Ok(f)
     }
 
-    /// Every row's start and finish finite with `finish >= start`.
+    /// The header's makespan and lower bound finite and `>= 0`; every row's ids at most
+    /// [`MAX_ID`], start and finish finite with `finish >= start`.
     fn check_times(&self) -> Result<()> {
+        for (k, v) in [
+            ("makespan", self.makespan),
+            ("lower_bound", self.lower_bound),
+        ] {
+            if let Some(x) = v.filter(|x| !(x.is_finite() && *x >= 0.0)) {
+                return Err(parse_err(
+                    &self.origin,
+                    1,
+                    format!("header `{k}`: {} is not a finite number >= 0 (s)", num(x)),
+                ));
+            }
+        }
         for (i, r) in self.rows.iter().enumerate() {
+            for (name, id) in [
+                ("task_id", r.task_id),
+                ("gpu_id", r.gpu_id),
+                ("gpu_index", r.gpu_index),
+            ] {
+                if let Some(id) = id.filter(|&id| id > MAX_ID) {
+                    let at = self.row_ref(i);
+                    return Err(parse_err(
+                        &at.file,
+                        at.line,
+                        format!(
+                            "row {}: task `{}/{}`: {name} {id} is beyond the largest id {MAX_ID}",
+                            at.row, r.job, r.task
+                        ),
+                    ));
+                }
+            }
             if !(r.start.is_finite() && r.finish.is_finite() && r.finish >= r.start) {
                 let at = self.row_ref(i);
                 return Err(parse_err(
@@ -825,7 +875,7 @@ impl ScheduleFile {
         );
         if let Some(declared) = self.makespan {
             let actual = self.rows.iter().map(|r| r.finish).fold(0.0, f64::max);
-            if (declared - actual).abs() > 1e-9 * actual.abs().max(1.0) {
+            if exceeds((declared - actual).abs(), Tolerance::DEFAULT.of(actual)) {
                 out.push(Violation::Makespan { declared, actual });
             }
         }
@@ -925,7 +975,7 @@ impl ScheduleFile {
             // The GPU.
             let gpu = match r.gpu_id {
                 Some(k) if k >= problem.n_gpus() => {
-                    if strict {
+                    if strict || k > MAX_ID {
                         return Err(MatchError::UnknownGpu {
                             at: self.row_ref(i),
                             gpu: format!("g{k}"),
@@ -1008,7 +1058,8 @@ fn tasks_of(v: &Violation) -> Vec<TaskId> {
         | Violation::UnknownGpu { task, .. }
         | Violation::BeforeReady { task, .. }
         | Violation::Memory { task, .. }
-        | Violation::Duration { task, .. } => vec![task],
+        | Violation::Duration { task, .. }
+        | Violation::Precision { task, .. } => vec![task],
         Violation::Precedence { from, to, .. } => vec![from, to],
         Violation::Overlap { first, second, .. } => vec![first, second],
         Violation::Makespan { .. } => Vec::new(),

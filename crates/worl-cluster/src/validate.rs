@@ -109,6 +109,28 @@ pub enum Violation {
         /// `F_v − S_v`, s.
         actual: f64,
     },
+    /// A task's times are so large that `f64` numbers near them are more than
+    /// 1/[`PRECISION_MARGIN`] of its [`Tolerance`] apart (with the default tolerance: from
+    /// `2^27 s`, about 4 years, for tasks of zero duration; at `1e12 s`, where the spacing
+    /// is 0.12 ms, for any task shorter than about 6 days): its duration, ready time, precedences and overlaps cannot be checked
+    /// there, and a shift of the time origin could change their verdict. Move the schedule's
+    /// time origin nearer its start.
+    #[error(
+        "precision: {task}'s times reach {} s, where f64 numbers are {} s apart, too coarse for its {} s tolerance",
+        num(*time),
+        num(*spacing),
+        num(*tolerance)
+    )]
+    Precision {
+        /// The task.
+        task: TaskId,
+        /// `max(|S_v|, |F_v|)`, s.
+        time: f64,
+        /// [`spacing`] of `time`, s.
+        spacing: f64,
+        /// The tolerance of its duration, [`Tolerance::of`] its execution time, s.
+        tolerance: f64,
+    },
     /// A schedule file has more than one row for a task (reported by
     /// [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check); a [`Schedule`]
     /// holds one entry per task and cannot repeat one). The first row is the one checked.
@@ -120,7 +142,9 @@ pub enum Violation {
         rows: usize,
     },
     /// A schedule file's declared makespan differs from the latest finish of its rows
-    /// (reported by [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check)).
+    /// (reported by [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check),
+    /// with the tolerance `abs + rel · |max_v F_v|` of [`Tolerance::DEFAULT`]; a declared
+    /// makespan that is not a finite number is always this violation).
     #[error("makespan: the file declares {} s, its latest finish is {} s", num(*declared), num(*actual))]
     Makespan {
         /// The makespan written in the file, s.
@@ -130,18 +154,82 @@ pub enum Violation {
     },
 }
 
+/// The tolerance of the validator's time comparisons (`docs/model.md`, "Schedules"): a
+/// comparison whose durations are `d` seconds accepts an error of up to
+/// [`of(d)`](Self::of) `= abs + rel · d` seconds.
+///
+/// `d` is what the comparison is about, never an absolute time: the task's execution time
+/// `exec(v, π(v))` for its duration ([`Violation::Duration`]) and ready time
+/// ([`Violation::BeforeReady`]); the larger of the two tasks' execution times and the
+/// edge's communication time for a precedence ([`Violation::Precedence`]); the larger of the
+/// two tasks' execution times for an overlap ([`Violation::Overlap`]). So moving the time
+/// origin (adding one offset to every start, finish and ready time) changes no tolerance,
+/// and, as long as every time is precise enough for its task (see
+/// [`Violation::Precision`]), no verdict.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Absolute part, s (`>= 0`).
+    pub abs: f64,
+    /// Part relative to the durations compared (`>= 0`, dimensionless).
+    pub rel: f64,
+}
+
+impl Tolerance {
+    /// The tolerance of [`Schedule::validate`]: 100 ns plus `1e-9` of the durations
+    /// compared. 100 ns is far below any time the model resolves (the shortest link latency
+    /// is about 1 µs) and far above the rounding error of a schedule computed in `f64` with
+    /// times up to years (`f64` numbers below `2^27 s`, about 4 years, are at most 15 ns
+    /// apart).
+    pub const DEFAULT: Self = Self {
+        abs: 1e-7,
+        rel: 1e-9,
+    };
+
+    /// The tolerance of a comparison about durations `d` (s): `abs + rel · |d|`.
+    pub fn of(&self, d: f64) -> f64 {
+        self.abs + self.rel * d.abs()
+    }
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// How many times the spacing of `f64` numbers near a task's times must fit in its
+/// tolerance ([`Violation::Precision`]): each comparison adds a few roundings of half a
+/// spacing, and a shift of the time origin a few more.
+pub const PRECISION_MARGIN: f64 = 4.0;
+
+/// The spacing of `f64` numbers at `t` (s): the distance from `|t|` to the next larger
+/// number (infinite for infinite or NaN `t`).
+pub fn spacing(t: f64) -> f64 {
+    let a = t.abs();
+    if !a.is_finite() {
+        return f64::INFINITY;
+    }
+    let next = f64::from_bits(a.to_bits() + 1);
+    next - a
+}
+
 impl Schedule {
-    /// Every constraint of `problem` this schedule violates, with the default tolerance
-    /// `1e-9 · max(1, makespan)` s on time comparisons; empty if feasible.
+    /// Every constraint of `problem` this schedule violates, with the default
+    /// [`Tolerance`] (`100 ns + 1e-9 ·` the durations compared); empty if feasible.
     ///
     /// Checks: every task scheduled once ([`Violation::MissingTask`],
     /// [`Violation::UnknownTask`]), on an existing GPU ([`Violation::UnknownGpu`]),
     /// `S_v >= F_u + comm` per edge ([`Violation::Precedence`]), no overlap on a GPU
     /// ([`Violation::Overlap`], each task against the latest-finishing earlier task),
     /// `S_v >= r_π(v)` ([`Violation::BeforeReady`]), `mem_v <= mem(π(v))`
-    /// ([`Violation::Memory`]), `F_v = S_v + exec(v, π(v))` ([`Violation::Duration`]).
+    /// ([`Violation::Memory`]), `F_v = S_v + exec(v, π(v))` ([`Violation::Duration`]), and
+    /// times precise enough to be checked ([`Violation::Precision`]).
+    ///
+    /// The verdict does not depend on the time origin: adding one offset to every start,
+    /// finish and ready time changes nothing, unless it moves a task's times to where `f64`
+    /// cannot resolve its tolerance — then that task is a [`Violation::Precision`].
     pub fn validate(&self, problem: &Problem) -> Vec<Violation> {
-        self.validate_with_tolerance(problem, 1e-9 * self.makespan().max(1.0))
+        self.validate_with_tolerance(problem, Tolerance::DEFAULT)
     }
 
     /// Whether [`validate`](Self::validate) finds nothing.
@@ -149,8 +237,8 @@ impl Schedule {
         self.validate(problem).is_empty()
     }
 
-    /// [`validate`](Self::validate) with an explicit absolute tolerance `tol` (s).
-    pub fn validate_with_tolerance(&self, problem: &Problem, tol: f64) -> Vec<Violation> {
+    /// [`validate`](Self::validate) with an explicit [`Tolerance`].
+    pub fn validate_with_tolerance(&self, problem: &Problem, tol: Tolerance) -> Vec<Violation> {
         let mut out = Vec::new();
         let n = problem.n_tasks();
         let m = problem.n_gpus();
@@ -166,6 +254,8 @@ impl Schedule {
             });
         }
         let known = |v: TaskId| v.index() < entries.len() && entries[v.index()].gpu.index() < m;
+        // exec(v, π(v)) of a task with a known GPU.
+        let exec_of = |v: TaskId| problem.exec_time(v, entries[v.index()].gpu);
         for v in problem.graph().task_ids().take(entries.len()) {
             let e = entries[v.index()];
             let k = e.gpu;
@@ -173,8 +263,20 @@ impl Schedule {
                 out.push(Violation::UnknownGpu { task: v, gpu: k });
                 continue;
             }
+            let exec = problem.exec_time(v, k);
+            let own = tol.of(exec);
+            let time = e.start.abs().max(e.finish.abs());
+            let gap = spacing(time);
+            if exceeds(gap * PRECISION_MARGIN, own) {
+                out.push(Violation::Precision {
+                    task: v,
+                    time,
+                    spacing: gap,
+                    tolerance: own,
+                });
+            }
             let r = problem.ready_time(k);
-            if e.start < r - tol {
+            if late(r, e.start, own) {
                 out.push(Violation::BeforeReady {
                     task: v,
                     gpu: k,
@@ -191,9 +293,8 @@ impl Schedule {
                     have_gib: problem.gpu_mem(k),
                 });
             }
-            let exec = problem.exec_time(v, k);
             let actual = e.finish - e.start;
-            if (actual - exec).abs() > tol {
+            if exceeds((actual - exec).abs(), own) {
                 out.push(Violation::Duration {
                     task: v,
                     gpu: k,
@@ -207,8 +308,10 @@ impl Schedule {
                     continue;
                 }
                 let eu = entries[u.index()];
-                let data_ready = eu.finish + problem.comm_time(nb.bytes, eu.gpu, k);
-                if e.start < data_ready - tol {
+                let comm = problem.comm_time(nb.bytes, eu.gpu, k);
+                let data_ready = eu.finish + comm;
+                let t = tol.of(exec.max(exec_of(u)).max(comm));
+                if late(data_ready, e.start, t) {
                     out.push(Violation::Precedence {
                         from: u,
                         to: v,
@@ -229,7 +332,8 @@ impl Schedule {
                 let e = entries[v.index()];
                 if let Some(u) = latest {
                     let fu = entries[u.index()].finish;
-                    if e.start < fu - tol {
+                    let t = tol.of(exec_of(u).max(exec_of(v)));
+                    if late(fu, e.start, t) {
                         out.push(Violation::Overlap {
                             gpu,
                             first: u,
@@ -249,10 +353,24 @@ impl Schedule {
     }
 }
 
+/// Whether `start` is before `earliest` by more than `tol` (also when the difference is not
+/// a number: an infinite time is never within tolerance).
+fn late(earliest: f64, start: f64, tol: f64) -> bool {
+    exceeds(earliest - start, tol)
+}
+
+/// Whether `x > tol`, or either is NaN (a NaN is never within tolerance).
+pub(crate) fn exceeds(x: f64, tol: f64) -> bool {
+    !matches!(
+        x.partial_cmp(&tol),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    )
+}
+
 impl Violation {
     /// The constraint broken, as the one word or phrase every message starts with:
     /// `missing task`, `unknown task`, `duplicate task`, `unknown GPU`, `precedence`,
-    /// `overlap`, `ready time`, `memory`, `duration` or `makespan`.
+    /// `overlap`, `ready time`, `memory`, `duration`, `precision` or `makespan`.
     pub fn constraint(&self) -> &'static str {
         match self {
             Self::MissingTask { .. } => "missing task",
@@ -264,6 +382,7 @@ impl Violation {
             Self::BeforeReady { .. } => "ready time",
             Self::Memory { .. } => "memory",
             Self::Duration { .. } => "duration",
+            Self::Precision { .. } => "precision",
             Self::Makespan { .. } => "makespan",
         }
     }
@@ -456,6 +575,20 @@ impl std::fmt::Display for Explained<'_> {
                 }
                 write!(f, ", its execution time there is {} s", num(expected))
             }
+            Violation::Precision {
+                task,
+                time,
+                spacing,
+                tolerance,
+            } => write!(
+                f,
+                "{c}: {}{} reaches {} s, where f64 times are {} s apart, too coarse to check it to its {} s tolerance (move the time origin nearer the schedule's start)",
+                self.task(task),
+                self.interval(task),
+                num(time),
+                num(spacing),
+                num(tolerance)
+            ),
             Violation::Makespan { .. } => write!(f, "{}", self.violation),
         }
     }

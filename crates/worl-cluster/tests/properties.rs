@@ -5,7 +5,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 use worl_cluster::{
-    ClusterBuilder, Evaluator, GpuId, GpuModel, Link, Network, Plan, Policy, Problem,
+    ClusterBuilder, Evaluator, GpuId, GpuModel, Link, Network, Plan, Policy, Problem, Schedule,
+    ScheduledTask, Violation,
 };
 use worl_dag::{TaskId, WorkloadBuilder};
 
@@ -179,6 +180,63 @@ proptest! {
             let s = ev.schedule(&plan, policy).unwrap();
             prop_assert!(s.validate(&p).is_empty(), "{policy:?}: {:?}", s.validate(&p));
             prop_assert_eq!(ev.makespan(&plan, policy).unwrap(), s.makespan());
+        }
+    }
+
+    /// Adding one offset (up to 6e7 s, two years) to every start, finish and ready time
+    /// never changes the verdict of the validator, nor the kinds of violation it finds,
+    /// for evaluated schedules and for ones broken by moving, stretching or re-placing one
+    /// task (issue 20: the tolerance was relative to absolute time).
+    #[test]
+    fn validate_verdict_is_invariant_under_time_shift(
+        c in case(6),
+        offset in prop_oneof![0.0f64..10.0, 10.0f64..1e5, 1e5f64..6e7],
+        pick in any::<u32>(),
+        how in 0u8..5,
+        amount in prop_oneof![Just(0.0), 1e-5f64..5.0],
+    ) {
+        let p = c.problem();
+        let plan = c.plan(&p);
+        let s = Evaluator::new(&p).schedule(&plan, Policy::Insertion).unwrap();
+        let mut tasks = s.tasks().to_vec();
+        let v = pick as usize % tasks.len();
+        match how {
+            0 => {
+                tasks[v].start -= amount;
+                tasks[v].finish -= amount;
+            }
+            1 => tasks[v].finish += amount,
+            2 => {
+                tasks[v].start += amount;
+                tasks[v].finish += amount;
+            }
+            3 => tasks[v].gpu = GpuId::new(pick as usize / tasks.len() % p.n_gpus()),
+            _ => {}
+        }
+        let s = Schedule::new(p.n_gpus(), tasks).unwrap();
+        let mut moved = c.clone();
+        for g in &mut moved.gpus {
+            g.2 += offset;
+        }
+        let q = moved.problem();
+        let t = Schedule::new(
+            q.n_gpus(),
+            s.tasks()
+                .iter()
+                .map(|x| ScheduledTask { gpu: x.gpu, start: x.start + offset, finish: x.finish + offset })
+                .collect(),
+        )
+        .unwrap();
+        let kinds = |v: Vec<Violation>| {
+            let mut k: Vec<&str> = v.iter().map(Violation::constraint).collect();
+            k.sort_unstable();
+            k.dedup();
+            k
+        };
+        let (before, after) = (s.validate(&p), t.validate(&q));
+        prop_assert_eq!(kinds(before.clone()), kinds(after.clone()), "{:?} / {:?}", before, after);
+        if how == 4 || amount == 0.0 && how != 3 {
+            prop_assert!(after.is_empty(), "{:?}", after);
         }
     }
 

@@ -387,3 +387,52 @@ fn large_networks_of_empty_machines_build_quickly() {
     let p = Problem::new(w, Arc::new(b.build().unwrap())).unwrap();
     assert_eq!(p.exec_time(t(0), g(0)), 1.0 / GpuModel::t4().relative_speed);
 }
+
+/// Issue 20: `pai-mix:18446744073709551615` drew one GPU type per GPU before the limit was
+/// checked (hung for minutes); every count from a description is checked before any work,
+/// and per-machine-pair networks beyond `MAX_PAIR_MACHINES` machines (16 n² bytes) too.
+#[test]
+fn pai_mix_huge_count_fails_fast() {
+    use worl_cluster::{MAX_PAIR_MACHINES, description, presets};
+    let too_many = |d: &str| match description::parse(d) {
+        Err(ClusterError::TooManyGpus { count, limit, .. }) => (count, limit),
+        other => panic!("{d}: expected TooManyGpus, got {other:?}"),
+    };
+    for d in [
+        "pai-mix:18446744073709551615",
+        "pai-mix:4294967296",
+        "pai-mix:65537",
+        "homogeneous:18446744073709551615:T4",
+        "paper-pool:18446744073709551615:500",
+    ] {
+        let (count, limit) = too_many(d);
+        assert!(count > limit, "{d}: {count} <= {limit}");
+    }
+    assert_eq!(too_many("pai-mix:65537"), (65_537, MAX_GPUS));
+    for d in ["18446744073709551615x8:T4", "65537x1:T4"] {
+        let e = description::parse(d).unwrap_err().to_string();
+        assert!(e.contains("is not in 1..=65536"), "{d}: {e}");
+    }
+    assert_eq!(
+        too_many("dgx:18446744073709551615:H100"),
+        (usize::MAX, MAX_GPUS)
+    );
+    // Within the GPU limit but beyond the per-machine-pair network limit (68 GB of
+    // matrices at 65,536 machines).
+    assert_eq!(
+        too_many("paper-pool:65536:500"),
+        (65_536, MAX_PAIR_MACHINES)
+    );
+    let e = description::parse("pai-mix:65536").unwrap_err().to_string();
+    assert!(e.contains("per-machine-pair network"), "{e}");
+    // A compact cluster file of 65,536 one-GPU machines, one of them with another intra link.
+    let toml = "machines = 65536\ngpus_per_machine = 1\nmodel = \"T4\"\n\n[[machine]]\nindex = 0\nintra = \"NVLink3\"\n";
+    let e = Cluster::from_toml_str(toml).unwrap_err().to_string();
+    assert!(e.contains("per-machine-pair network"), "{e}");
+    // The limits themselves still build.
+    assert_eq!(presets::pai_mix(4096, 1).unwrap().n_gpus(), 4096);
+    assert_eq!(
+        description::parse("paper-pool:64:500").unwrap().n_gpus(),
+        64
+    );
+}

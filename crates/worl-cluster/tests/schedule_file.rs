@@ -591,3 +591,110 @@ fn early_starts_and_extra_entries_are_explained_too() {
     );
     assert_eq!(v[1].constraint(), "ready time");
 }
+
+// ----- issue 20 -----
+
+#[test]
+fn gpu_id_beyond_u32_is_a_typed_error() {
+    // CSV: the line and the value.
+    let err = ScheduleFile::from_csv_str("job,task,gpu_id,start,finish\nj,a,4294967296,0,2\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "<memory>:2: column `gpu_id`: `4294967296` is beyond the largest id 4294967295"
+    );
+    for col in ["task_id", "gpu_index"] {
+        let text = format!("job,task,{col},start,finish\nj,a,18446744073709551615,0,2\n");
+        let err = ScheduleFile::from_csv_str(&text).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "<memory>:2: column `{col}`: `18446744073709551615` is beyond the largest id 4294967295"
+            )
+        );
+    }
+    // JSON: the row and the value.
+    let err = ScheduleFile::from_json_str(
+        r#"{"rows": [{"task": "a", "job": "j", "gpu_id": 4294967296, "start": 0, "finish": 2}]}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "<memory>:0: row 1: task `j/a`: gpu_id 4294967296 is beyond the largest id 4294967295"
+    );
+    // A file built in code is checked without a panic: an unknown GPU naming the row.
+    let p = problem();
+    let mut f = file(&p);
+    f.rows[0].gpu_id = Some(1 << 32);
+    f.rows[0].machine.clear();
+    f.rows[0].gpu_index = None;
+    f.rows[0].model.clear();
+    assert_eq!(
+        f.check(&p).unwrap_err(),
+        MatchError::UnknownGpu {
+            at: RowRef {
+                file: "<memory>".into(),
+                line: 0,
+                row: 1
+            },
+            gpu: "g4294967296".into(),
+            cluster: "lab".into(),
+        }
+    );
+    // 4294967295 itself is an id: an unknown GPU of this cluster, reported as a violation.
+    f.rows[0].gpu_id = Some(u32::MAX as usize);
+    let v = f.check(&p).unwrap();
+    assert!(v.contains(&Violation::UnknownGpu {
+        task: TaskId::new(0),
+        gpu: GpuId::new(u32::MAX as usize)
+    }));
+}
+
+#[test]
+fn non_finite_or_negative_makespan_header_is_a_parse_error() {
+    for bad in ["NaN", "nan", "inf", "-inf", "-1", "1e400"] {
+        let text = format!("# format: worl-schedule\n# makespan: {bad}\njob,task,start,finish\n");
+        let err = ScheduleFile::from_csv_str(&text).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("<memory>:2: header `makespan`: `{bad}` is not a finite number >= 0 (s)")
+        );
+    }
+    let err = ScheduleFile::from_csv_str("# lower_bound: NaN\njob,task,start,finish\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("<memory>:1: header `lower_bound`: `NaN`"),
+        "{err}"
+    );
+    // JSON cannot write NaN; a number beyond f64 is a parse error.
+    assert!(ScheduleFile::from_json_str(r#"{"makespan": 1e400, "rows": []}"#).is_err());
+    // A file built in code with a NaN makespan is a makespan violation, not "valid".
+    let p = problem();
+    let mut f = file(&p);
+    f.makespan = Some(f64::NAN);
+    let v = f.check(&p).unwrap();
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(
+        matches!(v[0], Violation::Makespan { declared, actual } if declared.is_nan() && actual == 3.0)
+    );
+}
+
+#[test]
+fn makespan_header_off_by_more_than_the_tolerance_is_a_violation() {
+    let p = problem();
+    let mut f = file(&p);
+    assert_eq!(f.makespan, Some(3.0));
+    f.makespan = Some(3.0 + 5e-8);
+    assert_eq!(f.check(&p).unwrap(), vec![]);
+    f.makespan = Some(3.0 + 1e-6);
+    assert_eq!(
+        f.check(&p).unwrap(),
+        vec![Violation::Makespan {
+            declared: 3.0 + 1e-6,
+            actual: 3.0
+        }]
+    );
+}

@@ -214,3 +214,181 @@ fn partial_schedule_queries_and_contracts() {
     s.reset();
     assert_eq!((s.n_placed(), s.makespan(), s.gpu_of(t(0))), (0, 0.0, None));
 }
+
+// ----- issue 20: a tolerance that no shift of the time origin can fool -----
+
+/// `problem()` with every ready time moved by `offset` s.
+fn problem_shifted(offset: f64) -> Problem {
+    let p = problem();
+    let mut c = p.cluster().clone();
+    for k in 0..c.n_gpus() {
+        let r = c.gpu(g(k)).ready_time;
+        c.set_ready_time(g(k), r + offset).unwrap();
+    }
+    Problem::new(p.workload_arc().clone(), Arc::new(c)).unwrap()
+}
+
+fn shifted(s: &Schedule, offset: f64) -> Schedule {
+    let tasks = s
+        .tasks()
+        .iter()
+        .map(|x| e(x.gpu.index(), x.start + offset, x.finish + offset))
+        .collect();
+    Schedule::new(s.n_gpus(), tasks).unwrap()
+}
+
+fn kinds(v: &[Violation]) -> Vec<&'static str> {
+    let mut k: Vec<_> = v.iter().map(Violation::constraint).collect();
+    k.sort_unstable();
+    k.dedup();
+    k
+}
+
+#[test]
+fn zero_durations_shifted_to_1e12_are_refused() {
+    // Every task at start = finish = 1e12, b on another GPU than its parent a: the old
+    // tolerance (1e-9 · makespan = 1000 s there) called this valid.
+    let p = problem();
+    let s = Schedule::new(
+        2,
+        vec![e(0, 1e12, 1e12), e(1, 1e12, 1e12), e(0, 1e12, 1e12)],
+    )
+    .unwrap();
+    let v = s.validate(&p);
+    assert_eq!(kinds(&v), ["duration", "precedence", "precision"]);
+    assert!(v.contains(&Violation::Duration {
+        task: t(1),
+        gpu: g(1),
+        expected: 3.0,
+        actual: 0.0
+    }));
+    // b needs a's 4 bytes: 1 s latency + 4 B at 2 B/s after a's finish
+    assert!(v.contains(&Violation::Precedence {
+        from: t(0),
+        to: t(1),
+        data_ready: 1e12 + 3.0,
+        start: 1e12,
+        amount: 3.0,
+    }));
+    let precision: Vec<_> = v
+        .iter()
+        .filter_map(|x| match *x {
+            Violation::Precision {
+                task,
+                time,
+                spacing,
+                tolerance,
+            } => Some((task, time, spacing, tolerance)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(precision.len(), 3, "{v:?}");
+    let (task, time, spacing, tolerance) = precision[0];
+    assert_eq!((task, time), (t(0), 1e12));
+    assert_eq!(spacing, 2f64.powi(-13)); // 1e12 is in [2^39, 2^40)
+    assert!((tolerance - (1e-7 + 2e-9)).abs() < 1e-15, "{tolerance}");
+    let line = v
+        .iter()
+        .find(|x| x.constraint() == "precision")
+        .unwrap()
+        .explain(&p, &s)
+        .to_string();
+    assert!(
+        line.starts_with("precision: `j/a` (t0) [1000000000000 s, 1000000000000 s] reaches"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_task_at_1e308_is_refused() {
+    let p = problem();
+    // a feasible schedule but for c, which runs at 1e308 for its 1 s (1e308 + 1 == 1e308)
+    let s = Schedule::new(2, vec![e(0, 1.0, 3.0), e(1, 6.0, 9.0), e(0, 1e308, 1e308)]).unwrap();
+    let v = s.validate(&p);
+    assert_eq!(
+        v,
+        vec![
+            Violation::Precision {
+                task: t(2),
+                time: 1e308,
+                spacing: worl_cluster::validate::spacing(1e308),
+                tolerance: 1e-7 + 1e-9,
+            },
+            Violation::Duration {
+                task: t(2),
+                gpu: g(0),
+                expected: 1.0,
+                actual: 0.0
+            },
+        ]
+    );
+    assert!(worl_cluster::validate::spacing(1e308) > 1e291);
+}
+
+#[test]
+fn a_start_5e_14_s_early_after_a_50_us_latency_is_valid() {
+    // a(2 s) -> b(3 s) with 0 bytes over a link of 50 µs latency, as a Python scheduler
+    // computes it: b starts at (finish + latency) rounded a few ulps low.
+    let w = workload(&[("a", 2.0, None), ("b", 3.0, None)], &[(0, 1, 0.0)]);
+    let c = single_gpu_machines(&[1.0, 1.0], Link::new(1e9, 5e-5).unwrap());
+    let p = Problem::new(w, Arc::new(c)).unwrap();
+    let fa = 12.345_678;
+    let sb = fa + 5e-5 - 5e-14;
+    let s = Schedule::new(2, vec![e(0, fa - 2.0, fa), e(1, sb, sb + 3.0)]).unwrap();
+    assert_eq!(s.validate(&p), vec![]);
+    // 1 µs early (10 times the absolute tolerance) is refused, at any time origin.
+    for offset in [0.0, 1e3, 1e6, 3e7] {
+        let sb = fa + offset + 5e-5 - 1e-6;
+        let s = Schedule::new(
+            2,
+            vec![e(0, fa + offset - 2.0, fa + offset), e(1, sb, sb + 3.0)],
+        )
+        .unwrap();
+        let v = s.validate(&p);
+        assert_eq!(kinds(&v), ["precedence"], "offset {offset}: {v:?}");
+        let Violation::Precedence { amount, .. } = v[0] else {
+            unreachable!()
+        };
+        assert!((amount - 1e-6).abs() < 1e-8, "offset {offset}: {amount}");
+    }
+}
+
+#[test]
+fn validate_verdict_is_invariant_under_time_shift_of_hand_made_schedules() {
+    // One valid schedule and one schedule per constraint broken by small amounts (1 µs to
+    // 0.5 s), moved by offsets up to 2^26 s (two years): the violations stay the same kinds
+    // on the same tasks.
+    let valid = vec![e(0, 1.0, 3.0), e(1, 6.0, 9.0), e(0, 3.0, 4.0)];
+    let cases = [
+        valid.clone(),
+        vec![e(0, 1.0, 3.0), e(1, 6.0 - 1e-6, 9.0 - 1e-6), e(0, 3.0, 4.0)], // precedence
+        vec![e(0, 1.0, 3.0), e(1, 6.0, 9.0), e(0, 3.0 - 1e-6, 4.0 - 1e-6)], // overlap
+        vec![e(0, 1.0, 3.0), e(1, 6.0, 9.0 + 1e-6), e(0, 3.0, 4.0)],        // duration
+        vec![e(0, 1.0 - 1e-6, 3.0 - 1e-6), e(1, 6.0, 9.0), e(0, 3.0, 4.0)], // ready time
+        vec![e(0, 1.0, 3.0), e(1, 6.0, 9.0), e(0, 3.0, 3.0)],               // zero duration
+        vec![e(0, 1.0, 3.0), e(1, 6.0, 9.0), e(0, 2.5, 3.5)],               // 0.5 s overlap
+    ];
+    let p = problem();
+    for (i, tasks) in cases.iter().enumerate() {
+        let s = Schedule::new(2, tasks.clone()).unwrap();
+        assert_eq!(s.is_valid(&p), i == 0, "case {i}: {:?}", s.validate(&p));
+        for offset in [
+            1e-3,
+            0.1,
+            7.0,
+            1e3,
+            86_400.0,
+            1e6,
+            3.1e7,
+            2f64.powi(26) - 10.0,
+        ] {
+            let q = problem_shifted(offset);
+            let v = shifted(&s, offset).validate(&q);
+            assert_eq!(
+                kinds(&v),
+                kinds(&s.validate(&p)),
+                "case {i}, offset {offset}: {v:?}"
+            );
+        }
+    }
+}

@@ -25,6 +25,15 @@ pub const MAX_GPUS_PER_MACHINE: usize = 64;
 /// worst case (one GPU per machine, a per-pair network), which stays in seconds at this size.
 pub const MAX_GPUS: usize = 1 << 16;
 
+/// The most machines a per-machine-pair network
+/// ([`Network::PerMachinePair`](crate::Network::PerMachinePair)) built by a preset may
+/// have: 4,096. Its two `n × n` matrices take `16 n²` bytes (268 MB here, 68 GB at
+/// [`MAX_GPUS`] machines), so presets that would build a larger one
+/// ([`pai_mix`](crate::presets::pai_mix), [`paper_pool`](crate::presets::paper_pool), a
+/// [`ClusterSpec`](crate::presets::ClusterSpec) with per-machine intra links) refuse with
+/// [`ClusterError::TooManyGpus`](crate::ClusterError::TooManyGpus) before allocating it.
+pub const MAX_PAIR_MACHINES: usize = 1 << 12;
+
 /// One GPU of a cluster.
 ///
 /// Its execution speed is the *effective speed* `speed · (1 − background)` (`docs/model.md`,
