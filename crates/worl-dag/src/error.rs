@@ -41,6 +41,27 @@ pub enum DagError {
         /// The rejected value.
         value: f64,
     },
+    /// A task, job or workload name holds a control character (Unicode category Cc: C0
+    /// U+0000-U+001F, DEL U+007F, C1 U+0080-U+009F, e.g. NUL, a tab, a line break or NEL).
+    /// Every loader and generator builds its workload through
+    /// [`WorkloadBuilder`](crate::WorkloadBuilder), which refuses such names, so no workload
+    /// holds one (names reach file names, scripts and manifests downstream).
+    #[error(
+        "{kind} `{}`: the name holds the control character U+{:04X} at byte {offset}; names \
+         may not hold control characters (U+0000-U+001F, U+007F-U+009F)",
+        crate::formats::report::short(&name.escape_debug().to_string()),
+        u32::from(*character)
+    )]
+    InvalidName {
+        /// What is named: `"task"`, `"job"` or `"workload"`.
+        kind: &'static str,
+        /// The name (a task as `job/task`).
+        name: String,
+        /// The first control character.
+        character: char,
+        /// Its byte offset in `name`.
+        offset: usize,
+    },
     /// Two tasks of one job share a name.
     #[error("job `{job}` has two tasks named `{task}`")]
     DuplicateTask {

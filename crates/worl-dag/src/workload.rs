@@ -216,6 +216,27 @@ impl PartialEq for Workload {
     }
 }
 
+/// [`DagError::InvalidName`] if `name` holds a control character (Unicode Cc: C0, DEL, C1);
+/// `job` non-empty for a task, whose name is then reported as `job/name`.
+fn check_name(kind: &'static str, name: &str, job: &str) -> Result<()> {
+    match name.char_indices().find(|(_, c)| c.is_control()) {
+        None => Ok(()),
+        Some((offset, character)) => {
+            let (name, offset) = if job.is_empty() {
+                (name.to_owned(), offset)
+            } else {
+                (format!("{job}/{name}"), job.len() + 1 + offset)
+            };
+            Err(DagError::InvalidName {
+                kind,
+                name,
+                character,
+                offset,
+            })
+        }
+    }
+}
+
 /// Incremental construction of a [`Workload`], validating every value as it is added and the
 /// structure (acyclic, no duplicate edge) in [`build`](Self::build).
 #[derive(Clone, Debug, Default)]
@@ -237,9 +258,13 @@ impl WorkloadBuilder {
         }
     }
 
-    /// Adds a job. Errors: [`DagError::DuplicateJob`] if the name is taken.
+    /// Adds a job.
+    ///
+    /// Errors: [`DagError::InvalidName`] if the name holds a control character,
+    /// [`DagError::DuplicateJob`] if the name is taken.
     pub fn add_job(&mut self, name: impl Into<String>) -> Result<JobId> {
         let name = name.into();
+        check_name("job", &name, "")?;
         let id = JobId::new(self.jobs.len());
         match self.job_index.entry(name) {
             Entry::Occupied(e) => Err(DagError::DuplicateJob {
@@ -264,8 +289,9 @@ impl WorkloadBuilder {
     /// Adds a task to `job` with `work` reference GPU-seconds and an optional memory need in
     /// GiB.
     ///
-    /// Errors: [`DagError::UnknownId`] for a missing job, [`DagError::DuplicateTask`] if the
-    /// job has a task of that name, [`DagError::InvalidWork`] / [`DagError::InvalidMemory`]
+    /// Errors: [`DagError::UnknownId`] for a missing job, [`DagError::InvalidName`] if the
+    /// name holds a control character, [`DagError::DuplicateTask`] if the job has a task of
+    /// that name, [`DagError::InvalidWork`] / [`DagError::InvalidMemory`]
     /// for a NaN, infinite or negative work, or a memory need that is not finite and `> 0`.
     pub fn add_task(
         &mut self,
@@ -306,6 +332,7 @@ impl WorkloadBuilder {
                 len: self.jobs.len(),
             });
         };
+        check_name("task", name, &j.name)?;
         if !(work.is_finite() && work >= 0.0) {
             return Err(DagError::InvalidWork {
                 task: format!("{}/{name}", j.name),
@@ -428,9 +455,11 @@ impl WorkloadBuilder {
 
     /// Validates the structure and builds the workload.
     ///
-    /// Errors: [`DagError::Empty`] without tasks, [`DagError::DuplicateEdge`],
+    /// Errors: [`DagError::InvalidName`] if the workload's name holds a control character,
+    /// [`DagError::Empty`] without tasks, [`DagError::DuplicateEdge`],
     /// [`DagError::Cycle`] naming the tasks of one cycle.
     pub fn build(self) -> Result<Workload> {
+        check_name("workload", &self.name, "")?;
         if self.tasks.is_empty() {
             return Err(DagError::Empty {
                 workload: self.name,

@@ -41,11 +41,7 @@ fn alibaba_head_50k_counts() {
         (49_606, 33_193, 14_285)
     );
     assert_eq!((r.records, r.records_skipped), (50_000, 394));
-    let counts: Vec<(Reason, usize)> = r
-        .entries
-        .iter()
-        .map(|e| (e.reason, e.items.len()))
-        .collect();
+    let counts: Vec<(Reason, usize)> = r.entries.iter().map(|e| (e.reason, e.count)).collect();
     assert_eq!(
         counts,
         [

@@ -60,7 +60,7 @@
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{open, source_name};
+use crate::formats::{in_file, open, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
@@ -363,7 +363,7 @@ pub fn read(
                 add_job(
                     &table,
                     job_name,
-                    &scratch,
+                    &mut scratch,
                     opts,
                     &mut builder,
                     &mut report,
@@ -406,7 +406,7 @@ pub fn read(
         });
     }
     assign_ccr_bytes(&mut builder, opts.ccr, opts.bandwidth, opts.seed)?;
-    Ok((builder.build()?, report))
+    Ok((builder.build().map_err(in_file(source))?, report))
 }
 
 /// The kept task of largest work, blamed when sums over the workload overflow.
@@ -484,6 +484,7 @@ impl Table {
         let mut job_names: Vec<String> = Vec::new();
         let mut job_index: HashMap<String, usize> = HashMap::new();
         let mut statuses: Vec<String> = Vec::new();
+        let mut status_index: HashMap<String, usize> = HashMap::new();
         let mut names = String::with_capacity(bytes.len() / 6);
         let mut last_job = usize::MAX;
         loop {
@@ -532,12 +533,18 @@ impl Table {
             let end = number(&rec[6], "end_time", line, source)?;
             let plan_cpu = number(&rec[7], "plan_cpu", line, source)?;
             let plan_mem = number(&rec[8], "plan_mem", line, source)?;
-            let status = match statuses.iter().position(|s| s == status) {
+            // Few distinct statuses in the trace: try the first ones before hashing (a file
+            // of distinct statuses stays linear).
+            let status = match statuses.iter().take(4).position(|s| s == status) {
                 Some(i) => i,
-                None => {
-                    statuses.push(status.to_owned());
-                    statuses.len() - 1
-                }
+                None => match status_index.get(status) {
+                    Some(&i) => i,
+                    None => {
+                        statuses.push(status.to_owned());
+                        status_index.insert(status.to_owned(), statuses.len() - 1);
+                        statuses.len() - 1
+                    }
+                },
             };
             // Rows of a job are usually consecutive: try the last job before hashing.
             let j = if job_names.get(last_job).is_some_and(|n| n == job) {
@@ -656,6 +663,29 @@ impl<'a> DagName<'a> {
     }
 }
 
+/// Tokens of one task name met under one repair reason: `text` lists them, `, `-separated.
+#[derive(Default)]
+struct Tokens {
+    text: String,
+    n: usize,
+}
+
+impl Tokens {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.n = 0;
+    }
+
+    fn push(&mut self, token: std::fmt::Arguments<'_>) {
+        use std::fmt::Write as _;
+        if self.n > 0 {
+            self.text.push_str(", ");
+        }
+        let _ = self.text.write_fmt(token);
+        self.n += 1;
+    }
+}
+
 /// Jobs up to this many rows are checked for repeated names and ids by linear scans
 /// instead of hashing (faster for the small jobs that dominate the trace).
 const SMALL_JOB: usize = 32;
@@ -672,8 +702,12 @@ struct JobScratch<'t> {
     id_list: Vec<(u64, usize)>,
     /// Edges as positions in `rows`.
     edges: Vec<(usize, usize)>,
-    /// Repairs to report if the job is kept.
-    repairs: Vec<(Reason, String)>,
+    /// `parent_of[p] == pos + 1` once row `p` is a parent of row `pos` (finds a repeated
+    /// dependency of one name in O(1), however many tokens the name has).
+    parent_of: Vec<usize>,
+    /// Repairs to report if the job is kept: one item per task and reason, with the number
+    /// of occurrences it stands for.
+    repairs: Vec<(Reason, String, usize)>,
     indeg: Vec<u32>,
     queue: Vec<usize>,
     out_start: Vec<usize>,
@@ -749,6 +783,13 @@ fn check_job<'t>(
     }
     s.edges.clear();
     s.repairs.clear();
+    s.parent_of.clear();
+    s.parent_of.resize(s.rows.len(), 0);
+    // The tokens of one name met under each repair reason, listed in one item per reason
+    // (the name is copied once per reason, not once per token).
+    let mut pseudo = Tokens::default();
+    let mut missing = Tokens::default();
+    let mut repeated = Tokens::default();
     for (pos, &r) in s.rows.iter().enumerate() {
         let row = &table.rows[r];
         let Some(name) = DagName::parse(table.name(row)) else {
@@ -759,14 +800,15 @@ fn check_job<'t>(
             s.repairs.push((
                 Reason::TruncatedName,
                 format!("{}: last token `{cut}` ignored", at()),
+                1,
             ));
         }
-        let first_edge = s.edges.len();
+        pseudo.clear();
+        missing.clear();
+        repeated.clear();
         for (token, dep) in name.deps() {
             match dep {
-                Dep::Pseudo => s
-                    .repairs
-                    .push((Reason::PseudoTaskDependency, format!("{}: `{token}`", at()))),
+                Dep::Pseudo => pseudo.push(format_args!("`{token}`")),
                 Dep::Id(k) if k == name.id => {
                     return Err((
                         Reason::Cycle,
@@ -778,18 +820,35 @@ fn check_job<'t>(
                 } else {
                     s.ids.get(&k)
                 } {
-                    None => s
-                        .repairs
-                        .push((Reason::MissingDependency, format!("{}: task {k}", at()))),
+                    None => missing.push(format_args!("{k}")),
                     Some(&p) => {
-                        if s.edges[first_edge..].contains(&(p, pos)) {
-                            s.repairs
-                                .push((Reason::DuplicateDependency, format!("{}: task {k}", at())));
+                        if s.parent_of[p] == pos + 1 {
+                            repeated.push(format_args!("{k}"));
                         } else {
+                            s.parent_of[p] = pos + 1;
                             s.edges.push((p, pos));
                         }
                     }
                 },
+            }
+        }
+        for (reason, tokens, what) in [
+            (Reason::PseudoTaskDependency, &pseudo, ""),
+            (Reason::MissingDependency, &missing, "task"),
+            (Reason::DuplicateDependency, &repeated, "task"),
+        ] {
+            if tokens.n > 0 {
+                let plural = if tokens.n > 1 && !what.is_empty() {
+                    "s"
+                } else {
+                    ""
+                };
+                let sep = if what.is_empty() { "" } else { " " };
+                s.repairs.push((
+                    reason,
+                    format!("{}: {what}{plural}{sep}{}", at(), tokens.text),
+                    tokens.n,
+                ));
             }
         }
     }
@@ -831,15 +890,32 @@ fn check_job<'t>(
         }
     }
     if s.queue.len() < n {
-        // Walk predecessors among the leftovers until a task repeats.
+        // Walk predecessors among the leftovers until a task repeats (predecessor lists as
+        // CSR, so that a long cycle is found in linear time).
+        let mut in_start = vec![0usize; n + 1];
+        for &(_, v) in &s.edges {
+            in_start[v + 1] += 1;
+        }
+        for v in 0..n {
+            in_start[v + 1] += in_start[v];
+        }
+        let mut in_list = vec![0usize; s.edges.len()];
+        let mut fill = in_start.clone();
+        for &(u, v) in &s.edges {
+            in_list[fill[v]] = u;
+            fill[v] += 1;
+        }
         let mut seen = vec![usize::MAX; n];
         let mut path = Vec::new();
         let mut v = (0..n).find(|&v| s.indeg[v] > 0).unwrap_or(0);
         while seen[v] == usize::MAX {
             seen[v] = path.len();
             path.push(v);
-            match s.edges.iter().find(|&&(a, b)| b == v && s.indeg[a] > 0) {
-                Some(&(a, _)) => v = a,
+            match in_list[in_start[v]..in_start[v + 1]]
+                .iter()
+                .find(|&&a| s.indeg[a] > 0)
+            {
+                Some(&a) => v = a,
                 None => break,
             }
         }
@@ -863,13 +939,17 @@ fn check_job<'t>(
 fn add_job(
     table: &Table,
     job: &str,
-    s: &JobScratch<'_>,
+    s: &mut JobScratch<'_>,
     opts: &AlibabaOptions,
     builder: &mut WorkloadBuilder,
     report: &mut LoadReport,
     biggest: &mut Option<Biggest>,
 ) -> Result<()> {
-    let j = builder.add_job(job)?;
+    let j = builder.add_job(job).map_err(|e| DagError::Parse {
+        file: report.source.clone(),
+        line: s.rows.first().map_or(0, |&r| table.rows[r].line as usize),
+        message: e.to_string(),
+    })?;
     let base = builder.n_tasks();
     for &r in &s.rows {
         let row = &table.rows[r];
@@ -907,7 +987,10 @@ fn add_job(
             .map_err(|e| DagError::Parse {
                 file: report.source.clone(),
                 line: row.line as usize,
-                message: format!("{e} (start_time {}, end_time {})", num(st), num(en)),
+                message: match e {
+                    DagError::InvalidName { .. } => e.to_string(),
+                    e => format!("{e} (start_time {}, end_time {})", num(st), num(en)),
+                },
             })?;
         if biggest.as_ref().is_none_or(|b| work > b.work) {
             *biggest = Some(Biggest {
@@ -922,8 +1005,8 @@ fn add_job(
     for &(u, v) in &s.edges {
         builder.add_edge(TaskId::new(base + u), TaskId::new(base + v), 0.0)?;
     }
-    for (reason, item) in &s.repairs {
-        report.add(*reason, item.clone());
+    for (reason, item, n) in s.repairs.drain(..) {
+        report.add_n(reason, item, n);
     }
     Ok(())
 }

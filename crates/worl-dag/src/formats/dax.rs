@@ -13,8 +13,8 @@
 //! is [`DagError::UnknownTask`]; a missing runtime or size is repaired to 0 and reported.
 
 use crate::error::{DagError, Result};
-use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{in_file, line_of, open, read_text, source_name};
+use crate::formats::report::{LoadReport, Reason, short};
+use crate::formats::{Lines, in_file, open, read_text, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use quick_xml::events::{BytesStart, Event};
@@ -45,8 +45,10 @@ struct DaxJob {
     /// Byte position of the `<job>` element.
     pos: u64,
     runtime: Option<f64>,
-    /// Output files with their sizes.
+    /// Output files with their sizes, each file once, in first-listed order.
     outputs: Vec<(String, f64)>,
+    /// File -> position in `outputs`.
+    output_index: HashMap<String, usize>,
     inputs: HashSet<String>,
 }
 
@@ -78,9 +80,10 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
     let text = read_text(reader, source)?;
     let mut report = LoadReport::new(source, FORMAT);
     let mut xml = quick_xml::Reader::from_str(&text);
+    let lines = Lines::new(&text);
     let err = |pos: u64, message: String| DagError::Parse {
         file: source.to_owned(),
-        line: line_of(&text, pos as usize),
+        line: lines.line(pos as usize),
         message,
     };
     let mut jobs: Vec<DaxJob> = Vec::new();
@@ -108,8 +111,22 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
             Event::Eof => break,
             _ => continue,
         };
-        let attr = |name: &[u8]| -> Result<Option<String>> { attribute(&xml, e, name, pos, &err) };
-        match e.local_name().as_ref() {
+        let local = e.local_name();
+        let wanted: &[&str] = match local.as_ref() {
+            b"adag" => &["jobCount", "childCount"],
+            b"job" => &["id", "runtime"],
+            b"uses" if in_job => &["file", "name", "link", "size"],
+            b"child" | b"parent" => &["ref"],
+            _ => &[],
+        };
+        let attrs = attributes(&xml, e, wanted, pos, &err)?;
+        let attr = |name: &[u8]| -> Result<Option<String>> {
+            Ok(wanted
+                .iter()
+                .position(|w| w.as_bytes() == name)
+                .and_then(|i| attrs[i].clone()))
+        };
+        match local.as_ref() {
             b"adag" => {
                 for key in ["jobCount", "childCount"] {
                     if let Some(v) = attr(key.as_bytes())? {
@@ -128,6 +145,7 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                     pos,
                     runtime,
                     outputs: Vec::new(),
+                    output_index: HashMap::new(),
                     inputs: HashSet::new(),
                 });
                 in_job = !empty;
@@ -152,15 +170,18 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                         }
                     },
                     None => {
-                        report.add(Reason::MissingFileSize, format!("{}: {file}", job.id));
+                        report.add(
+                            Reason::MissingFileSize,
+                            format!("{}: {}", short(&job.id), short(&file)),
+                        );
                         0.0
                     }
                 };
                 if link == "input" || link == "inout" {
                     job.inputs.insert(file.clone());
                 }
-                if (link == "output" || link == "inout") && !job.outputs.iter().any(|o| o.0 == file)
-                {
+                if (link == "output" || link == "inout") && !job.output_index.contains_key(&file) {
+                    job.output_index.insert(file.clone(), job.outputs.len());
                     job.outputs.push((file, size));
                 }
             }
@@ -199,7 +220,7 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
 
     let name = source_name(source);
     let mut b = WorkloadBuilder::new(name.clone());
-    let j = b.add_job(name)?;
+    let j = b.add_job(name).map_err(in_file(source))?;
     let mut index: HashMap<&str, TaskId> = HashMap::with_capacity(jobs.len());
     for job in &jobs {
         let work = match job.runtime {
@@ -215,6 +236,7 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
         index.insert(job.id.as_str(), t);
     }
     let mut seen = HashSet::new();
+    let mut common: Vec<usize> = Vec::new();
     for (p, c, pos) in &deps {
         let find = |r: &str, by: &str| {
             index.get(r).copied().ok_or_else(|| DagError::UnknownTask {
@@ -223,7 +245,7 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
                 referenced_by: by.to_owned(),
             })
         };
-        let line = line_of(&text, *pos as usize);
+        let line = lines.line(*pos as usize);
         let u = find(p, &format!("<child ref=\"{c}\"> (line {line})"))?;
         let v = find(c, &format!("<child> (line {line})"))?;
         if !seen.insert((u, v)) {
@@ -231,14 +253,21 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
             continue;
         }
         let (pj, cj) = (&jobs[u.index()], &jobs[v.index()]);
-        let mut shared = false;
-        let mut bytes = 0.0;
-        for (f, s) in &pj.outputs {
-            if cj.inputs.contains(f) {
-                shared = true;
-                bytes += s;
-            }
+        // The parent's outputs the child inputs, in the parent's order (the sum does not
+        // depend on which list is scanned: the shorter, so an edge costs O(min)).
+        common.clear();
+        if pj.outputs.len() <= cj.inputs.len() {
+            common.extend((0..pj.outputs.len()).filter(|&i| cj.inputs.contains(&pj.outputs[i].0)));
+        } else {
+            common.extend(
+                cj.inputs
+                    .iter()
+                    .filter_map(|f| pj.output_index.get(f).copied()),
+            );
+            common.sort_unstable();
         }
+        let shared = !common.is_empty();
+        let bytes: f64 = common.iter().map(|&i| pj.outputs[i].1).sum();
         if !shared {
             report.add(Reason::EdgeWithoutData, format!("{p} -> {c}"));
         }
@@ -248,24 +277,44 @@ pub fn read(reader: impl Read, source: &str, opts: &DaxOptions) -> Result<(Workl
     Ok((b.build().map_err(in_file(source))?, report))
 }
 
-/// The unescaped value of attribute `name` (local name) of `e`.
-fn attribute(
+/// The unescaped values of the attributes `wanted` (local names) of `e`, in `wanted`'s
+/// order: one pass over the attributes, a repeated attribute name being an error (checked
+/// with a hash set: quick-xml's own check compares each attribute with all earlier ones, which
+/// is quadratic in an element's attribute count).
+fn attributes(
     xml: &quick_xml::Reader<&[u8]>,
     e: &BytesStart<'_>,
-    name: &[u8],
+    wanted: &[&str],
     pos: u64,
     err: &impl Fn(u64, String) -> DagError,
-) -> Result<Option<String>> {
-    for a in e.attributes() {
+) -> Result<Vec<Option<String>>> {
+    let mut values = vec![None; wanted.len()];
+    let mut keys: HashSet<&[u8]> = HashSet::new();
+    let mut attrs = e.attributes();
+    attrs.with_checks(false);
+    for a in attrs {
         let a = a.map_err(|x| err(pos, format!("malformed attribute: {x}")))?;
-        if a.key.local_name().as_ref() == name {
+        let key = a.key.into_inner();
+        if !keys.insert(key) {
+            return Err(err(
+                pos,
+                format!(
+                    "malformed attribute: attribute `{}` repeated",
+                    short(&String::from_utf8_lossy(key))
+                ),
+            ));
+        }
+        let local = a.key.local_name();
+        if let Some(i) = wanted.iter().position(|w| w.as_bytes() == local.as_ref())
+            && values[i].is_none()
+        {
             let v = a
                 .decode_and_unescape_value(xml.decoder())
                 .map_err(|x| err(pos, format!("malformed attribute value: {x}")))?;
-            return Ok(Some(v.into_owned()));
+            values[i] = Some(v.into_owned());
         }
     }
-    Ok(None)
+    Ok(values)
 }
 
 fn parse_num(text: &str, what: &str, item: &str) -> std::result::Result<f64, String> {

@@ -52,7 +52,7 @@
 
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{open, read_text, source_name};
+use crate::formats::{in_file, open, read_text, source_name};
 use crate::generators::nn_training::V100_FP32_FLOPS;
 use crate::ids::{JobId, TaskId};
 use crate::workload::{Workload, WorkloadBuilder};
@@ -61,6 +61,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::path::Path;
+use std::rc::Rc;
 
 /// Format name in [`LoadReport::format`].
 pub const FORMAT: &str = "graphviz-dot";
@@ -284,14 +285,14 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
         };
         let id = match b.job_id(&name) {
             Some(id) => id,
-            None => b.add_job(name)?,
+            None => b.add_job(name).map_err(in_file(source))?,
         };
         job_of_key.insert(*key, id);
     }
     let mut task_of: HashMap<&str, TaskId> = HashMap::with_capacity(g.nodes.len());
     let mut labels: Vec<String> = Vec::with_capacity(g.nodes.len());
     for node in &g.nodes {
-        let a = |k: &str| node.attrs.get(k).map(String::as_str);
+        let a = |k: &str| node.attrs.get(&NODE_KEYS, k);
         let what = |attr: &str| format!("node `{}`: {attr}", node.id);
         let work = match (a("work"), a("size")) {
             (Some(v), _) => number(v).ok_or_else(|| {
@@ -356,7 +357,7 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
             })
         };
         let (u, v) = (end(&e.from)?, end(&e.to)?);
-        let a = |k: &str| e.attrs.get(k).map(String::as_str);
+        let a = |k: &str| e.attrs.get(&EDGE_KEYS, k);
         let bytes = match a("bytes")
             .map(|v| ("bytes", v))
             .or(a("size").map(|v| ("size", v)))
@@ -399,7 +400,7 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
             };
             err(line, e.to_string())
         }
-        e => e,
+        e => in_file(source)(e),
     })?;
     Ok((w, report))
 }
@@ -591,24 +592,30 @@ fn lex(text: &str) -> std::result::Result<Vec<(Tok, usize)>, Fail> {
             }
         }
     }
-    // Join `"a" + "b"`.
-    let mut joined: Vec<(Tok, usize)> = Vec::with_capacity(out.len());
-    let mut it = out.into_iter().peekable();
-    while let Some((t, l)) = it.next() {
-        if t == Tok::Plus {
-            let prev = match joined.last_mut() {
-                Some((Tok::Id(s, true), _)) => s,
+    // Join `"a" + "b"`, in place: a second token vector would double the peak memory (10 MB
+    // of `{}` are 10 million tokens).
+    let mut kept: usize = 0;
+    let mut i = 0;
+    while i < out.len() {
+        if out[i].0 == Tok::Plus {
+            let l = out[i].1;
+            let next = match out.get_mut(i + 1) {
+                Some((Tok::Id(s, true), _)) => std::mem::take(s),
                 _ => return Err((l, "`+` must join two quoted strings".into())),
             };
-            match it.next() {
-                Some((Tok::Id(s, true), _)) => prev.push_str(&s),
+            match kept.checked_sub(1).map(|k| &mut out[k].0) {
+                Some(Tok::Id(prev, true)) => prev.push_str(&next),
                 _ => return Err((l, "`+` must join two quoted strings".into())),
             }
+            i += 2;
         } else {
-            joined.push((t, l));
+            out.swap(kept, i);
+            kept += 1;
+            i += 1;
         }
     }
-    Ok(joined)
+    out.truncate(kept);
+    Ok(out)
 }
 
 // --- Parser --------------------------------------------------------------------------------
@@ -631,11 +638,45 @@ struct Cluster {
     has_subclusters: bool,
 }
 
+/// The node attributes the reader uses; others are ignored.
+const NODE_KEYS: [&str; 5] = ["work", "size", "mem_gib", "task", "label"];
+/// The edge attributes the reader uses; others are ignored.
+const EDGE_KEYS: [&str; 2] = ["bytes", "size"];
+
+/// The values of the attributes `KEYS` (in their order), shared: a default given once is
+/// not copied into every node or edge statement it applies to, so memory and time stay
+/// linear in the input however long a value or how many statements.
+#[derive(Clone)]
+struct Known<const K: usize>([Option<Rc<str>>; K]);
+
+impl<const K: usize> Default for Known<K> {
+    fn default() -> Self {
+        Self(std::array::from_fn(|_| None))
+    }
+}
+
+impl<const K: usize> Known<K> {
+    /// Sets the known keys of `attrs` (in order: a later value wins).
+    fn merge(&mut self, keys: &[&str; K], attrs: &[(String, String)]) {
+        for (k, v) in attrs {
+            if let Some(i) = keys.iter().position(|x| x == k) {
+                self.0[i] = Some(Rc::from(v.as_str()));
+            }
+        }
+    }
+
+    /// The value of `key` (one of `keys`), if given.
+    fn get(&self, keys: &[&str; K], key: &str) -> Option<&str> {
+        let i = keys.iter().position(|x| *x == key)?;
+        self.0[i].as_deref()
+    }
+}
+
 /// A node statement with its attributes (defaults in scope merged in).
 struct NodeDecl {
     id: String,
     line: usize,
-    attrs: HashMap<String, String>,
+    attrs: Known<5>,
     cluster: Option<usize>,
 }
 
@@ -644,7 +685,7 @@ struct EdgeDecl {
     from: String,
     to: String,
     line: usize,
-    attrs: HashMap<String, String>,
+    attrs: Known<2>,
 }
 
 /// What the parser collects.
@@ -675,8 +716,8 @@ const MAX_DEPTH: usize = 100;
 /// Attribute defaults and the cluster of one block.
 #[derive(Clone, Default)]
 struct Scope {
-    node: HashMap<String, String>,
-    edge: HashMap<String, String>,
+    node: Known<5>,
+    edge: Known<2>,
     cluster: Option<usize>,
     /// Whether this block is the cluster's own block (its `label` names the job).
     cluster_root: bool,
@@ -823,17 +864,15 @@ impl Parser<'_> {
             if self.is_kw(kw) {
                 self.pos += 1;
                 let attrs = self.attr_lists()?;
-                let target = match which {
+                match which {
                     0 => {
-                        if let Some(l) = attrs.get("label") {
+                        if let Some((_, l)) = attrs.iter().rev().find(|(k, _)| k == "label") {
                             self.set_label(scope, l.clone());
                         }
-                        return Ok(());
                     }
-                    1 => &mut scope.node,
-                    _ => &mut scope.edge,
-                };
-                target.extend(attrs);
+                    1 => scope.node.merge(&NODE_KEYS, &attrs),
+                    _ => scope.edge.merge(&EDGE_KEYS, &attrs),
+                }
                 return Ok(());
             }
         }
@@ -857,7 +896,7 @@ impl Parser<'_> {
                 let own = if self.peek() == Some(&Tok::LBracket) {
                     self.attr_lists()?
                 } else {
-                    HashMap::new()
+                    Vec::new()
                 };
                 self.node(scope, first, line, own)
             }
@@ -888,7 +927,7 @@ impl Parser<'_> {
         scope: &Scope,
         id: String,
         line: usize,
-        own: HashMap<String, String>,
+        own: Vec<(String, String)>,
     ) -> std::result::Result<(), Fail> {
         if let Some(first) = self.graph.node_line.get(&id) {
             return Err((
@@ -897,7 +936,7 @@ impl Parser<'_> {
             ));
         }
         let mut attrs = scope.node.clone();
-        attrs.extend(own);
+        attrs.merge(&NODE_KEYS, &own);
         self.graph
             .job_appears(scope.cluster.map_or(JobKey::Outside, JobKey::Cluster));
         if let Some(c) = scope.cluster {
@@ -937,7 +976,7 @@ impl Parser<'_> {
         }
         let mut attrs = scope.edge.clone();
         if self.peek() == Some(&Tok::LBracket) {
-            attrs.extend(self.attr_lists()?);
+            attrs.merge(&EDGE_KEYS, &self.attr_lists()?);
         }
         for pair in ends.windows(2) {
             self.graph.edges.push(EdgeDecl {
@@ -989,9 +1028,10 @@ impl Parser<'_> {
         self.block(&mut inner)
     }
 
-    /// One or more `[a=b, c=d; ...]` lists, merged (later wins).
-    fn attr_lists(&mut self) -> std::result::Result<HashMap<String, String>, Fail> {
-        let mut attrs = HashMap::new();
+    /// One or more `[a=b, c=d; ...]` lists, as (name, value) in order (a later value of a
+    /// name wins).
+    fn attr_lists(&mut self) -> std::result::Result<Vec<(String, String)>, Fail> {
+        let mut attrs = Vec::new();
         if self.peek() != Some(&Tok::LBracket) {
             return self.fail(format!(
                 "expected `[` opening attributes, found {}",
@@ -1017,7 +1057,7 @@ impl Parser<'_> {
                         }
                         self.pos += 1;
                         let value = self.id(&format!("a value for attribute `{key}`"))?;
-                        attrs.insert(key, value);
+                        attrs.push((key, value));
                     }
                 }
             }

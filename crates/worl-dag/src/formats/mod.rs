@@ -82,6 +82,7 @@ pub(crate) fn read_text(mut reader: impl Read, source: &str) -> Result<String> {
 pub(crate) fn in_file(file: &str) -> impl Fn(DagError) -> DagError + '_ {
     move |e| match e {
         DagError::InvalidWork { .. }
+        | DagError::InvalidName { .. }
         | DagError::InvalidMemory { .. }
         | DagError::InvalidBytes { .. }
         | DagError::DuplicateTask { .. }
@@ -107,13 +108,40 @@ pub(crate) fn source_name(source: &str) -> String {
         .to_owned()
 }
 
-/// 1-based line of byte offset `pos` in `text`.
+/// 1-based line of byte offset `pos` in `text` (one scan of `text`: for a single lookup;
+/// use [`Lines`] for many).
 pub(crate) fn line_of(text: &str, pos: usize) -> usize {
     text.as_bytes()[..pos.min(text.len())]
         .iter()
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// The byte offsets of a text's line starts, so that many positions can be turned into lines
+/// in `O(log lines)` each (a loader calling [`line_of`] per element would be quadratic).
+pub(crate) struct Lines {
+    /// Offsets of the `\n` bytes, ascending.
+    newlines: Vec<usize>,
+}
+
+impl Lines {
+    /// Indexes `text`.
+    pub(crate) fn new(text: &str) -> Self {
+        Self {
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    /// 1-based line of byte offset `pos` (as [`line_of`]).
+    pub(crate) fn line(&self, pos: usize) -> usize {
+        self.newlines.partition_point(|&n| n < pos) + 1
+    }
 }
 
 /// The extensions [`detect_format`] knows, with their formats (as its error lists them).

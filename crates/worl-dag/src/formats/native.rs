@@ -284,38 +284,40 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
         .enumerate()
         .map(|(j, job)| (job.name.as_str(), j))
         .collect();
-    let find = |j: usize, name: &str, by: String| {
+    // The referring edge is rendered only for an error (rendering it per edge would copy a
+    // job's name once per edge).
+    let find = |j: usize, name: &str, by: &dyn Fn() -> String| {
         index
             .get(&(j, name))
             .copied()
             .ok_or_else(|| DagError::UnknownTask {
                 file: source.to_owned(),
                 task: format!("{}/{name}", doc.jobs[j].name),
-                referenced_by: by,
+                referenced_by: by(),
             })
     };
-    let find_job = |name: &str, by: String| {
+    let find_job = |name: &str, by: &dyn Fn() -> String| {
         job_index
             .get(name)
             .copied()
             .ok_or_else(|| DagError::UnknownTask {
                 file: source.to_owned(),
                 task: format!("{name}/*"),
-                referenced_by: by,
+                referenced_by: by(),
             })
     };
     for (j, job) in doc.jobs.iter().enumerate() {
         for e in &job.edges {
-            let by = format!("edge {} -> {} of job {}", e.from, e.to, job.name);
-            let u = find(j, &e.from, by.clone())?;
-            let v = find(j, &e.to, by)?;
+            let by = || format!("edge {} -> {} of job {}", e.from, e.to, job.name);
+            let u = find(j, &e.from, &by)?;
+            let v = find(j, &e.to, &by)?;
             b.add_edge(u, v, e.bytes).map_err(in_file(source))?;
         }
     }
     for l in &doc.links {
-        let by = format!("link {}/{} -> {}/{}", l.from_job, l.from, l.to_job, l.to);
-        let u = find(find_job(&l.from_job, by.clone())?, &l.from, by.clone())?;
-        let v = find(find_job(&l.to_job, by.clone())?, &l.to, by)?;
+        let by = || format!("link {}/{} -> {}/{}", l.from_job, l.from, l.to_job, l.to);
+        let u = find(find_job(&l.from_job, &by)?, &l.from, &by)?;
+        let v = find(find_job(&l.to_job, &by)?, &l.to, &by)?;
         b.add_edge(u, v, l.bytes).map_err(in_file(source))?;
     }
     Ok((b.build().map_err(in_file(source))?, report))

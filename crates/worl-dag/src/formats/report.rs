@@ -76,6 +76,10 @@ pub enum Reason {
     MissingFileSize,
     /// Noted: a declared dependency passes no file (the edge carries 0 bytes).
     EdgeWithoutData,
+    /// Repaired: a file of a WfFormat document of the old layout (<= 1.4, sizes given per
+    /// task) is listed with different sizes; the first size given is used. (In 1.5, where
+    /// files are declared once, two sizes are an error.)
+    FileSizeConflict,
     /// Noted: a count attribute of the file (e.g. DAX `jobCount`) disagrees with the
     /// elements found; the elements are used.
     CountMismatch,
@@ -91,9 +95,8 @@ impl Reason {
             DuplicateTask | MissingTime | NegativeDuration | DuplicateTaskId | Cycle
             | DummyTask | DummyEdge => Action::Dropped,
             ZeroDuration | PseudoTaskDependency | MissingDependency | DuplicateDependency
-            | TruncatedName | EmptyInstanceNum | MissingRuntime | MissingFileSize => {
-                Action::Repaired
-            }
+            | TruncatedName | EmptyInstanceNum | MissingRuntime | MissingFileSize
+            | FileSizeConflict => Action::Repaired,
             EmptyPlanFields | HeaderCountsDummies | EdgeWithoutData | CountMismatch => {
                 Action::Noted
             }
@@ -127,6 +130,7 @@ impl Reason {
             MissingRuntime => "task has no runtime; work 0 used",
             MissingFileSize => "file has no size; 0 bytes used",
             EdgeWithoutData => "dependency passes no file; edge carries 0 bytes",
+            FileSizeConflict => "file listed with different sizes; the first size used",
             CountMismatch => "count attribute disagrees with the elements; elements used",
         }
     }
@@ -139,8 +143,13 @@ pub struct ReportEntry {
     pub reason: Reason,
     /// What was done ([`Reason::action`]).
     pub action: Action,
+    /// How many times the reason was met: the number of `items`, except where one item
+    /// stands for several occurrences in one input element (e.g. the 3 ignored dependency
+    /// tokens of one Alibaba task name are one item counting 3, listing the 3 tokens), so
+    /// that a report never copies one name once per occurrence.
+    pub count: usize,
     /// The offending items, in input order, each naming the item (job, task, row line,
-    /// dependency); `items.len()` is the count.
+    /// dependency).
     pub items: Vec<String>,
 }
 
@@ -175,22 +184,36 @@ impl LoadReport {
         }
     }
 
-    /// Records an item under `reason`.
+    /// Records an item under `reason` (one occurrence).
     pub fn add(&mut self, reason: Reason, item: impl Into<String>) {
+        self.add_n(reason, item, 1);
+    }
+
+    /// Records one item under `reason` that stands for `n` occurrences (e.g. one task name
+    /// listing its `n` ignored tokens); [`count`](Self::count) grows by `n`.
+    pub fn add_n(&mut self, reason: Reason, item: impl Into<String>, n: usize) {
         let item = item.into();
         match self.entries.iter_mut().find(|e| e.reason == reason) {
-            Some(e) => e.items.push(item),
+            Some(e) => {
+                e.items.push(item);
+                e.count += n;
+            }
             None => self.entries.push(ReportEntry {
                 reason,
                 action: reason.action(),
+                count: n,
                 items: vec![item],
             }),
         }
     }
 
-    /// Number of items recorded under `reason` (0 if none).
+    /// Number of occurrences recorded under `reason` (0 if none): the number of its items,
+    /// except where one item stands for several ([`ReportEntry::count`]).
     pub fn count(&self, reason: Reason) -> usize {
-        self.items(reason).len()
+        self.entries
+            .iter()
+            .find(|e| e.reason == reason)
+            .map_or(0, |e| e.count)
     }
 
     /// The items recorded under `reason` (empty if none).
@@ -201,12 +224,12 @@ impl LoadReport {
             .map_or(&[], |e| &e.items)
     }
 
-    /// Number of items whose action is `action`.
+    /// Number of occurrences whose action is `action` (as [`count`](Self::count)).
     pub fn count_action(&self, action: Action) -> usize {
         self.entries
             .iter()
             .filter(|e| e.action == action)
-            .map(|e| e.items.len())
+            .map(|e| e.count)
             .sum()
     }
 
@@ -216,8 +239,44 @@ impl LoadReport {
     }
 }
 
+/// Longest name (in characters) a report item copies whole; see [`short`].
+pub const ITEM_NAME_CHARS: usize = 256;
+
+/// A name as a report item shows it: whole up to [`ITEM_NAME_CHARS`] characters, else its
+/// first 64 characters, `...` and its length in bytes. Items that name a task or file once
+/// per occurrence (each edge of a task, each file of a job) use it, so that a report stays
+/// linear in the input however long one name is (the workload keeps every name whole).
+///
+/// ```
+/// use worl_dag::formats::report::short;
+/// assert_eq!(short("M1"), "M1");
+/// let long = "x".repeat(300);
+/// assert_eq!(short(&long), format!("{}... (300 bytes)", "x".repeat(64)));
+/// ```
+pub fn short(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(ITEM_NAME_CHARS) {
+        None => name.into(),
+        Some(_) => {
+            let cut = name.char_indices().nth(64).map_or(name.len(), |(i, _)| i);
+            format!("{}... ({} bytes)", &name[..cut], name.len()).into()
+        }
+    }
+}
+
 /// How many items per reason [`LoadReport`]'s `Display` shows before `...`.
 const SHOWN_ITEMS: usize = 3;
+
+/// How many characters of one item [`LoadReport`]'s `Display` shows (the report itself
+/// keeps every item whole).
+const SHOWN_CHARS: usize = 200;
+
+/// `item`, or its first [`SHOWN_CHARS`] characters and how long it is.
+fn shorten(item: &str) -> String {
+    match item.char_indices().nth(SHOWN_CHARS) {
+        None => item.to_owned(),
+        Some((cut, _)) => format!("{}... ({} bytes in all)", &item[..cut], item.len()),
+    }
+}
 
 impl fmt::Display for LoadReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -234,15 +293,15 @@ impl fmt::Display for LoadReport {
                 f,
                 "\n  {:?} {:>6} x {:?}: {}",
                 e.action,
-                e.items.len(),
+                e.count,
                 e.reason,
                 e.reason.description()
             )?;
-            let shown: Vec<&str> = e
+            let shown: Vec<String> = e
                 .items
                 .iter()
                 .take(SHOWN_ITEMS)
-                .map(String::as_str)
+                .map(|i| shorten(i))
                 .collect();
             write!(f, "\n      e.g. {}", shown.join("; "))?;
             if e.items.len() > SHOWN_ITEMS {

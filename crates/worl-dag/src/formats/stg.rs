@@ -192,11 +192,9 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
                 .map(|p| Ok((int(p, "predecessor")?, 0.0)))
                 .collect::<Result<Vec<_>>>()?
         };
-        if let Some(i) = (1..preds.len()).find(|&i| preds[..i].iter().any(|q| q.0 == preds[i].0)) {
-            return Err(err(
-                no,
-                format!("task {id}: predecessor {} listed twice", preds[i].0),
-            ));
+        let mut listed = std::collections::HashSet::with_capacity(preds.len());
+        if let Some(&(p, _)) = preds.iter().find(|q| !listed.insert(q.0)) {
+            return Err(err(no, format!("task {id}: predecessor {p} listed twice")));
         }
         lines.push(Line {
             line: no,
@@ -261,7 +259,7 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
     }
     let name = source_name(source);
     let mut b = WorkloadBuilder::new(name.clone());
-    let job = b.add_job(name)?;
+    let job = b.add_job(name).map_err(in_file(source))?;
     let mut ids: Vec<Option<TaskId>> = vec![None; lines.len()];
     for (i, l) in lines.iter().enumerate() {
         if dummy[i] {

@@ -22,7 +22,7 @@
 //! [`Execution`] section recording a schedule (the layout: module [`write`](mod@write)).
 
 use crate::error::{DagError, Result, num};
-use crate::formats::report::{LoadReport, Reason};
+use crate::formats::report::{LoadReport, Reason, short};
 use crate::formats::{in_file, line_of, open, read_text, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
@@ -166,7 +166,7 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
     })?;
     let mut report = LoadReport::new(source, FORMAT);
     let workflow_line = text.find("\"workflow\"").map_or(1, |p| line_of(&text, p));
-    let (tasks, sizes) = normalise(doc.workflow, source, workflow_line)?;
+    let (tasks, sizes) = normalise(doc.workflow, source, workflow_line, &mut report)?;
     // A bad size is the file's fault, not that of the edge it would be summed into.
     let mut bad: Vec<(&String, f64)> = sizes
         .iter()
@@ -183,7 +183,7 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
     report.records = tasks.len();
 
     let mut b = WorkloadBuilder::new(source_name(source));
-    let job = b.add_job(source_name(source))?;
+    let job = b.add_job(source_name(source)).map_err(in_file(source))?;
     let mut index: HashMap<&str, TaskId> = HashMap::with_capacity(tasks.len());
     for t in &tasks {
         let work = match t.runtime {
@@ -224,7 +224,10 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
             if seen_p.insert(e) {
                 from_parents.push(e);
             } else {
-                report.add(Reason::DuplicateDependency, format!("{p} -> {}", t.name));
+                report.add(
+                    Reason::DuplicateDependency,
+                    format!("{} -> {}", short(p), short(&t.name)),
+                );
             }
         }
         for c in t.children.iter().flatten() {
@@ -232,7 +235,10 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
             if seen_c.insert(e) {
                 from_children.push(e);
             } else if t.parents.is_none() {
-                report.add(Reason::DuplicateDependency, format!("{} -> {c}", t.name));
+                report.add(
+                    Reason::DuplicateDependency,
+                    format!("{} -> {}", short(&t.name), short(c)),
+                );
             }
         }
     }
@@ -259,22 +265,33 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
     } else {
         from_children
     };
-    // Bytes: files written by the parent and read by the child.
+    // Bytes: files written by the parent and read by the child. Each task's file lists are
+    // deduplicated, and long ones hashed, once: an edge costs O(min(outputs, inputs)).
+    let outputs: Vec<FileSet<'_>> = tasks.iter().map(|t| FileSet::new(&t.outputs)).collect();
+    let inputs: Vec<FileSet<'_>> = tasks.iter().map(|t| FileSet::new(&t.inputs)).collect();
     let mut missing_size = HashSet::new();
+    let mut common: Vec<usize> = Vec::new();
     for (u, v) in edges {
         let (pu, cv) = (&tasks[u.index()], &tasks[v.index()]);
+        let (out, inp) = (&outputs[u.index()], &inputs[v.index()]);
+        // The parent's outputs also read by the child, in the parent's order (so that the
+        // sum of sizes does not depend on which list is shorter).
+        common.clear();
+        if out.files.len() <= inp.files.len() {
+            common.extend((0..out.files.len()).filter(|&i| inp.contains(out.files[i])));
+        } else {
+            common.extend(inp.files.iter().filter_map(|f| out.position(f)));
+            common.sort_unstable();
+        }
+        let shared = !common.is_empty();
         let mut bytes = 0.0;
-        let mut shared = false;
-        let mut counted = HashSet::new();
-        for f in &pu.outputs {
-            if cv.inputs.contains(f) && counted.insert(f.as_str()) {
-                shared = true;
-                match sizes.get(f.as_str()).copied().flatten() {
-                    Some(s) => bytes += s,
-                    None => {
-                        if missing_size.insert(f.as_str()) {
-                            report.add(Reason::MissingFileSize, f.clone());
-                        }
+        for &i in &common {
+            let f = out.files[i];
+            match sizes.get(f).copied().flatten() {
+                Some(s) => bytes += s,
+                None => {
+                    if missing_size.insert(f) {
+                        report.add(Reason::MissingFileSize, f);
                     }
                 }
             }
@@ -282,7 +299,7 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
         if !shared {
             report.add(
                 Reason::EdgeWithoutData,
-                format!("{} -> {}", pu.name, cv.name),
+                format!("{} -> {}", short(&pu.name), short(&cv.name)),
             );
         }
         b.add_edge(u, v, bytes).map_err(in_file(source))?;
@@ -290,10 +307,63 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
     Ok((b.build().map_err(in_file(source))?, report))
 }
 
+/// Lists with more files than this are hashed for lookups; shorter ones are scanned.
+const SCAN_FILES: usize = 16;
+
+/// One task's input or output files: each file once, in first-listed order, with a hash
+/// index when the list is long.
+struct FileSet<'a> {
+    files: Vec<&'a str>,
+    index: Option<HashMap<&'a str, usize>>,
+}
+
+impl<'a> FileSet<'a> {
+    fn new(list: &'a [String]) -> Self {
+        if list.len() <= SCAN_FILES {
+            let mut files: Vec<&str> = Vec::with_capacity(list.len());
+            for f in list {
+                if !files.contains(&f.as_str()) {
+                    files.push(f);
+                }
+            }
+            return Self { files, index: None };
+        }
+        let mut files = Vec::with_capacity(list.len());
+        let mut index = HashMap::with_capacity(list.len());
+        for f in list {
+            index.entry(f.as_str()).or_insert_with(|| {
+                files.push(f.as_str());
+                files.len() - 1
+            });
+        }
+        Self {
+            files,
+            index: Some(index),
+        }
+    }
+
+    /// Position of `f` in `files`, if listed.
+    fn position(&self, f: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(f).copied(),
+            None => self.files.iter().position(|&x| x == f),
+        }
+    }
+
+    fn contains(&self, f: &str) -> bool {
+        self.position(f).is_some()
+    }
+}
+
 /// Brings either layout to one list of tasks and a file-size table.
 type Normalised = (Vec<WTask>, HashMap<String, Option<f64>>);
 
-fn normalise(wf: Wf, source: &str, workflow_line: usize) -> Result<Normalised> {
+fn normalise(
+    wf: Wf,
+    source: &str,
+    workflow_line: usize,
+    report: &mut LoadReport,
+) -> Result<Normalised> {
     if let Some(spec) = wf.specification {
         let mut runtime: HashMap<String, Option<f64>> = HashMap::new();
         let ids: HashSet<&str> = spec.tasks.iter().map(|t| t.id.as_str()).collect();
@@ -305,9 +375,46 @@ fn normalise(wf: Wf, source: &str, workflow_line: usize) -> Result<Normalised> {
                     referenced_by: "workflow.execution.tasks".into(),
                 });
             }
+            if runtime.contains_key(&e.id) {
+                return Err(DagError::Parse {
+                    file: source.to_owned(),
+                    line: 0,
+                    message: format!(
+                        "task `{}` has two entries in workflow.execution.tasks",
+                        e.id
+                    ),
+                });
+            }
             runtime.insert(e.id, e.runtime);
         }
-        let sizes = spec.files.into_iter().map(|f| (f.id, f.size)).collect();
+        let mut sizes: HashMap<String, Option<f64>> = HashMap::with_capacity(spec.files.len());
+        for f in spec.files {
+            match sizes.get(&f.id) {
+                // The same file declared again with the same size (or a size where the
+                // other has none: both say the same) is accepted.
+                Some(&old) if old == f.size || old.is_none() || f.size.is_none() => {
+                    if old.is_none() {
+                        sizes.insert(f.id, f.size);
+                    }
+                }
+                Some(&old) => {
+                    return Err(DagError::Parse {
+                        file: source.to_owned(),
+                        line: 0,
+                        message: format!(
+                            "file `{}` is declared twice in workflow.specification.files, \
+                             with sizeInBytes {} and {}",
+                            f.id,
+                            num(old.unwrap_or(0.0)),
+                            num(f.size.unwrap_or(0.0))
+                        ),
+                    });
+                }
+                None => {
+                    sizes.insert(f.id, f.size);
+                }
+            }
+        }
         let tasks = spec
             .tasks
             .into_iter()
@@ -340,8 +447,19 @@ fn normalise(wf: Wf, source: &str, workflow_line: usize) -> Result<Normalised> {
             for f in t.files {
                 let Some(fid) = f.name.or(f.id) else { continue };
                 let slot = sizes.entry(fid.clone()).or_insert(None);
-                if slot.is_none() {
-                    *slot = f.size;
+                match (*slot, f.size) {
+                    (None, size) => *slot = size,
+                    (Some(first), Some(size)) if first != size => report.add(
+                        Reason::FileSizeConflict,
+                        format!(
+                            "{}: {} size {} (first given: {})",
+                            short(&t.name),
+                            short(&fid),
+                            num(size),
+                            num(first)
+                        ),
+                    ),
+                    _ => {}
                 }
                 if f.link
                     .as_deref()
