@@ -464,3 +464,25 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn daggen_fork_root_and_end_nodes_are_kept_as_zero_work_tasks() {
+    // DAGGEN forks write a zero-size `root` (and an end node) with size-less edges; DOT has
+    // no dummy rule (unlike STG), so they load as tasks of work 0, their edges noted.
+    let text = "digraph G {\n  0 [label=root,size=\"0\",alpha=\"0\"]\n  0 -> 1 [label = \"0\"]\n  \
+                1 [size=\"15700000000000\", alpha=\"0.05\"]\n  1 -> 2 [size =\"8\"]\n  \
+                2 [size=\"31400000000000\", alpha=\"0.12\"]\n  3 [label=end,size=\"0\"]\n  \
+                2 -> 3 [label = \"0\"]\n}\n";
+    let (w, r) = read_str(text, "fork.dot").unwrap();
+    assert_eq!(
+        tasks(&w),
+        [
+            ("fork".into(), "root".into(), 0.0, None),
+            ("fork".into(), "1".into(), 1.0, None),
+            ("fork".into(), "2".into(), 2.0, None),
+            ("fork".into(), "end".into(), 0.0, None),
+        ]
+    );
+    assert_eq!(w.graph().n_edges(), 3);
+    assert_eq!(r.items(Reason::EdgeWithoutData), ["0 -> 1", "2 -> 3"]);
+}

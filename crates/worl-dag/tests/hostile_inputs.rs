@@ -641,3 +641,41 @@ fn job_and_workload_names_with_control_characters_are_errors() {
     .unwrap_err();
     assert!(e.to_string().starts_with("t.csv:1: job `j\\u{1}x`"), "{e}");
 }
+
+#[test]
+fn dot_many_nodes_in_a_long_named_cluster_load_and_a_cycle_names_its_line() {
+    // A cluster labelled with 100 KB and 2,000 nodes (each node's `job/name` label was
+    // rendered up front: 200 MB); a cycle still names the line of one of its edges.
+    let label = "c".repeat(100_000);
+    let mut s = format!("digraph g {{\nsubgraph cluster_a {{\nlabel=\"{label}\";\n");
+    for i in 0..2_000 {
+        s.push_str(&format!("n{i} [size=1];\n"));
+    }
+    let chain: Vec<String> = (0..2_000).map(|i| format!("n{i}")).collect();
+    s.push_str(&chain.join(" -> "));
+    s.push_str(";\n}\n");
+    let (w, _) = dot::read(
+        format!("{s}}}\n").as_bytes(),
+        "g.dot",
+        &dot::DotOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(w.job(worl_dag::JobId::new(0)).name, label);
+    assert_eq!(w.graph().n_edges(), 1_999);
+    let e = dot::read(
+        format!("{s}n1999 -> n0;\n}}\n").as_bytes(),
+        "g.dot",
+        &dot::DotOptions::default(),
+    )
+    .unwrap_err();
+    let DagError::Parse { line, message, .. } = e else {
+        panic!("{e:?}")
+    };
+    // The chain is on line 2,004, the closing edge on 2,006.
+    assert!(line == 2_004 || line == 2_006, "line {line}");
+    assert!(
+        message.starts_with("dependency cycle: "),
+        "{}",
+        &message[..40]
+    );
+}

@@ -290,7 +290,9 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
         job_of_key.insert(*key, id);
     }
     let mut task_of: HashMap<&str, TaskId> = HashMap::with_capacity(g.nodes.len());
-    let mut labels: Vec<String> = Vec::with_capacity(g.nodes.len());
+    // (job, name) of each task, to find the tasks a cycle error names (rendering `job/name`
+    // per node would copy a job's name once per node).
+    let mut named: Vec<(JobId, &str)> = Vec::with_capacity(g.nodes.len());
     for node in &g.nodes {
         let a = |k: &str| node.attrs.get(&NODE_KEYS, k);
         let what = |attr: &str| format!("node `{}`: {attr}", node.id);
@@ -339,7 +341,7 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
         let t = b
             .add_task(job, name, work, mem)
             .map_err(|e| err(node.line, e.to_string()))?;
-        labels.push(format!("{}/{name}", b.jobs()[job.index()].name));
+        named.push((job, name));
         task_of.insert(&node.id, t);
     }
     let mut seen: HashMap<(TaskId, TaskId), usize> = HashMap::with_capacity(g.edges.len());
@@ -388,9 +390,21 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
         b.add_edge(u, v, bytes)
             .map_err(|x| err(e.line, x.to_string()))?;
     }
+    let job_names: Vec<String> = b.jobs().iter().map(|j| j.name.clone()).collect();
     let w = b.build().map_err(|e| match e {
         DagError::Cycle { ref tasks } if tasks.len() >= 2 => {
-            let idx = |l: &String| labels.iter().position(|x| x == l);
+            // The task labelled `l` (`job/name`): names are unique in a job, so the name
+            // suffix matches at most one task per job, and the job prefix is compared only
+            // for those.
+            let idx = |l: &String| {
+                named.iter().position(|&(j, name)| {
+                    let job = &job_names[j.index()];
+                    l.len() == job.len() + 1 + name.len()
+                        && l.ends_with(name)
+                        && l.starts_with(job.as_str())
+                        && l.as_bytes()[job.len()] == b'/'
+                })
+            };
             let line = match (idx(&tasks[0]), idx(&tasks[1])) {
                 (Some(u), Some(v)) => seen
                     .get(&(TaskId::new(u), TaskId::new(v)))
