@@ -208,6 +208,15 @@ pub enum ClusterError {
         #[source]
         source: std::io::Error,
     },
+    /// A file given as a schedule file is another kind of file (a workload, a cluster, a
+    /// WfFormat workflow without an `execution` section, a CSV without schedule columns).
+    #[error("not a schedule file: {file}: {reason}")]
+    NotAScheduleFile {
+        /// The file (or `<memory>`).
+        file: String,
+        /// What it is or lacks, and what a schedule file has.
+        reason: String,
+    },
     /// A file is malformed at a given line (1-based; 0 when the format has no line notion).
     #[error("{file}:{line}: {message}")]
     Parse {

@@ -81,8 +81,8 @@ pub struct ScheduleRow {
     pub task: String,
     /// The job's name.
     pub job: String,
-    /// The GPU's [`GpuId`] index in the cluster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The GPU's [`GpuId`] index in the cluster (`gpu` is read as another name of it).
+    #[serde(default, alias = "gpu", skip_serializing_if = "Option::is_none")]
     pub gpu_id: Option<usize>,
     /// The name of the machine holding the GPU.
     #[serde(default)]
@@ -129,6 +129,9 @@ pub struct ScheduleFile {
     origin: String,
     /// The 1-based line of each row (0 where the format gives none: JSON).
     lines: Vec<usize>,
+    /// Whether rows name their task by WfFormat id (read from a WfFormat plan) rather than
+    /// by job and name.
+    by_wf_id: bool,
 }
 
 impl PartialEq for ScheduleFile {
@@ -373,6 +376,7 @@ impl ScheduleFile {
             rows,
             origin: "<memory>".to_owned(),
             lines,
+            by_wf_id: false,
         })
     }
 
@@ -525,6 +529,38 @@ impl ScheduleFile {
     }
 
     fn parse_json(text: &str, origin: &str) -> Result<Self> {
+        /// The top-level keys that tell the kinds of JSON file apart.
+        #[derive(Deserialize)]
+        struct Probe {
+            format: Option<serde::de::IgnoredAny>,
+            rows: Option<serde::de::IgnoredAny>,
+            workflow: Option<serde::de::IgnoredAny>,
+            #[serde(rename = "schemaVersion")]
+            schema_version: Option<serde::de::IgnoredAny>,
+        }
+        let probe: Probe = match serde_json::from_str(text) {
+            Ok(p) => p,
+            Err(e) if e.is_data() => {
+                return Err(ClusterError::NotAScheduleFile {
+                    file: origin.to_owned(),
+                    reason: "JSON that is not an object (a schedule file is an object with \
+                             `rows`, or a WfFormat plan with `workflow.execution`)"
+                        .to_owned(),
+                });
+            }
+            Err(e) => return Err(parse_err(origin, e.line(), e.to_string())),
+        };
+        if probe.rows.is_none() && probe.format.is_none() {
+            if probe.workflow.is_some() || probe.schema_version.is_some() {
+                return crate::wfformat::parse(text, origin);
+            }
+            return Err(ClusterError::NotAScheduleFile {
+                file: origin.to_owned(),
+                reason: "a JSON object with neither `rows` (a worl schedule file) nor \
+                         `workflow.execution` (a WfFormat plan)"
+                    .to_owned(),
+            });
+        }
         let j: Json =
             serde_json::from_str(text).map_err(|e| parse_err(origin, e.line(), e.to_string()))?;
         check_format(&j.format, j.version, origin, 1)?;
@@ -543,6 +579,7 @@ impl ScheduleFile {
             rows: j.rows,
             origin: origin.to_owned(),
             lines,
+            by_wf_id: false,
         };
         f.check_times()?;
         Ok(f)
@@ -652,8 +689,29 @@ impl ScheduleFile {
             .clone();
         let col_line = offset + 1;
         let mut idx: HashMap<&str, usize> = HashMap::new();
+        // `gpu` is another name of `gpu_id` (Python rows use it).
+        let column = |c: &str| {
+            let c = if c == "gpu" { "gpu_id" } else { c };
+            CSV_COLUMNS.iter().find(|&&n| n == c).copied()
+        };
+        if cols.iter().all(|c| column(c).is_none()) {
+            let first: String = cols
+                .iter()
+                .collect::<Vec<_>>()
+                .join(",")
+                .chars()
+                .take(80)
+                .collect();
+            return Err(ClusterError::NotAScheduleFile {
+                file: origin.to_owned(),
+                reason: format!(
+                    "line {col_line}: `{first}` has none of the schedule columns ({})",
+                    CSV_COLUMNS.join(", ")
+                ),
+            });
+        }
         for (i, c) in cols.iter().enumerate() {
-            let Some(&name) = CSV_COLUMNS.iter().find(|&&n| n == c) else {
+            let Some(name) = column(c) else {
                 return Err(parse_err(
                     origin,
                     col_line,
@@ -664,7 +722,7 @@ impl ScheduleFile {
                 return Err(parse_err(
                     origin,
                     col_line,
-                    format!("column `{c}` is repeated"),
+                    format!("column `{name}` is repeated (`gpu` is another name of `gpu_id`)"),
                 ));
             }
         }
@@ -735,9 +793,41 @@ impl ScheduleFile {
             rows,
             origin: origin.to_owned(),
             lines,
+            by_wf_id: false,
         };
         f.check_times()?;
         Ok(f)
+    }
+
+    /// A file read from a WfFormat plan ([`crate::wfformat::from_json_str`]): rows naming
+    /// their task by WfFormat id, checked as every file's rows are.
+    pub(crate) fn from_wfformat_parts(
+        origin: &str,
+        workload: String,
+        meta: ScheduleMeta,
+        makespan: Option<f64>,
+        rows: Vec<ScheduleRow>,
+    ) -> Result<Self> {
+        let f = Self {
+            version: SCHEDULE_VERSION,
+            workload,
+            cluster: String::new(),
+            meta,
+            makespan,
+            lower_bound: None,
+            lines: vec![0; rows.len()],
+            rows,
+            origin: origin.to_owned(),
+            by_wf_id: true,
+        };
+        f.check_times()?;
+        Ok(f)
+    }
+
+    /// Whether the rows name their task by WfFormat id (a file read from a WfFormat plan:
+    /// `task` is the id, `job` is empty) rather than by job and task name.
+    pub fn names_tasks_by_wfformat_id(&self) -> bool {
+        self.by_wf_id
     }
 
     /// The header's makespan and lower bound finite and `>= 0`; every row's ids at most
@@ -917,6 +1007,15 @@ impl ScheduleFile {
         let c = problem.cluster();
         let n = problem.n_tasks();
         let mut by_name: Option<HashMap<(&str, &str), TaskId>> = None;
+        let wf_ids = self
+            .by_wf_id
+            .then(|| worl_dag::formats::wfcommons::task_ids(w));
+        let by_wf_id: Option<HashMap<&str, TaskId>> = wf_ids.as_ref().map(|ids| {
+            ids.iter()
+                .enumerate()
+                .map(|(i, id)| (id.as_str(), TaskId::new(i)))
+                .collect()
+        });
         let mut machines: Option<HashMap<&str, MachineId>> = None;
         let mut m = Matched {
             entries: vec![None; n],
@@ -924,7 +1023,11 @@ impl ScheduleFile {
             unknown_gpu: Vec::new(),
         };
         for (i, r) in self.rows.iter().enumerate() {
-            let found = format!("{}/{}", r.job, r.task);
+            let found = if self.by_wf_id {
+                r.task.clone()
+            } else {
+                format!("{}/{}", r.job, r.task)
+            };
             let unknown = || MatchError::UnknownTask {
                 at: self.row_ref(i),
                 task: found.clone(),
@@ -950,6 +1053,10 @@ impl ScheduleFile {
                     }
                     v
                 }
+                None if self.by_wf_id => *by_wf_id
+                    .as_ref()
+                    .and_then(|map| map.get(r.task.as_str()))
+                    .ok_or_else(unknown)?,
                 None => {
                     let map = by_name.get_or_insert_with(|| {
                         w.graph()

@@ -1,14 +1,25 @@
 //! A schedule as a WfCommons WfFormat 1.5 document: the workload's `specification` and an
-//! `execution` section recording, per task, the machine it runs on, its start and run time
-//! and its GPU, so that WfCommons tools (WfSim, the `wfcommons` Python package) can read a
-//! worl schedule. The layout, the task ids and the extra `startInSeconds` / `gpuId` /
-//! `gpuIndex` / `gpuModel` fields are those of [`worl_dag::formats::wfcommons::to_string`].
+//! `execution` section recording, per task, the machine it runs on (`machines: [name]`),
+//! its start (`executedAt`, a timestamp), its run time (`runtimeInSeconds`) and its GPU, so
+//! that WfCommons tools (WfSim, the `wfcommons` Python package) can read a worl schedule.
+//! The layout, the task ids and the extra `gpuId` / `gpuIndex` / `gpuModel` task
+//! properties are those of [`worl_dag::formats::wfcommons::to_string`].
+//!
+//! [`from_json_str`] reads such a document back as a [`ScheduleFile`] (what `worl validate`
+//! and [`ScheduleFile::read`] do with a `.json` file that has a `workflow`): one row per
+//! `execution.tasks[]` entry, naming its task by WfFormat id
+//! ([`task_ids`](worl_dag::formats::wfcommons::task_ids) of the problem's workload), with
+//! start = `executedAt` − the run's `executedAt`, finish = start + `runtimeInSeconds`, the
+//! machine of `machines`, and the GPU of `gpuId` / `gpuIndex` / `gpuModel` where given.
 
 use crate::error::{ClusterError, Result};
 use crate::problem::Problem;
 use crate::schedule::Schedule;
+use crate::schedule_file::{ScheduleFile, ScheduleMeta, ScheduleRow};
+use serde::Deserialize;
 use std::path::Path;
 use worl_dag::TaskId;
+use worl_dag::formats::wfcommons::write::seconds_between;
 use worl_dag::formats::wfcommons::{self, EPOCH, ExecutedGpu, ExecutedTask, Execution};
 
 /// The `execution` section of `schedule` on `problem`: every machine of the cluster, each
@@ -79,4 +90,145 @@ pub fn save(problem: &Problem, schedule: &Schedule, path: impl AsRef<Path>) -> R
         path: path.to_owned(),
         source,
     })
+}
+
+// ----- reading -----
+
+#[derive(Deserialize)]
+struct Doc {
+    #[serde(default)]
+    name: String,
+    #[serde(rename = "runtimeSystem", default)]
+    runtime_system: Option<RuntimeSystem>,
+    workflow: Workflow,
+}
+
+#[derive(Deserialize)]
+struct RuntimeSystem {
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct Workflow {
+    #[serde(default)]
+    execution: Option<Exec>,
+}
+
+#[derive(Deserialize)]
+struct Exec {
+    #[serde(rename = "makespanInSeconds", default)]
+    makespan: Option<f64>,
+    #[serde(rename = "executedAt")]
+    executed_at: String,
+    tasks: Vec<ExecTask>,
+}
+
+#[derive(Deserialize)]
+struct ExecTask {
+    id: String,
+    #[serde(rename = "runtimeInSeconds")]
+    runtime: f64,
+    #[serde(rename = "executedAt", default)]
+    executed_at: Option<String>,
+    #[serde(default)]
+    machines: Vec<String>,
+    #[serde(rename = "gpuId", default)]
+    gpu_id: Option<usize>,
+    #[serde(rename = "gpuIndex", default)]
+    gpu_index: Option<usize>,
+    #[serde(rename = "gpuModel", default)]
+    gpu_model: Option<String>,
+}
+
+/// A WfFormat document with an `execution` section, as a schedule file (see the module
+/// docs). Rows name their task by WfFormat id and have no job; [`ScheduleFile::check`]
+/// matches them to the problem's tasks by [`task_ids`](wfcommons::task_ids). The header:
+/// workload = the document's `name`, scheduler = its `runtimeSystem.name`, makespan =
+/// `makespanInSeconds`; no cluster name, options, seed or lower bound.
+///
+/// Errors: [`ClusterError::NotAScheduleFile`] for a WfFormat workflow without an
+/// `execution` section or whose execution gives no task an `executedAt` (a workload, as
+/// [`wfcommons::to_string`] writes one without a plan); [`ClusterError::Parse`] (file `<memory>`; line of the JSON error,
+/// else 0 naming the task) for malformed JSON, a run `executedAt` that is not a timestamp,
+/// a task without `executedAt` or whose `executedAt` is not a timestamp, a task on more
+/// than one machine, and what [`ScheduleFile::from_json_str`] refuses in rows (times that
+/// are not a valid interval, ids beyond [`MAX_ID`](crate::schedule_file::MAX_ID)).
+pub fn from_json_str(text: &str) -> Result<ScheduleFile> {
+    parse(text, "<memory>")
+}
+
+pub(crate) fn parse(text: &str, origin: &str) -> Result<ScheduleFile> {
+    let bad = |line: usize, message: String| ClusterError::Parse {
+        file: origin.to_owned(),
+        line,
+        message,
+    };
+    let doc: Doc =
+        serde_json::from_str(text).map_err(|e| bad(e.line(), format!("WfFormat document: {e}")))?;
+    let Some(x) = doc.workflow.execution else {
+        return Err(ClusterError::NotAScheduleFile {
+            file: origin.to_owned(),
+            reason: "a WfFormat workflow without an `execution` section (a workload; \
+                     `worl schedule --out plan.wf.json` writes one with the plan)"
+                .to_owned(),
+        });
+    };
+    if x.tasks.iter().all(|t| t.executed_at.is_none()) {
+        return Err(ClusterError::NotAScheduleFile {
+            file: origin.to_owned(),
+            reason: "a WfFormat workflow whose `execution` gives no task a start time \
+                     (`executedAt`): a workload, not a plan"
+                .to_owned(),
+        });
+    }
+    if worl_dag::formats::wfcommons::write::parse_timestamp(&x.executed_at).is_none() {
+        return Err(bad(
+            0,
+            format!(
+                "execution: `executedAt` `{}` is not a timestamp (YYYY-MM-DDThh:mm:ssZ)",
+                x.executed_at
+            ),
+        ));
+    }
+    let mut rows = Vec::with_capacity(x.tasks.len());
+    for (i, t) in x.tasks.into_iter().enumerate() {
+        let at = |what: String| bad(0, format!("execution task {} (`{}`): {what}", i + 1, t.id));
+        let Some(when) = &t.executed_at else {
+            return Err(at("no `executedAt` (its start)".to_owned()));
+        };
+        let start = seconds_between(&x.executed_at, when).ok_or_else(|| {
+            at(format!(
+                "`executedAt` `{when}` is not a timestamp (YYYY-MM-DDThh:mm:ss[.f]Z)"
+            ))
+        })?;
+        if t.machines.len() > 1 {
+            return Err(at(format!(
+                "runs on {} machines; a schedule places a task on one GPU",
+                t.machines.len()
+            )));
+        }
+        rows.push(ScheduleRow {
+            task_id: None,
+            task: t.id.clone(),
+            job: String::new(),
+            gpu_id: t.gpu_id,
+            machine: t.machines.into_iter().next().unwrap_or_default(),
+            gpu_index: t.gpu_index,
+            model: t.gpu_model.unwrap_or_default(),
+            start,
+            finish: start + t.runtime,
+        });
+    }
+    ScheduleFile::from_wfformat_parts(
+        origin,
+        doc.name,
+        ScheduleMeta {
+            scheduler: doc.runtime_system.map(|r| r.name).unwrap_or_default(),
+            options: String::new(),
+            seed: None,
+        },
+        x.makespan,
+        rows,
+    )
 }

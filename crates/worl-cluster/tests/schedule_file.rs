@@ -698,3 +698,139 @@ fn makespan_header_off_by_more_than_the_tolerance_is_a_violation() {
         }]
     );
 }
+
+#[test]
+fn wfformat_plan_reads_back_as_a_schedule_file() {
+    let p = problem();
+    let s = list_schedule(&p);
+    let text = worl_cluster::wfformat::to_string(&p, &s).unwrap();
+    // the schema's own names: machines (a list) and executedAt (a timestamp)
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let x = &doc["workflow"]["execution"]["tasks"][3];
+    assert_eq!(x["id"], "d");
+    assert_eq!(x["machines"], serde_json::json!(["node-1"]));
+    assert_eq!(x["executedAt"], "1970-01-01T00:00:01Z");
+    assert_eq!(x["gpuId"], 2);
+    let f = ScheduleFile::from_json_str(&text).unwrap();
+    assert!(f.names_tasks_by_wfformat_id());
+    assert_eq!(
+        (f.workload.as_str(), f.meta.scheduler.as_str()),
+        ("w", "worl")
+    );
+    assert_eq!(f.makespan, Some(s.makespan()));
+    assert_eq!(f.rows[3].task, "d");
+    assert_eq!(f.rows[3].machine, "node-1");
+    assert_eq!(f.check(&p).unwrap(), vec![]);
+    assert_eq!(f.to_schedule(&p).unwrap(), s);
+    // Through a file with the `.wf.json` extension `worl schedule --out` uses.
+    let dir = std::env::temp_dir().join(format!("worl-wf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("plan.wf.json");
+    worl_cluster::wfformat::save(&p, &s, &path).unwrap();
+    let g = ScheduleFile::read(&path).unwrap();
+    assert_eq!(g.to_schedule(&p).unwrap(), s);
+    // A broken plan gives the usual violations: d moved to start with c on g2.
+    let broken = text.replace("\"1970-01-01T00:00:01Z\"", "\"1970-01-01T00:00:00.5Z\"");
+    let f = ScheduleFile::from_json_str(&broken).unwrap();
+    let v = f.check(&p).unwrap();
+    assert!(
+        v.iter().any(|v| matches!(v, Violation::Precedence { .. })),
+        "{v:?}"
+    );
+    // A WfFormat id the workload lacks names the row.
+    let f = ScheduleFile::from_json_str(&text.replace("\"id\": \"d\"", "\"id\": \"zz\"")).unwrap();
+    let e = f.check(&p).unwrap_err().to_string();
+    assert!(e.contains("task `zz` is not in workload `w`"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_file_that_is_not_a_schedule_file_says_so() {
+    let p = problem();
+    let not = |r: worl_cluster::Result<ScheduleFile>| match r {
+        Err(e @ ClusterError::NotAScheduleFile { .. }) => e.to_string(),
+        other => panic!("expected NotAScheduleFile, got {other:?}"),
+    };
+    // A WfFormat workload: an execution section of reference run times, no start times.
+    let wf = worl_dag::formats::wfcommons::to_string(p.workload(), None).unwrap();
+    let e = not(ScheduleFile::from_json_str(&wf));
+    assert!(
+        e.starts_with(
+            "not a schedule file: <memory>: a WfFormat workflow whose `execution` gives no task a start time"
+        ),
+        "{e}"
+    );
+    let mut doc: serde_json::Value = serde_json::from_str(&wf).unwrap();
+    doc["workflow"].as_object_mut().unwrap().remove("execution");
+    let e = not(ScheduleFile::from_json_str(&doc.to_string()));
+    assert!(
+        e.starts_with(
+            "not a schedule file: <memory>: a WfFormat workflow without an `execution` section"
+        ),
+        "{e}"
+    );
+    // A WfFormat document whose execution lacks start times is a parse error naming the task.
+    let wf_exec = worl_cluster::wfformat::to_string(&p, &list_schedule(&p))
+        .unwrap()
+        .replace(
+            "\"executedAt\": \"1970-01-01T00:00:01Z\"",
+            "\"startInSeconds\": 1",
+        );
+    let e = ScheduleFile::from_json_str(&wf_exec)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("execution task 2 (`b`): no `executedAt` (its start)"), "{e}");
+    // A cluster file, a JSON array.
+    let e = not(ScheduleFile::from_json_str(&p.cluster().to_json_string()));
+    assert!(e.contains("neither `rows`"), "{e}");
+    let e = not(ScheduleFile::from_json_str("[1, 2]"));
+    assert!(e.contains("not an object"), "{e}");
+    // A CSV without any schedule column (an Alibaba batch_task line, say).
+    let e = not(ScheduleFile::from_csv_str(
+        "t1,1,j_1,1,Terminated,0,10,100,0.5\n",
+    ));
+    assert!(
+        e.starts_with("not a schedule file: <memory>: line 1: `t1,1,j_1"),
+        "{e}"
+    );
+    // Through `read`, the path is named.
+    let dir = std::env::temp_dir().join(format!("worl-not-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("workload.wf.json");
+    std::fs::write(&path, &wf).unwrap();
+    let e = not(ScheduleFile::read(&path));
+    assert!(
+        e.starts_with(&format!("not a schedule file: {}: ", path.display())),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    // Malformed JSON stays a parse error with its line.
+    let e = ScheduleFile::from_json_str("{\n\"rows\": [,]}")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("<memory>:2: "), "{e}");
+}
+
+#[test]
+fn gpu_is_another_name_of_gpu_id_in_json_and_csv() {
+    let p = problem();
+    let csv =
+        "job,task,gpu,start,finish\nj,a,1,0,1\nj,b,1,1,3\nj,c,2,0,1\nj,d,2,1,1.5\nj,e,2,1.5,2\n";
+    let f = ScheduleFile::from_csv_str(csv).unwrap();
+    assert_eq!(f.rows[2].gpu_id, Some(2));
+    assert_eq!(f.check(&p).unwrap(), vec![]);
+    let json = r#"{"rows": [{"task": "a", "job": "j", "gpu": 1, "start": 0, "finish": 1}]}"#;
+    assert_eq!(
+        ScheduleFile::from_json_str(json).unwrap().rows[0].gpu_id,
+        Some(1)
+    );
+    // Both names in one file is an error, not a silent choice.
+    let e = ScheduleFile::from_csv_str("job,task,gpu,gpu_id,start,finish\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("column `gpu_id` is repeated"), "{e}");
+    let both =
+        r#"{"rows": [{"task": "a", "job": "j", "gpu": 1, "gpu_id": 1, "start": 0, "finish": 1}]}"#;
+    let e = ScheduleFile::from_json_str(both).unwrap_err().to_string();
+    assert!(e.contains("duplicate field `gpu_id`"), "{e}");
+}

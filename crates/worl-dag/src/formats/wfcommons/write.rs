@@ -12,14 +12,19 @@
 //!   an integer (the schema's type), written by the parent and read by the child, so that
 //!   the reader ([`super::read`]) gives the edge its bytes back;
 //! * `workflow.execution`: `makespanInSeconds`, `executedAt`, `tasks[]` = `{id,
-//!   runtimeInSeconds, machine?}` and `machines[]` = `{nodeName}`.
+//!   runtimeInSeconds, executedAt?, machines?}` and `machines[]` = `{nodeName}`, in the
+//!   schema's own field names.
 //!
 //! Without an [`Execution`], `runtimeInSeconds` is the task's work (its run time on the
 //! reference GPU of speed 1.0) and `makespanInSeconds` the critical-path length with those
-//! run times and free transfers; with one, each task's planned run time, machine and start.
-//! The start time has no field in the schema; it is written as `startInSeconds` (seconds
-//! after `executedAt`), with the GPU as `gpuId`, `gpuIndex` and `gpuModel`: the schema
-//! allows extra properties, and WfCommons' readers ignore them.
+//! run times and free transfers; with one, each task's planned run time, its machine as the
+//! one-element list `machines: ["node-1"]` (a name of `execution.machines[].nodeName`) and
+//! its start as the timestamp `executedAt` ([`timestamp_after`]: the run's `executedAt`
+//! plus the start in seconds, written with every digit of the `f64`, so that
+//! [`seconds_between`] gives the start back exactly; WfCommons' readers keep the first six
+//! fractional digits). The GPU has no field in the schema; it is written as the extra task
+//! properties `gpuId` (index in the cluster), `gpuIndex` (position among its machine's GPUs)
+//! and `gpuModel`: the schema allows extra properties, and WfCommons' readers ignore them.
 //!
 //! Task ids must match `^[0-9a-zA-Z-_.]*$` where they are referenced. They are the task
 //! names when every name is valid and unique in the workload; otherwise `job.task` with
@@ -42,11 +47,13 @@ use std::path::Path;
 pub struct ExecutedTask {
     /// The task.
     pub task: TaskId,
-    /// Start, s after the workflow's start (`startInSeconds`).
+    /// Start, s after the run's start [`Execution::executed_at`] (written as the task's
+    /// `executedAt` timestamp, [`timestamp_after`]).
     pub start: f64,
     /// Run time, s (`runtimeInSeconds`).
     pub runtime: f64,
-    /// Name of the machine it ran on (`machine`; one of [`Execution::machines`]).
+    /// Name of the machine it ran on (written as `machines: [name]`; one of
+    /// [`Execution::machines`]).
     pub machine: String,
     /// The GPU it ran on, if known.
     pub gpu: Option<ExecutedGpu>,
@@ -68,7 +75,8 @@ pub struct ExecutedGpu {
 pub struct Execution {
     /// `makespanInSeconds`.
     pub makespan: f64,
-    /// `executedAt`: the start of the run, ISO 8601.
+    /// `executedAt`: the start of the run, an RFC 3339 timestamp in whole seconds
+    /// (`1970-01-01T00:00:00Z`, [`EPOCH`], for a plan).
     pub executed_at: String,
     /// Machine names (`machines[].nodeName`), in the order written.
     pub machines: Vec<String>,
@@ -142,10 +150,10 @@ struct ExecTask<'a> {
     id: &'a str,
     #[serde(rename = "runtimeInSeconds")]
     runtime: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    machine: Option<&'a str>,
-    #[serde(rename = "startInSeconds", skip_serializing_if = "Option::is_none")]
-    start: Option<f64>,
+    #[serde(rename = "executedAt", skip_serializing_if = "Option::is_none")]
+    executed_at: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    machines: Vec<&'a str>,
     #[serde(rename = "gpuId", skip_serializing_if = "Option::is_none")]
     gpu_id: Option<usize>,
     #[serde(rename = "gpuIndex", skip_serializing_if = "Option::is_none")]
@@ -208,7 +216,9 @@ pub fn task_ids(w: &Workload) -> Vec<String> {
 ///
 /// Errors: [`DagError::InvalidParameter`] (`execution`) naming the task when `execution`
 /// names a task twice, misses one, names a task outside the workload, or gives a
-/// non-finite or negative time, or a machine not in its `machines`.
+/// non-finite or negative time, a start whose timestamp is past the year 9999 or a machine
+/// not in its `machines`; for a non-finite or negative makespan; for an `executed_at` that
+/// is not a timestamp in whole seconds ([`timestamp_after`]).
 pub fn to_string(w: &Workload, execution: Option<&Execution>) -> Result<String> {
     let g = w.graph();
     let ids = task_ids(w);
@@ -253,8 +263,8 @@ pub fn to_string(w: &Workload, execution: Option<&Execution>) -> Result<String> 
                 .map(|(v, t)| ExecTask {
                     id: &ids[v.index()],
                     runtime: t.work,
-                    machine: None,
-                    start: None,
+                    executed_at: None,
+                    machines: Vec::new(),
                     gpu_id: None,
                     gpu_index: None,
                     gpu_model: None,
@@ -299,22 +309,30 @@ pub fn to_string(w: &Workload, execution: Option<&Execution>) -> Result<String> 
             if let Some(v) = by_task.iter().position(Option::is_none) {
                 return Err(bad(w.task_label(TaskId::new(v)), "not recorded".into()));
             }
+            if !x.makespan.is_finite() || x.makespan < 0.0 {
+                return Err(DagError::InvalidParameter {
+                    name: "execution",
+                    reason: format!("makespan {} is not finite and >= 0", x.makespan),
+                });
+            }
+            let mut tasks = Vec::with_capacity(n);
+            for r in by_task.iter().flatten() {
+                let at = timestamp_after(&x.executed_at, r.start)
+                    .map_err(|reason| bad(w.task_label(r.task), reason))?;
+                tasks.push(ExecTask {
+                    id: &ids[r.task.index()],
+                    runtime: r.runtime,
+                    executed_at: Some(at),
+                    machines: vec![r.machine.as_str()],
+                    gpu_id: r.gpu.as_ref().map(|g| g.id),
+                    gpu_index: r.gpu.as_ref().map(|g| g.index),
+                    gpu_model: r.gpu.as_ref().map(|g| g.model.as_str()),
+                });
+            }
             Exec {
                 makespan: x.makespan,
                 executed_at: &x.executed_at,
-                tasks: by_task
-                    .iter()
-                    .flatten()
-                    .map(|r| ExecTask {
-                        id: &ids[r.task.index()],
-                        runtime: r.runtime,
-                        machine: Some(&r.machine),
-                        start: Some(r.start),
-                        gpu_id: r.gpu.as_ref().map(|g| g.id),
-                        gpu_index: r.gpu.as_ref().map(|g| g.index),
-                        gpu_model: r.gpu.as_ref().map(|g| g.model.as_str()),
-                    })
-                    .collect(),
+                tasks,
                 machines: x
                     .machines
                     .iter()
@@ -369,6 +387,179 @@ pub fn save(w: &Workload, execution: Option<&Execution>, path: impl AsRef<Path>)
         path: path.to_owned(),
         source,
     })
+}
+
+/// The latest second a timestamp may name: 9999-12-31T23:59:59Z (RFC 3339 years have four
+/// digits; Python's `datetime` stops there too), s after the Unix epoch.
+pub const MAX_TIMESTAMP_SECONDS: i64 = 253_402_300_799;
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date `(year, month, day)` of a day count since 1970-01-01 (`civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A timestamp parsed by [`parse_timestamp`]: whole seconds since the Unix epoch (UTC) and
+/// the digits of its fraction of a second (`""` for none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timestamp {
+    /// Whole seconds since 1970-01-01T00:00:00Z.
+    pub seconds: i64,
+    /// The decimal digits after the seconds' point, as written.
+    pub fraction: String,
+}
+
+/// Parses an RFC 3339 / ISO 8601 date-time `YYYY-MM-DDThh:mm:ss[.f...](Z|±hh:mm)` (`T` or a
+/// space between date and time, `Z` in either case; a fraction of any length); `None` for
+/// anything else, or a field out of range.
+pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = text.get(r)?;
+        if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        s.parse().ok()
+    };
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let (y, mo, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (h, mi, sec) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    let month_days = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if !(1..=12).contains(&mo) || h > 23 || mi > 59 || sec > 59 || d < 1 {
+        return None;
+    }
+    if d > month_days[(mo - 1) as usize] + i64::from(mo == 2 && leap) {
+        return None;
+    }
+    let mut rest = &text[19..];
+    let mut fraction = String::new();
+    if let Some(f) = rest.strip_prefix('.') {
+        let n = f.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return None;
+        }
+        fraction = f[..n].to_owned();
+        rest = &f[n..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ => {
+            let sign = match rest.as_bytes().first()? {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let o = rest.as_bytes();
+            if o.len() != 6 || o[3] != b':' {
+                return None;
+            }
+            let (oh, om) = (
+                rest[1..3].parse::<i64>().ok()?,
+                rest[4..6].parse::<i64>().ok()?,
+            );
+            if !rest[1..3]
+                .bytes()
+                .chain(rest[4..6].bytes())
+                .all(|c| c.is_ascii_digit())
+                || oh > 23
+                || om > 59
+            {
+                return None;
+            }
+            sign * (oh * 3600 + om * 60)
+        }
+    };
+    let seconds = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec - offset;
+    Some(Timestamp { seconds, fraction })
+}
+
+/// The RFC 3339 timestamp (UTC, `Z`) `seconds` after `base`: `base` must be a timestamp in
+/// whole seconds ([`parse_timestamp`]), `seconds` finite and `>= 0`. The fraction is every
+/// digit of the shortest decimal that reads back as `seconds`, so [`seconds_between`] gives
+/// `seconds` back exactly: `timestamp_after(EPOCH, 2.5)` is `1970-01-01T00:00:02.5Z`.
+///
+/// Errors: why not, as a phrase (a `base` that is not a timestamp in whole seconds, a
+/// `seconds` that is not finite and `>= 0`, a time past 9999-12-31T23:59:59Z).
+pub fn timestamp_after(base: &str, seconds: f64) -> std::result::Result<String, String> {
+    let b = parse_timestamp(base)
+        .filter(|t| t.fraction.bytes().all(|c| c == b'0'))
+        .ok_or_else(|| format!("run start `{base}` is not a timestamp in whole seconds"))?;
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!("start {seconds} is not finite and >= 0"));
+    }
+    // `Display` of an f64 is its shortest round-trip decimal, never in exponent form.
+    let text = seconds.to_string();
+    let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+    let total = whole
+        .parse::<i64>()
+        .ok()
+        .and_then(|w| w.checked_add(b.seconds))
+        .filter(|&t| t <= MAX_TIMESTAMP_SECONDS)
+        .ok_or_else(|| format!("start {seconds} s after `{base}` is past 9999-12-31T23:59:59Z"))?;
+    let (y, mo, d) = civil_from_days(total.div_euclid(86_400));
+    let day = total.rem_euclid(86_400);
+    let mut out = format!(
+        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}",
+        day / 3600,
+        day % 3600 / 60,
+        day % 60
+    );
+    if !fraction.is_empty() {
+        out.push('.');
+        out.push_str(fraction);
+    }
+    out.push('Z');
+    Ok(out)
+}
+
+/// Seconds from the timestamp `base` to the timestamp `at` ([`parse_timestamp`]), exact
+/// for the timestamps [`timestamp_after`] writes (the fraction's digits are read as one
+/// decimal with the whole seconds); `None` if either is not a timestamp.
+pub fn seconds_between(base: &str, at: &str) -> Option<f64> {
+    let (b, t) = (parse_timestamp(base)?, parse_timestamp(at)?);
+    let whole = t.seconds - b.seconds;
+    let frac = |f: &str| -> f64 {
+        if f.is_empty() {
+            0.0
+        } else {
+            format!("0.{f}").parse().unwrap_or(0.0)
+        }
+    };
+    let x = if whole >= 0 && b.fraction.bytes().all(|c| c == b'0') {
+        let text = if t.fraction.is_empty() {
+            whole.to_string()
+        } else {
+            format!("{whole}.{}", t.fraction)
+        };
+        text.parse().ok()?
+    } else {
+        whole as f64 + frac(&t.fraction) - frac(&b.fraction)
+    };
+    Some(x)
 }
 
 #[cfg(test)]
@@ -455,8 +646,10 @@ mod tests {
         assert_eq!(e["makespanInSeconds"], 9.5);
         assert_eq!(e["machines"][1]["nodeName"], "m1");
         assert_eq!(e["tasks"][3]["id"], "z");
-        assert_eq!(e["tasks"][3]["startInSeconds"], 8.5);
-        assert_eq!(e["tasks"][1]["machine"], "m1");
+        assert_eq!(e["tasks"][3]["executedAt"], "1970-01-01T00:00:08.5Z");
+        assert_eq!(e["tasks"][1]["machines"], serde_json::json!(["m1"]));
+        assert!(e["tasks"][1].get("machine").is_none());
+        assert!(e["tasks"][1].get("startInSeconds").is_none());
         assert_eq!(e["tasks"][1]["gpuId"], 1);
         assert_eq!(e["tasks"][1]["gpuModel"], "T4");
 
@@ -475,5 +668,123 @@ mod tests {
         elsewhere.tasks[0].machine = "m9".into();
         let err = to_string(&w, Some(&elsewhere)).unwrap_err().to_string();
         assert!(err.contains("`m9`"), "{err}");
+    }
+    #[test]
+    fn wfformat_plan_uses_schema_field_names() {
+        // WfFormat 1.5: an execution task's machine is `machines` (a list of names of
+        // `execution.machines[].nodeName`) and its start `executedAt` (a timestamp); the
+        // old `machine` / `startInSeconds` made WfCommons read machines=[] and no start.
+        let w = diamond();
+        let rec = |v: usize, start: f64, runtime: f64, m: &str| ExecutedTask {
+            task: TaskId::new(v),
+            start,
+            runtime,
+            machine: m.into(),
+            gpu: None,
+        };
+        let x = Execution {
+            makespan: 8.0 + 1.0 / 3.0,
+            executed_at: EPOCH.into(),
+            machines: vec!["node-0".into(), "node-1".into()],
+            tasks: vec![
+                rec(0, 0.0, 2.0, "node-0"),
+                rec(1, 0.1 + 0.2, 3.0, "node-1"),
+                rec(2, 2.0, 5.0, "node-0"),
+                rec(3, 7.0 + 1.0 / 3.0, 1.0, "node-0"),
+            ],
+        };
+        let doc: serde_json::Value =
+            serde_json::from_str(&to_string(&w, Some(&x)).unwrap()).unwrap();
+        let e = &doc["workflow"]["execution"];
+        let keys: Vec<&str> = e["tasks"][1]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["executedAt", "id", "machines", "runtimeInSeconds"]);
+        assert_eq!(e["executedAt"], EPOCH);
+        assert_eq!(e["tasks"][0]["executedAt"], "1970-01-01T00:00:00Z");
+        assert_eq!(
+            e["tasks"][1]["executedAt"],
+            "1970-01-01T00:00:00.30000000000000004Z"
+        );
+        assert_eq!(
+            e["tasks"][3]["executedAt"],
+            "1970-01-01T00:00:07.333333333333333Z"
+        );
+        assert_eq!(e["tasks"][1]["machines"], serde_json::json!(["node-1"]));
+        assert_eq!(e["machines"][1], serde_json::json!({"nodeName": "node-1"}));
+        // Every start reads back exactly.
+        for (t, r) in e["tasks"].as_array().unwrap().iter().zip(&x.tasks) {
+            let at = t["executedAt"].as_str().unwrap();
+            assert_eq!(seconds_between(EPOCH, at), Some(r.start), "{at}");
+        }
+        // A start past the year 9999 is refused, naming the task.
+        let mut far = x;
+        far.tasks[3].start = 1e12;
+        let err = to_string(&w, Some(&far)).unwrap_err().to_string();
+        assert!(err.contains("d/z") && err.contains("9999"), "{err}");
+    }
+
+    #[test]
+    fn timestamps_round_trip_every_start_exactly() {
+        let mut x = 0.123_456_789_012_345_6_f64;
+        let mut starts = vec![
+            0.0,
+            1e-300,
+            5e-324,
+            1e-7,
+            0.1,
+            59.999_999_999_999_99,
+            86_400.0,
+        ];
+        starts.extend([1e6 + 0.1, 2f64.powi(27) + 0.25, 2.5e11, 253_402_300_799.0]);
+        for _ in 0..2000 {
+            // a deterministic spread over 24 orders of magnitude
+            x = (x * 7919.0 + 0.618_033_988_749_894_8).fract();
+            starts.push(x * 10f64.powi((x * 1e6) as i32 % 24 - 12));
+        }
+        for base in [EPOCH, "2024-02-29T23:59:59Z", "1969-12-31T23:00:00Z"] {
+            for &s in &starts {
+                let b = parse_timestamp(base).unwrap().seconds;
+                if b + s as i64 > MAX_TIMESTAMP_SECONDS {
+                    continue;
+                }
+                let t = timestamp_after(base, s).unwrap();
+                assert_eq!(seconds_between(base, &t), Some(s), "{base} + {s}: {t}");
+            }
+        }
+        assert_eq!(
+            timestamp_after(EPOCH, 86_400.0 * 366.0 + 0.5).unwrap(),
+            "1971-01-02T00:00:00.5Z"
+        );
+        assert_eq!(
+            timestamp_after("2024-02-28T23:59:59Z", 1.0).unwrap(),
+            "2024-02-29T00:00:00Z"
+        );
+        assert!(timestamp_after(EPOCH, 253_402_300_800.0).is_err());
+        assert!(timestamp_after(EPOCH, f64::NAN).is_err());
+        assert!(timestamp_after(EPOCH, -1.0).is_err());
+        assert!(timestamp_after("1970-01-01T00:00:00.5Z", 1.0).is_err());
+        // Offsets and fractions written by other tools.
+        assert_eq!(
+            seconds_between(EPOCH, "1970-01-01T02:00:01.25+02:00"),
+            Some(1.25)
+        );
+        assert_eq!(seconds_between(EPOCH, "1970-01-01 00:00:03z"), Some(3.0));
+        for bad in [
+            "1970-01-01",
+            "1970-13-01T00:00:00Z",
+            "1970-02-30T00:00:00Z",
+            "1970-01-01T24:00:00Z",
+            "1970-01-01T00:00:60Z",
+            "1970-01-01T00:00:00.Z",
+            "1970-01-01T00:00:00",
+            "1970-01-01T00:00:00+2:00",
+            "1970-01-01T00:00:00Zjunk",
+        ] {
+            assert_eq!(parse_timestamp(bad), None, "{bad}");
+        }
     }
 }
