@@ -12,9 +12,23 @@
 //!
 //! | [`Engine`] | artifact | pinning | ordering |
 //! |---|---|---|---|
-//! | [`Engine::Slurm`] | bash submit script ([`slurm::script`]) | `--nodelist=<host>`, `--gres=gpu:1`, `CUDA_VISIBLE_DEVICES`/`WORL_GPU` | `sbatch --dependency=afterok:<ids>` |
+//! | [`Engine::Slurm`] | bash submit script ([`slurm::script`]) | `--nodelist=<host>`, `--gres=gpu:1`, `WORL_GPU` (and `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`]) | `sbatch --dependency=afterok:<ids>` |
 //! | [`Engine::Argo`] | Argo `Workflow` YAML ([`argo::workflow`]) | `nodeSelector` `kubernetes.io/hostname`, `nvidia.com/gpu: 1`, env `WORL_GPU` | DAG task `dependencies` |
-//! | [`Engine::Ray`] | Python driver ([`ray::driver`]) | `NodeAffinitySchedulingStrategy`, `num_gpus=1`, `CUDA_VISIBLE_DEVICES`/`WORL_GPU` | object references passed as arguments |
+//! | [`Engine::Ray`] | Python driver ([`ray::driver`]) | `NodeAffinitySchedulingStrategy`, `num_gpus=1`, `WORL_GPU` (and `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`]) | object references passed as arguments |
+//!
+//! Who picks each task's physical GPU is [`ExportOptions::devices`]: the engine by default
+//! ([`DevicePolicy::Engine`], right under Slurm's `ConstrainDevices=yes` and on shared
+//! nodes), or the plan ([`DevicePolicy::Planned`]). A schedule must pass the checks of `worl
+//! validate` ([`Schedule::validate`]; [`ExportError::Invalid`] lists the violations) unless
+//! [`ExportOptions::allow_invalid`].
+//!
+//! **Names are data.** Workload, job, task, cluster, machine and host names may hold any
+//! text (from files of unknown origin); each comes back from the artifact as the same data
+//! and never as code: one bash word each (single quotes, or `$'...'` escapes for control
+//! characters), here-document delimiters absent from their bodies, YAML and Python strings
+//! and every comment in printable ASCII with escapes. The command template is the user's
+//! code; [`CommandTemplate::new`] refuses placeholders where a value would not stay one
+//! word. NUL is refused ([`ExportError::Nul`]). See `docs/threat-model.md`.
 //!
 //! Every artifact lists the tasks in one [dispatch order](ExportPlan::tasks): sorted by
 //! planned `(start, finish, topological position)`, which is a topological order of both edge
