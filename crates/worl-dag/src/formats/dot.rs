@@ -249,14 +249,14 @@ pub fn read(
         line,
         message,
     };
-    let tokens = lex(&text).map_err(|(line, m)| err(line, m))?;
-    let mut p = Parser {
-        toks: &tokens,
-        pos: 0,
-        graph: Graph::default(),
+    // The text and the lexer are dropped before the workload is built.
+    let graph = {
+        let mut p = Parser::new(&text);
+        drop(text);
+        p.parse_file().map_err(|(line, m)| err(line, m))?;
+        p.graph
     };
-    p.parse_file().map_err(|(line, m)| err(line, m))?;
-    build(p.graph, source, options)
+    build(graph, source, options)
 }
 
 /// Turns the parsed graph into a workload (see the module docs).
@@ -289,13 +289,20 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
         };
         job_of_key.insert(*key, id);
     }
-    let mut task_of: HashMap<&str, TaskId> = HashMap::with_capacity(g.nodes.len());
+    // Node IDs by node index (= task index: tasks are added in node order).
+    let mut ids: Vec<&str> = vec![""; g.nodes.len()];
+    for (id, &(i, _)) in &g.node_index {
+        ids[i] = id;
+    }
     // (job, name) of each task, to find the tasks a cycle error names (rendering `job/name`
     // per node would copy a job's name once per node).
     let mut named: Vec<(JobId, &str)> = Vec::with_capacity(g.nodes.len());
-    for node in &g.nodes {
+    // Task names per job, to refuse a repeated one (the builder's own index would copy every
+    // name once more).
+    let mut taken: HashSet<(JobId, &str)> = HashSet::with_capacity(g.nodes.len());
+    for (node, &node_id) in g.nodes.iter().zip(&ids) {
         let a = |k: &str| node.attrs.get(&NODE_KEYS, k);
-        let what = |attr: &str| format!("node `{}`: {attr}", node.id);
+        let what = |attr: &str| format!("node `{node_id}`: {attr}");
         let work = match (a("work"), a("size")) {
             (Some(v), _) => number(v).ok_or_else(|| {
                 err(
@@ -321,7 +328,7 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
                     format!(
                         "node `{}` has neither `size` (FLOP) nor `work` (reference \
                          GPU-seconds)",
-                        node.id
+                        node_id
                     ),
                 ));
             }
@@ -335,19 +342,27 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
                 )
             })?),
         };
-        let name = a("task").or(a("label")).unwrap_or(&node.id);
+        let name = a("task").or(a("label")).unwrap_or(node_id);
         let key = node.cluster.map_or(JobKey::Outside, JobKey::Cluster);
         let job = job_of_key[&key];
+        if !taken.insert((job, name)) {
+            let e = DagError::DuplicateTask {
+                job: b.jobs()[job.index()].name.clone(),
+                task: name.to_owned(),
+            };
+            return Err(err(node.line, e.to_string()));
+        }
         let t = b
-            .add_task(job, name, work, mem)
+            .add_task_unique(job, name, work, mem)
             .map_err(|e| err(node.line, e.to_string()))?;
+        debug_assert_eq!(t.index(), named.len(), "task ids follow node order");
         named.push((job, name));
-        task_of.insert(&node.id, t);
     }
     let mut seen: HashMap<(TaskId, TaskId), usize> = HashMap::with_capacity(g.edges.len());
     for e in &g.edges {
-        let end = |id: &str| {
-            task_of.get(id).copied().ok_or_else(|| {
+        let end =
+            |id: &str| {
+                g.node_index.get(id).map(|&(i, _)| TaskId::new(i)).ok_or_else(|| {
                 err(
                     e.line,
                     format!(
@@ -357,7 +372,7 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
                     ),
                 )
             })
-        };
+            };
         let (u, v) = (end(&e.from)?, end(&e.to)?);
         let a = |k: &str| e.attrs.get(&EDGE_KEYS, k);
         let bytes = match a("bytes")
@@ -452,184 +467,225 @@ enum Tok {
 /// A lexing or parsing failure: (1-based line, message).
 type Fail = (usize, String);
 
-/// Splits DOT text into (token, line) pairs, dropping comments and joining `"a" + "b"`.
-fn lex(text: &str) -> std::result::Result<Vec<(Tok, usize)>, Fail> {
-    let c: Vec<char> = text.chars().collect();
-    let mut out: Vec<(Tok, usize)> = Vec::new();
-    let mut i = 0;
-    let mut line = 1;
-    let word = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '.' || !ch.is_ascii();
-    while i < c.len() {
-        let ch = c[i];
-        let next = c.get(i + 1).copied();
-        match ch {
-            '\n' => {
-                line += 1;
-                i += 1;
-            }
-            _ if ch.is_whitespace() => i += 1,
-            '#' => {
-                while i < c.len() && c[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if next == Some('/') => {
-                while i < c.len() && c[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if next == Some('*') => {
-                let start = line;
-                i += 2;
+/// Splits DOT text into (token, line) pairs on demand, dropping comments and joining
+/// `"a" + "b"`: the parser pulls one token at a time, so no token vector is held (10 MB of
+/// `{}` would be 10 million tokens).
+struct Lexer {
+    c: Vec<char>,
+    /// Position in `c`.
+    i: usize,
+    /// Line at `i`.
+    line: usize,
+    /// A token read ahead while joining quoted strings.
+    pending: Option<(Tok, usize)>,
+}
+
+impl Lexer {
+    fn new(text: &str) -> Self {
+        Self {
+            c: text.chars().collect(),
+            i: 0,
+            line: 1,
+            pending: None,
+        }
+    }
+
+    /// The next token, `"a" + "b"` joined; `None` at the end of the text.
+    fn next(&mut self) -> std::result::Result<Option<(Tok, usize)>, Fail> {
+        let t = match self.pending.take() {
+            Some(t) => Some(t),
+            None => self.raw()?,
+        };
+        match t {
+            Some((Tok::Plus, l)) => Err((l, "`+` must join two quoted strings".into())),
+            Some((Tok::Id(mut s, true), l)) => {
                 loop {
-                    match c.get(i) {
-                        None => return Err((start, "unterminated `/*` comment".into())),
-                        Some('*') if c.get(i + 1) == Some(&'/') => {
-                            i += 2;
-                            break;
-                        }
-                        Some('\n') => line += 1,
-                        _ => {}
-                    }
-                    i += 1;
-                }
-            }
-            '"' => {
-                let start = line;
-                let mut s = String::new();
-                i += 1;
-                loop {
-                    match c.get(i) {
-                        None => return Err((start, "unterminated quoted string".into())),
-                        Some('"') => {
-                            i += 1;
-                            break;
-                        }
-                        Some('\\') => match c.get(i + 1) {
-                            Some('"') => {
-                                s.push('"');
-                                i += 2;
-                            }
-                            Some('\\') => {
-                                s.push('\\');
-                                i += 2;
-                            }
-                            Some('n') => {
-                                s.push('\n');
-                                i += 2;
-                            }
-                            Some('\n') => {
-                                line += 1;
-                                i += 2;
-                            }
-                            Some('\r') if c.get(i + 2) == Some(&'\n') => {
-                                line += 1;
-                                i += 3;
-                            }
-                            _ => {
-                                s.push('\\');
-                                i += 1;
-                            }
+                    match self.raw()? {
+                        Some((Tok::Plus, pl)) => match self.raw()? {
+                            Some((Tok::Id(more, true), _)) => s.push_str(&more),
+                            _ => return Err((pl, "`+` must join two quoted strings".into())),
                         },
-                        Some(&ch) => {
-                            if ch == '\n' {
-                                line += 1;
-                            }
-                            s.push(ch);
-                            i += 1;
+                        other => {
+                            self.pending = other;
+                            break;
                         }
                     }
                 }
-                out.push((Tok::Id(s, true), start));
+                Ok(Some((Tok::Id(s, true), l)))
             }
-            '<' => {
-                let start = line;
-                let mut depth = 0usize;
-                let mut s = String::new();
-                loop {
-                    match c.get(i) {
-                        None => return Err((start, "unterminated HTML string `<...>`".into())),
-                        Some(&ch) => {
-                            if ch == '\n' {
-                                line += 1;
-                            }
-                            i += 1;
-                            match ch {
-                                '<' => depth += 1,
-                                '>' => depth -= 1,
-                                _ => {}
-                            }
-                            if depth == 0 {
+            other => Ok(other),
+        }
+    }
+
+    /// The next token as written (no joining).
+    fn raw(&mut self) -> std::result::Result<Option<(Tok, usize)>, Fail> {
+        let c = &self.c;
+        let mut i = self.i;
+        let mut line = self.line;
+        let word = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '.' || !ch.is_ascii();
+        while i < c.len() {
+            let ch = c[i];
+            let next = c.get(i + 1).copied();
+            match ch {
+                '\n' => {
+                    line += 1;
+                    i += 1;
+                }
+                _ if ch.is_whitespace() => i += 1,
+                '#' => {
+                    while i < c.len() && c[i] != '\n' {
+                        i += 1;
+                    }
+                }
+                '/' if next == Some('/') => {
+                    while i < c.len() && c[i] != '\n' {
+                        i += 1;
+                    }
+                }
+                '/' if next == Some('*') => {
+                    let start = line;
+                    i += 2;
+                    loop {
+                        match c.get(i) {
+                            None => return Err((start, "unterminated `/*` comment".into())),
+                            Some('*') if c.get(i + 1) == Some(&'/') => {
+                                i += 2;
                                 break;
                             }
-                            if !(ch == '<' && depth == 1 && s.is_empty()) {
+                            Some('\n') => line += 1,
+                            _ => {}
+                        }
+                        i += 1;
+                    }
+                }
+                '"' => {
+                    let start = line;
+                    let mut s = String::new();
+                    i += 1;
+                    loop {
+                        match c.get(i) {
+                            None => return Err((start, "unterminated quoted string".into())),
+                            Some('"') => {
+                                i += 1;
+                                break;
+                            }
+                            Some('\\') => match c.get(i + 1) {
+                                Some('"') => {
+                                    s.push('"');
+                                    i += 2;
+                                }
+                                Some('\\') => {
+                                    s.push('\\');
+                                    i += 2;
+                                }
+                                Some('n') => {
+                                    s.push('\n');
+                                    i += 2;
+                                }
+                                Some('\n') => {
+                                    line += 1;
+                                    i += 2;
+                                }
+                                Some('\r') if c.get(i + 2) == Some(&'\n') => {
+                                    line += 1;
+                                    i += 3;
+                                }
+                                _ => {
+                                    s.push('\\');
+                                    i += 1;
+                                }
+                            },
+                            Some(&ch) => {
+                                if ch == '\n' {
+                                    line += 1;
+                                }
                                 s.push(ch);
+                                i += 1;
                             }
                         }
                     }
+                    self.i = i;
+                    self.line = line;
+                    return Ok(Some((Tok::Id(s, true), start)));
                 }
-                out.push((Tok::Id(s, true), start));
-            }
-            '-' if next == Some('>') => {
-                out.push((Tok::Arrow, line));
-                i += 2;
-            }
-            '-' if next == Some('-') => {
-                out.push((Tok::Undirected, line));
-                i += 2;
-            }
-            _ if word(ch)
-                || (ch == '-' && next.is_some_and(|n| n.is_ascii_digit() || n == '.')) =>
-            {
-                let start = i;
-                i += 1;
-                while i < c.len() && word(c[i]) {
+                '<' => {
+                    let start = line;
+                    let mut depth = 0usize;
+                    let mut s = String::new();
+                    loop {
+                        match c.get(i) {
+                            None => return Err((start, "unterminated HTML string `<...>`".into())),
+                            Some(&ch) => {
+                                if ch == '\n' {
+                                    line += 1;
+                                }
+                                i += 1;
+                                match ch {
+                                    '<' => depth += 1,
+                                    '>' => depth -= 1,
+                                    _ => {}
+                                }
+                                if depth == 0 {
+                                    break;
+                                }
+                                if !(ch == '<' && depth == 1 && s.is_empty()) {
+                                    s.push(ch);
+                                }
+                            }
+                        }
+                    }
+                    self.i = i;
+                    self.line = line;
+                    return Ok(Some((Tok::Id(s, true), start)));
+                }
+                '-' if next == Some('>') => {
+                    i += 2;
+                    self.i = i;
+                    self.line = line;
+                    return Ok(Some((Tok::Arrow, line)));
+                }
+                '-' if next == Some('-') => {
+                    i += 2;
+                    self.i = i;
+                    self.line = line;
+                    return Ok(Some((Tok::Undirected, line)));
+                }
+                _ if word(ch)
+                    || (ch == '-' && next.is_some_and(|n| n.is_ascii_digit() || n == '.')) =>
+                {
+                    let start = i;
                     i += 1;
+                    while i < c.len() && word(c[i]) {
+                        i += 1;
+                    }
+                    self.i = i;
+                    self.line = line;
+                    return Ok(Some((Tok::Id(c[start..i].iter().collect(), false), line)));
                 }
-                out.push((Tok::Id(c[start..i].iter().collect(), false), line));
-            }
-            _ => {
-                let t = match ch {
-                    '{' => Tok::LBrace,
-                    '}' => Tok::RBrace,
-                    '[' => Tok::LBracket,
-                    ']' => Tok::RBracket,
-                    ';' => Tok::Semi,
-                    ',' => Tok::Comma,
-                    '=' => Tok::Eq,
-                    ':' => Tok::Colon,
-                    '+' => Tok::Plus,
-                    _ => return Err((line, format!("unexpected character `{ch}`"))),
-                };
-                out.push((t, line));
-                i += 1;
+                _ => {
+                    let t = match ch {
+                        '{' => Tok::LBrace,
+                        '}' => Tok::RBrace,
+                        '[' => Tok::LBracket,
+                        ']' => Tok::RBracket,
+                        ';' => Tok::Semi,
+                        ',' => Tok::Comma,
+                        '=' => Tok::Eq,
+                        ':' => Tok::Colon,
+                        '+' => Tok::Plus,
+                        _ => return Err((line, format!("unexpected character `{ch}`"))),
+                    };
+                    i += 1;
+                    self.i = i;
+                    self.line = line;
+                    return Ok(Some((t, line)));
+                }
             }
         }
+        self.i = i;
+        self.line = line;
+        Ok(None)
     }
-    // Join `"a" + "b"`, in place: a second token vector would double the peak memory (10 MB
-    // of `{}` are 10 million tokens).
-    let mut kept: usize = 0;
-    let mut i = 0;
-    while i < out.len() {
-        if out[i].0 == Tok::Plus {
-            let l = out[i].1;
-            let next = match out.get_mut(i + 1) {
-                Some((Tok::Id(s, true), _)) => std::mem::take(s),
-                _ => return Err((l, "`+` must join two quoted strings".into())),
-            };
-            match kept.checked_sub(1).map(|k| &mut out[k].0) {
-                Some(Tok::Id(prev, true)) => prev.push_str(&next),
-                _ => return Err((l, "`+` must join two quoted strings".into())),
-            }
-            i += 2;
-        } else {
-            out.swap(kept, i);
-            kept += 1;
-            i += 1;
-        }
-    }
-    out.truncate(kept);
-    Ok(out)
 }
 
 // --- Parser --------------------------------------------------------------------------------
@@ -686,11 +742,11 @@ impl<const K: usize> Known<K> {
     }
 }
 
-/// A node statement with its attributes (defaults in scope merged in).
+/// A node statement with its attributes (defaults in scope merged in, shared with the scope
+/// when the statement sets none); its ID is the key of [`Graph::node_index`].
 struct NodeDecl {
-    id: String,
     line: usize,
-    attrs: Known<5>,
+    attrs: Rc<Known<5>>,
     cluster: Option<usize>,
 }
 
@@ -707,7 +763,8 @@ struct EdgeDecl {
 struct Graph {
     name: Option<String>,
     nodes: Vec<NodeDecl>,
-    node_line: HashMap<String, usize>,
+    /// Node ID -> (index in `nodes`, line).
+    node_index: HashMap<String, (usize, usize)>,
     edges: Vec<EdgeDecl>,
     clusters: Vec<Cluster>,
     cluster_index: HashMap<String, usize>,
@@ -730,7 +787,7 @@ const MAX_DEPTH: usize = 100;
 /// Attribute defaults and the cluster of one block.
 #[derive(Clone, Default)]
 struct Scope {
-    node: Known<5>,
+    node: Rc<Known<5>>,
     edge: Known<2>,
     cluster: Option<usize>,
     /// Whether this block is the cluster's own block (its `label` names the job).
@@ -739,28 +796,60 @@ struct Scope {
     depth: usize,
 }
 
-/// Recursive-descent parser over the tokens.
-struct Parser<'a> {
-    toks: &'a [(Tok, usize)],
-    pos: usize,
+/// Recursive-descent parser pulling tokens from a [`Lexer`].
+struct Parser {
+    lexer: Lexer,
+    /// The current token; `None` at the end of the text, or after a lexing failure (then
+    /// held in `lex_err`).
+    cur: Option<(Tok, usize)>,
+    /// Line of the last token passed (1 before any).
+    last_line: usize,
+    /// The first lexing failure: reported in place of the parse failure it causes.
+    lex_err: Option<Fail>,
     graph: Graph,
 }
 
-impl Parser<'_> {
+impl Parser {
+    fn new(text: &str) -> Self {
+        let mut p = Self {
+            lexer: Lexer::new(text),
+            cur: None,
+            last_line: 1,
+            lex_err: None,
+            graph: Graph::default(),
+        };
+        p.advance();
+        p
+    }
+
+    /// Moves to the next token.
+    fn advance(&mut self) {
+        if let Some((_, l)) = &self.cur {
+            self.last_line = *l;
+        }
+        self.cur = None;
+        if self.lex_err.is_none() {
+            match self.lexer.next() {
+                Ok(t) => self.cur = t,
+                Err(f) => self.lex_err = Some(f),
+            }
+        }
+    }
+
     fn peek(&self) -> Option<&Tok> {
-        self.toks.get(self.pos).map(|t| &t.0)
+        self.cur.as_ref().map(|t| &t.0)
     }
 
     /// Line of the current token (of the last one at the end).
     fn line(&self) -> usize {
-        self.toks
-            .get(self.pos)
-            .or(self.toks.last())
-            .map_or(1, |t| t.1)
+        self.cur.as_ref().map_or(self.last_line, |t| t.1)
     }
 
     fn fail<T>(&self, message: String) -> std::result::Result<T, Fail> {
-        Err((self.line(), message))
+        match &self.lex_err {
+            Some(e) => Err(e.clone()),
+            None => Err((self.line(), message)),
+        }
     }
 
     /// Describes the current token for messages.
@@ -796,7 +885,7 @@ impl Parser<'_> {
 
     fn expect(&mut self, t: Tok, what: &str) -> std::result::Result<(), Fail> {
         if self.peek() == Some(&t) {
-            self.pos += 1;
+            self.advance();
             Ok(())
         } else {
             self.fail(format!("expected {what}, found {}", self.found()))
@@ -809,13 +898,16 @@ impl Parser<'_> {
     }
 
     fn id(&mut self, what: &str) -> std::result::Result<String, Fail> {
-        match self.peek() {
-            Some(Tok::Id(s, _)) => {
-                let s = s.clone();
-                self.pos += 1;
+        match self.cur.take() {
+            Some((Tok::Id(s, _), l)) => {
+                self.last_line = l;
+                self.advance();
                 Ok(s)
             }
-            _ => self.fail(format!("expected {what}, found {}", self.found())),
+            other => {
+                self.cur = other;
+                self.fail(format!("expected {what}, found {}", self.found()))
+            }
         }
     }
 
@@ -825,7 +917,7 @@ impl Parser<'_> {
             return self.fail("empty file: no digraph".into());
         }
         if self.is_kw("strict") {
-            self.pos += 1;
+            self.advance();
         }
         if self.is_kw("graph") {
             return self.fail(
@@ -835,7 +927,7 @@ impl Parser<'_> {
         if !self.is_kw("digraph") {
             return self.fail(format!("expected `digraph`, found {}", self.found()));
         }
-        self.pos += 1;
+        self.advance();
         if let Some(Tok::Id(..)) = self.peek() {
             self.graph.name = Some(self.id("graph ID")?);
         }
@@ -847,7 +939,10 @@ impl Parser<'_> {
                 self.found()
             ));
         }
-        Ok(())
+        match self.lex_err.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Statements up to and including the closing `}`.
@@ -856,10 +951,10 @@ impl Parser<'_> {
             match self.peek() {
                 None => return self.fail("missing `}`: the file ends inside a block".into()),
                 Some(Tok::RBrace) => {
-                    self.pos += 1;
+                    self.advance();
                     return Ok(());
                 }
-                Some(Tok::Semi) => self.pos += 1,
+                Some(Tok::Semi) => self.advance(),
                 _ => self.stmt(scope)?,
             }
         }
@@ -876,7 +971,7 @@ impl Parser<'_> {
         }
         for (kw, which) in [("graph", 0), ("node", 1), ("edge", 2)] {
             if self.is_kw(kw) {
-                self.pos += 1;
+                self.advance();
                 let attrs = self.attr_lists()?;
                 match which {
                     0 => {
@@ -884,7 +979,7 @@ impl Parser<'_> {
                             self.set_label(scope, l.clone());
                         }
                     }
-                    1 => scope.node.merge(&NODE_KEYS, &attrs),
+                    1 => Rc::make_mut(&mut scope.node).merge(&NODE_KEYS, &attrs),
                     _ => scope.edge.merge(&EDGE_KEYS, &attrs),
                 }
                 return Ok(());
@@ -894,7 +989,7 @@ impl Parser<'_> {
         let first = self.id("a node ID, `node`, `edge`, `graph` or `subgraph`")?;
         match self.peek() {
             Some(Tok::Eq) => {
-                self.pos += 1;
+                self.advance();
                 let value = self.id("a value after `=`")?;
                 if first == "label" {
                     self.set_label(scope, value);
@@ -928,7 +1023,7 @@ impl Parser<'_> {
     fn port(&mut self) -> std::result::Result<(), Fail> {
         for _ in 0..2 {
             if self.peek() == Some(&Tok::Colon) {
-                self.pos += 1;
+                self.advance();
                 self.id("a port after `:`")?;
             }
         }
@@ -943,22 +1038,28 @@ impl Parser<'_> {
         line: usize,
         own: Vec<(String, String)>,
     ) -> std::result::Result<(), Fail> {
-        if let Some(first) = self.graph.node_line.get(&id) {
+        if let Some((_, first)) = self.graph.node_index.get(&id) {
             return Err((
                 line,
                 format!("node `{id}` declared twice (first on line {first})"),
             ));
         }
-        let mut attrs = scope.node.clone();
-        attrs.merge(&NODE_KEYS, &own);
+        let attrs = if own.is_empty() {
+            scope.node.clone()
+        } else {
+            let mut attrs = (*scope.node).clone();
+            attrs.merge(&NODE_KEYS, &own);
+            Rc::new(attrs)
+        };
         self.graph
             .job_appears(scope.cluster.map_or(JobKey::Outside, JobKey::Cluster));
         if let Some(c) = scope.cluster {
             self.graph.clusters[c].has_nodes = true;
         }
-        self.graph.node_line.insert(id.clone(), line);
+        self.graph
+            .node_index
+            .insert(id, (self.graph.nodes.len(), line));
         self.graph.nodes.push(NodeDecl {
-            id,
             line,
             attrs,
             cluster: scope.cluster,
@@ -976,7 +1077,7 @@ impl Parser<'_> {
         let mut ends = vec![first];
         while let Some(t) = self.peek() {
             match t {
-                Tok::Arrow => self.pos += 1,
+                Tok::Arrow => self.advance(),
                 Tok::Undirected => {
                     return self.fail("undirected edge `--` in a digraph: use `->`".into());
                 }
@@ -1007,7 +1108,7 @@ impl Parser<'_> {
     fn subgraph(&mut self, scope: &mut Scope) -> std::result::Result<(), Fail> {
         let mut id = None;
         if self.is_kw("subgraph") {
-            self.pos += 1;
+            self.advance();
             if let Some(Tok::Id(..)) = self.peek() {
                 id = Some(self.id("subgraph ID")?);
             }
@@ -1053,14 +1154,14 @@ impl Parser<'_> {
             ));
         }
         while self.peek() == Some(&Tok::LBracket) {
-            self.pos += 1;
+            self.advance();
             loop {
                 match self.peek() {
                     Some(Tok::RBracket) => {
-                        self.pos += 1;
+                        self.advance();
                         break;
                     }
-                    Some(Tok::Comma | Tok::Semi) => self.pos += 1,
+                    Some(Tok::Comma | Tok::Semi) => self.advance(),
                     _ => {
                         let key = self.id("an attribute name or `]`")?;
                         if self.peek() != Some(&Tok::Eq) {
@@ -1069,7 +1170,7 @@ impl Parser<'_> {
                                 self.found()
                             ));
                         }
-                        self.pos += 1;
+                        self.advance();
                         let value = self.id(&format!("a value for attribute `{key}`"))?;
                         attrs.push((key, value));
                     }
