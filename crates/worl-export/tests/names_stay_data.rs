@@ -455,3 +455,33 @@ fn nul_in_a_name_is_a_typed_error() {
         );
     }
 }
+
+#[test]
+fn harness_catches_names_that_run_as_code() {
+    // the checks above are only as good as the stand-ins: a script that runs a program, or
+    // only writes a file, must fail them
+    let Some(bash) = common::tool("bash") else {
+        return;
+    };
+    let sandbox = Sandbox::new(&bash);
+    for (script, says) in [
+        (
+            "canary injected\n",
+            "injected code ran: canary ran: injected",
+        ),
+        (": > pwned\n", "injected code wrote [\"pwned\"]"),
+    ] {
+        let e = std::panic::catch_unwind(|| sandbox.run_slurm(script)).unwrap_err();
+        let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains(says), "{msg}");
+        // clean up for the next script
+        let _ = std::fs::remove_file(sandbox.canary_log());
+        sandbox.clear_work();
+    }
+    // the old Slurm export: a fixed here-document delimiter and raw names
+    let old = "submit() { \"$SBATCH\" --parsable --job-name=\"$1\" >/dev/null; }\n\
+               submit a <<'WORL_EOF'\nrecord A\nWORL_EOF\ncanary pwned\nWORL_EOF\n";
+    let e = std::panic::catch_unwind(|| sandbox.run_slurm(old)).unwrap_err();
+    let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("canary ran: pwned"), "{msg}");
+}

@@ -223,13 +223,13 @@ impl Sandbox {
             .env("CANARY", self.canary_log())
             .output()
             .unwrap();
+        self.assert_canary_silent();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.status.success() && stderr.is_empty(),
             "submit script failed ({}): {stderr}",
             out.status
         );
-        self.assert_canary_silent();
         parse_records(
             &std::fs::read(&rec).unwrap_or_default(),
             &std::fs::read(&run).unwrap_or_default(),
@@ -262,13 +262,13 @@ impl Sandbox {
             .env("CANARY", self.canary_log())
             .output()
             .unwrap();
+        self.assert_canary_silent();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.status.success() && stderr.is_empty(),
             "sh failed ({}): {stderr}",
             out.status
         );
-        self.assert_canary_silent();
         let bytes = std::fs::read(&rec).unwrap_or_default();
         let fields: Vec<String> = split_nul(&bytes);
         let mut calls = Vec::new();
@@ -280,6 +280,13 @@ impl Sandbox {
             i += 2 + n;
         }
         calls
+    }
+
+    /// Empties the working directory.
+    pub fn clear_work(&self) {
+        let work = self.dir.path().join("work");
+        std::fs::remove_dir_all(&work).unwrap();
+        std::fs::create_dir(&work).unwrap();
     }
 
     /// Panics if the canary ran, or if anything was written to the working directory
