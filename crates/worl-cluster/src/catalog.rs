@@ -142,9 +142,23 @@ impl GpuModel {
         self
     }
 
-    /// Checks the figures: speed and memory finite and `> 0`, datasheet figures (if given)
-    /// finite and `>= 0`. Errors: [`ClusterError::InvalidValue`](crate::ClusterError::InvalidValue) naming the model.
+    /// Checks the name and the figures: a name that is not empty, not only whitespace and
+    /// without control characters; speed and memory finite and `> 0`, datasheet figures (if
+    /// given) finite and `>= 0`.
+    ///
+    /// Errors: [`ClusterError::InvalidParameter`](crate::ClusterError::InvalidParameter)
+    /// (`model.name`) for a bad name, quoting it;
+    /// [`ClusterError::InvalidValue`](crate::ClusterError::InvalidValue) naming the model.
     pub fn validate(&self) -> Result<()> {
+        if self.name.trim().is_empty() || self.name.chars().any(char::is_control) {
+            return Err(crate::ClusterError::InvalidParameter {
+                name: "model.name",
+                reason: format!(
+                    "GPU model name {:?} is empty, blank or has control characters",
+                    self.name
+                ),
+            });
+        }
         let item = || format!("GPU model `{}`", self.name);
         positive(item, "relative_speed", self.relative_speed)?;
         positive(item, "mem_gib", self.mem_gib)?;

@@ -519,3 +519,53 @@ fn a_large_busy_cluster_writes_compactly_and_quickly() {
         [MachineOverride::for_machines(vec![1, 3, 5]).with_gpus(2)]
     );
 }
+
+/// Issue 20: malformed compact files said `invalid type: integer 2, expected a sequence`
+/// (what the verbose form expected), whatever was wrong; now the message names the fault.
+#[test]
+fn compact_cluster_errors_say_what_is_wrong() {
+    let json = |t: &str| {
+        worl_cluster::Cluster::from_json_str(t)
+            .unwrap_err()
+            .to_string()
+    };
+    let toml = |t: &str| {
+        worl_cluster::Cluster::from_toml_str(t)
+            .unwrap_err()
+            .to_string()
+    };
+    let cases = [
+        json(r#"{"machines": 2, "gpus_per_machine": NaN, "model": "T4"}"#),
+        json(r#"{"machines": 2, "gpus_per_machine": 1e400, "model": "T4"}"#),
+        json(r#"{"machines": 2, "gpus_per_machine": 8, "model": "T4"} junk"#),
+        json(r#"{"machines": 18446744073709551616, "gpus_per_machine": 8, "model": "T4"}"#),
+        toml("machines = 2\ngpus_per_machine = 8\nmodel = \"T4\"\njunk junk\n"),
+        toml("machines = 18446744073709551616\ngpus_per_machine = 8\nmodel = \"T4\"\n"),
+        toml("machines = 2\ngpus_per_machine = nan\nmodel = \"T4\"\n"),
+    ];
+    for e in &cases {
+        assert!(!e.contains("expected a sequence"), "{e}");
+    }
+    assert!(
+        cases[0].starts_with("<memory>:1: expected value at line 1 column"),
+        "{}",
+        cases[0]
+    );
+    assert!(cases[1].contains("number out of range"), "{}", cases[1]);
+    assert!(cases[2].contains("trailing characters"), "{}", cases[2]);
+    assert!(
+        cases[3].contains("18446744073709552000") || cases[3].contains("expected usize"),
+        "{}",
+        cases[3]
+    );
+    assert!(cases[4].starts_with("<memory>:4: "), "{}", cases[4]);
+    assert!(cases[5].starts_with("<memory>:1: "), "{}", cases[5]);
+    assert!(cases[6].starts_with("<memory>:2: "), "{}", cases[6]);
+    // A GPU model without a name.
+    let e = json(
+        r#"{"machines": 1, "gpus_per_machine": 1, "model": {"name": "", "relative_speed": 1, "mem_gib": 16}}"#,
+    );
+    assert!(e.contains("GPU model name \"\" is empty"), "{e}");
+    assert!(worl_cluster::GpuModel::custom("", 1.0, 16.0).is_err());
+    assert!(worl_cluster::GpuModel::custom("A\0B", 1.0, 16.0).is_err());
+}

@@ -827,17 +827,26 @@ impl Cluster {
 
 /// Whether a top-level table is in the compact form: `machines` present and not a list, or
 /// `gpus_per_machine` present.
-pub(crate) fn is_compact_toml(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text).is_ok_and(|t| {
-        t.get("machines").is_some_and(|m| !m.is_array()) || t.contains_key("gpus_per_machine")
-    })
+///
+/// Errors: [`ClusterError::Parse`] (file `<memory>`, with the line) when the text is not
+/// TOML at all (a syntax error, trailing junk, a number out of range), so that the message
+/// says what is wrong rather than what the verbose form expected of a compact file.
+pub(crate) fn is_compact_toml(text: &str) -> Result<bool> {
+    let t = toml::from_str::<toml::Table>(text).map_err(|e| {
+        let line = e.span().map_or(0, |s| {
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        });
+        parse_error(line, e.message().trim_end().to_owned())
+    })?;
+    Ok(t.get("machines").is_some_and(|m| !m.is_array()) || t.contains_key("gpus_per_machine"))
 }
 
-/// As [`is_compact_toml`], for JSON.
-pub(crate) fn is_compact_json(text: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| {
-        v.get("machines").is_some_and(|m| !m.is_array()) || v.get("gpus_per_machine").is_some()
-    })
+/// As [`is_compact_toml`], for JSON (`NaN`, `1e400` and trailing junk are syntax errors
+/// of JSON, reported as such).
+pub(crate) fn is_compact_json(text: &str) -> Result<bool> {
+    let v = serde_json::from_str::<serde_json::Value>(text)
+        .map_err(|e| parse_error(e.line(), e.to_string()))?;
+    Ok(v.get("machines").is_some_and(|m| !m.is_array()) || v.get("gpus_per_machine").is_some())
 }
 
 /// A parse error in `<memory>`.

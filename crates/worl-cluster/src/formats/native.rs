@@ -62,7 +62,7 @@ impl Cluster {
     /// Errors: [`ClusterError::Parse`] (file `<memory>`, with line) for malformed JSON or an
     /// invalid cluster.
     pub fn from_json_str(text: &str) -> Result<Self> {
-        if compact::is_compact_json(text) {
+        if compact::is_compact_json(text)? {
             return compact::from_json(text);
         }
         serde_json::from_str(text).map_err(|e| ClusterError::Parse {
@@ -90,7 +90,7 @@ impl Cluster {
     /// Errors: [`ClusterError::Parse`] (file `<memory>`, with line) for malformed TOML or an
     /// invalid cluster.
     pub fn from_toml_str(text: &str) -> Result<Self> {
-        if compact::is_compact_toml(text) {
+        if compact::is_compact_toml(text)? {
             return compact::from_toml(text);
         }
         toml::from_str(text).map_err(|e| {
