@@ -13,7 +13,9 @@ pub(crate) struct Args {
     /// The cluster: a cluster file or a description; optional for a saga instance.
     #[arg(long)]
     cluster: Option<String>,
-    /// The schedule file (`.json` or `.csv`), made by `worl schedule` or another tool.
+    /// The schedule file (`.json` or `.csv`), made by `worl schedule` or another tool, or a
+    /// WfFormat plan (`worl schedule --out plan.wf.json`). Another kind of file is refused
+    /// as "not a schedule file".
     #[arg(long)]
     schedule: PathBuf,
 }

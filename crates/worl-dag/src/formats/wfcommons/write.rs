@@ -720,6 +720,11 @@ mod tests {
             let at = t["executedAt"].as_str().unwrap();
             assert_eq!(seconds_between(EPOCH, at), Some(r.start), "{at}");
         }
+        // worl's own WfFormat reader takes the plan as a workload with the planned run times.
+        let text = to_string(&w, Some(&x)).unwrap();
+        let (back, _) = read(text.as_bytes(), "plan.wf.json", &WfOptions::default()).unwrap();
+        assert_eq!(back.graph().n_tasks(), 4);
+        assert_eq!(back.graph().task(TaskId::new(2)).work, 5.0);
         // A start past the year 9999 is refused, naming the task.
         let mut far = x;
         far.tasks[3].start = 1e12;
