@@ -13,7 +13,7 @@
 //!   planned index; under [`DevicePolicy::Engine`] (the default) Slurm's own choice for
 //!   `--gres=gpu:1` stands.
 //!
-//! Names are data: every value is one bash word ([`bash_word`]: single-quoted, or `$'...'`
+//! Names are data: every value is one bash word (single-quoted, or `$'...'`
 //! with `\xHH` escapes when it holds a control character), comments are printable ASCII,
 //! and each here-document's delimiter is chosen absent from its body, so no name or command
 //! can end it early. See `docs/threat-model.md`.
