@@ -310,3 +310,108 @@ fn run_slurm(d: &Path) {
         std::thread::sleep(Duration::from_millis(500));
     }
 }
+
+/// Runs `worl` in `d` with `args`; returns (success, stdout + stderr).
+fn worl(d: &Path, args: &[&str]) -> (bool, String) {
+    let out = Command::cargo_bin("worl")
+        .unwrap()
+        .current_dir(d)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn export_refuses_what_validate_rejects_and_takes_the_device_policy() {
+    // no engine needed: `worl export` itself, issue 20 items 12 and 13
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("w.json"), workload()).unwrap();
+    ok(Command::cargo_bin("worl").unwrap().current_dir(d).args([
+        "schedule",
+        "w.json",
+        "--cluster",
+        CLUSTER,
+        "--scheduler",
+        "heft",
+        "--out",
+        "s.json",
+    ]));
+    let export = |schedule: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            schedule,
+            "--workload",
+            "w.json",
+            "--cluster",
+            CLUSTER,
+            "--to",
+            "slurm",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        worl(d, &args)
+    };
+    // device policy: Slurm chooses by default, the plan with devices=planned
+    let (done, log) = export("s.json", "engine.sh", &[]);
+    assert!(done, "{log}");
+    let script = std::fs::read_to_string(d.join("engine.sh")).unwrap();
+    assert!(!script.contains("CUDA_VISIBLE_DEVICES="), "{script}");
+    assert_eq!(script.matches("\nexport WORL_GPU=").count(), 10);
+    let (done, log) = export("s.json", "planned.sh", &["--policy", "devices=planned"]);
+    assert!(done, "{log}");
+    let script = std::fs::read_to_string(d.join("planned.sh")).unwrap();
+    assert_eq!(script.matches("\nexport CUDA_VISIBLE_DEVICES=").count(), 10);
+    let (done, log) = export("s.json", "bad.sh", &["--policy", "devices=gpu0"]);
+    assert!(!done && log.contains("policy `devices=gpu0`"), "{log}");
+
+    // b2 moved onto b1's GPU and times: an overlap (and a wrong duration) that `worl
+    // validate` rejects; no data edge runs backwards, so --allow-invalid can export it
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("s.json")).unwrap()).unwrap();
+    let rows = file["rows"].as_array_mut().unwrap();
+    let at = |rows: &Vec<serde_json::Value>, t: &str| {
+        rows.iter()
+            .position(|r| r["task"] == t)
+            .unwrap_or_else(|| panic!("no row of {t}"))
+    };
+    let (b1, b2) = (at(rows, "b1"), at(rows, "b2"));
+    let from = rows[b1].as_object().unwrap().clone();
+    for (k, v) in from {
+        if !matches!(k.as_str(), "task" | "task_id" | "job") {
+            rows[b2][k.as_str()] = v;
+        }
+    }
+    std::fs::write(d.join("bad.json"), file.to_string()).unwrap();
+    let (valid, report) = worl(
+        d,
+        &[
+            "validate",
+            "w.json",
+            "--cluster",
+            CLUSTER,
+            "--schedule",
+            "bad.json",
+        ],
+    );
+    assert!(!valid && report.contains("overlap"), "{report}");
+    let (done, log) = export("bad.json", "refused.sh", &[]);
+    assert!(!done, "{log}");
+    assert!(
+        log.contains("the schedule is not valid") && log.contains("overlap"),
+        "{log}"
+    );
+    assert!(!d.join("refused.sh").exists());
+    let (done, log) = export("bad.json", "allowed.sh", &["--allow-invalid"]);
+    assert!(done, "{log}");
+    assert!(d.join("allowed.sh").exists());
+}
