@@ -10,6 +10,9 @@
 //!   is the Python that has `ray` (default `python3`).
 //!
 //! Without them each test prints a skip notice and passes.
+//!
+//! `export_refuses_what_validate_rejects_and_takes_the_device_policy` needs no engine: it
+//! checks `worl export`'s refusal of invalid schedules, `--allow-invalid` and `--policy`.
 
 use assert_cmd::Command;
 use std::collections::{BTreeMap, BTreeSet};
