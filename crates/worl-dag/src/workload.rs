@@ -92,9 +92,14 @@ impl Workload {
     }
 
     /// The same workload under another name.
-    pub fn renamed(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
+    ///
+    /// Errors: [`DagError::InvalidName`] if `name` holds a control character (as
+    /// [`WorkloadBuilder::build`]).
+    pub fn renamed(mut self, name: impl Into<String>) -> Result<Self> {
+        let name = name.into();
+        check_name("workload", &name, "")?;
+        self.name = name;
+        Ok(self)
     }
 
     /// The jobs `jobs` of this workload (in the given order) as a workload of their own

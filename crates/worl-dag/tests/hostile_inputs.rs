@@ -632,6 +632,22 @@ fn job_and_workload_names_with_control_characters_are_errors() {
         ),
         "{e:?}"
     );
+    // Renaming a workload checks the name as building does.
+    let w = worl_dag::generators::shapes::single(1.0).unwrap();
+    let e = w.clone().renamed("a\nb").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            DagError::InvalidName {
+                kind: "workload",
+                character: '\n',
+                offset: 1,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(w.renamed("ok").unwrap().name(), "ok");
     // An Alibaba job name: the line of the job's first row.
     let e = alibaba::read(
         "M1,1,j\u{1}x,1,Terminated,100,160,100,0.3\n".as_bytes(),

@@ -38,8 +38,10 @@
 //!   tasks with one id drop the job ([`Reason::DuplicateTaskId`]);
 //! * empty `plan_cpu`/`plan_mem` are noted ([`Reason::EmptyPlanFields`]).
 //!
-//! Per-task repairs are reported for the jobs kept; a dropped job is reported once, under the
-//! reason that dropped it. Rows with the wrong number of fields, a non-numeric number or an
+//! Per-task repairs are reported for the jobs kept, one item per task and reason: the item
+//! lists the task's ignored dependency tokens and counts each ([`LoadReport::count`]), so a
+//! name is copied once per reason, not once per token. A dropped job is reported once, under
+//! the reason that dropped it. Rows with the wrong number of fields, a non-numeric number or an
 //! empty task or job name are [`DagError::Parse`] errors naming the line.
 //!
 //! ```

@@ -64,7 +64,8 @@ pub fn load(path: impl AsRef<Path>, opts: &DaxOptions) -> Result<(Workload, Load
 /// file stem names the workload and its job.
 ///
 /// Errors: [`DagError::InvalidParameter`] for a bad `work_scale`; [`DagError::Parse`] with
-/// the line for malformed XML, a `<job>` without `id`, a `<child>`/`<parent>` without `ref`,
+/// the line for malformed XML (an element repeating an attribute included), a `<job>`
+/// without `id`, a `<child>`/`<parent>` without `ref`,
 /// a number that does not parse, a negative size, and (naming the line of the `<job>` or
 /// `<parent>`) a runtime or edge the builder rejects (duplicate job id, negative runtime,
 /// self-loop, bytes that overflow); [`DagError::UnknownTask`] naming the `<child>`'s line;

@@ -72,7 +72,7 @@ pub fn wide(n: usize, work: f64) -> Result<Workload> {
 ///
 /// Errors: [`DagError::InvalidWork`].
 pub fn single(work: f64) -> Result<Workload> {
-    wide(1, work).map(|w| w.renamed("single"))
+    wide(1, work)?.renamed("single")
 }
 
 /// `jobs` jobs `job0, job1, ...`, each a chain of `tasks_per_job` tasks; no edge between

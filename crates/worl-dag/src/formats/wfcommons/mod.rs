@@ -17,6 +17,11 @@
 //! both; when both are given they must agree, else [`DagError::InconsistentDependency`].
 //! A reference to a missing task is [`DagError::UnknownTask`]; a missing runtime or file size
 //! is repaired to 0 and reported ([`Reason::MissingRuntime`], [`Reason::MissingFileSize`]).
+//! A task or execution entry given twice, or (1.5) a file declared twice with different
+//! sizes, is an error naming it; in the older layout a file listed with another size than the
+//! first keeps the first ([`Reason::FileSizeConflict`]). A file listed twice in one task's
+//! inputs or outputs counts once on an edge; edge bytes cost `O(min(outputs, inputs))` per
+//! edge (long file lists are hashed once per task).
 //!
 //! [`to_string`], [`write()`](fn@write) and [`save`] write WfFormat 1.5, optionally with an
 //! [`Execution`] section recording a schedule (the layout: module [`write`](mod@write)).
@@ -146,7 +151,9 @@ pub fn load(path: impl AsRef<Path>, opts: &WfOptions) -> Result<(Workload, LoadR
 ///
 /// Errors: [`DagError::InvalidParameter`] for a bad `work_scale`; [`DagError::Parse`] with
 /// the line for malformed JSON or a document with neither layout (the line of `"workflow"`),
-/// and naming the file for a negative file size;
+/// and naming the file for a negative file size, for two `workflow.execution.tasks` entries
+/// of one task, and for a file declared twice in `workflow.specification.files` with
+/// different sizes (twice with one size is accepted);
 /// [`DagError::UnknownTask`] for a parent, child or execution entry naming no task;
 /// [`DagError::InconsistentDependency`]; [`DagError::Parse`] without a line naming the file
 /// for what the builder rejects (duplicate task, negative runtime, bytes that overflow,
