@@ -142,8 +142,8 @@ impl GpuModel {
         self
     }
 
-    /// Checks the name and the figures: a name that is not empty, not only whitespace and
-    /// without control characters; speed and memory finite and `> 0`, datasheet figures (if
+    /// Checks the name and the figures: a name that is not empty, not only whitespace,
+    /// without control characters and at most [`MAX_NAME_LEN`](crate::MAX_NAME_LEN) bytes; speed and memory finite and `> 0`, datasheet figures (if
     /// given) finite and `>= 0`.
     ///
     /// Errors: [`ClusterError::InvalidParameter`](crate::ClusterError::InvalidParameter)
@@ -156,6 +156,17 @@ impl GpuModel {
                 reason: format!(
                     "GPU model name {:?} is empty, blank or has control characters",
                     self.name
+                ),
+            });
+        }
+        if self.name.len() > crate::cluster::MAX_NAME_LEN {
+            let head: String = self.name.chars().take(40).collect();
+            return Err(crate::ClusterError::InvalidParameter {
+                name: "model.name",
+                reason: format!(
+                    "GPU model name `{head}...` is {} bytes long, more than {}",
+                    self.name.len(),
+                    crate::cluster::MAX_NAME_LEN
                 ),
             });
         }

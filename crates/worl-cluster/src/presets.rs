@@ -625,7 +625,8 @@ impl ClusterSpec {
 
     /// Builds the cluster (same as [`cluster`]).
     ///
-    /// Errors: [`ClusterError::InvalidParameter`] for `machines` outside `1 ..= MAX_GPUS`,
+    /// Errors: [`ClusterError::InvalidParameter`] for `machines` outside `1 ..= MAX_GPUS`, a
+    /// `machine_prefix` longer than [`MAX_NAME_LEN`](crate::MAX_NAME_LEN) bytes,
     /// an override without index, with an index out of range or already overridden, a name
     /// given to several machines, or a per-GPU list whose length is not the machine's GPU
     /// count; [`ClusterError::TooManyGpus`] beyond the machine or cluster limits, or for
@@ -656,6 +657,14 @@ impl ClusterSpec {
                 limit: MAX_GPUS_PER_MACHINE,
             };
             return Err((Key("gpus_per_machine"), e));
+        }
+        if self.machine_prefix.len() > crate::cluster::MAX_NAME_LEN {
+            let reason = format!(
+                "{} bytes, more than {} (each machine's name repeats it)",
+                self.machine_prefix.len(),
+                crate::cluster::MAX_NAME_LEN
+            );
+            return Err((Key("machine_prefix"), param("machine_prefix", reason)));
         }
         self.model.validate().map_err(|e| (Key("model"), e))?;
         let check_link = |l: &Link, item: &str| {

@@ -25,6 +25,12 @@ pub const MAX_GPUS_PER_MACHINE: usize = 64;
 /// worst case (one GPU per machine, a per-pair network), which stays in seconds at this size.
 pub const MAX_GPUS: usize = 1 << 16;
 
+/// The longest GPU model name and machine-name prefix of a compact cluster description, in
+/// bytes: 256. Each GPU keeps its model's name and each machine its name, so a longer one,
+/// repeated over up to [`MAX_GPUS`] GPUs, could take gigabytes from a small file; it is
+/// refused before anything is built.
+pub const MAX_NAME_LEN: usize = 256;
+
 /// The most machines a per-machine-pair network
 /// ([`Network::PerMachinePair`](crate::Network::PerMachinePair)) built by a preset may
 /// have: 4,096. Its two `n × n` matrices take `16 n²` bytes (268 MB here, 68 GB at

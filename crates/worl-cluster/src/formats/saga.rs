@@ -67,8 +67,10 @@
 //!   twice, a dependency or link naming an unknown task or node, a repeated dependency or a
 //!   cycle, an empty task list or network.
 //!
-//! More than [`MAX_GPUS`] nodes is a [`ClusterError::TooManyGpus`] naming the cluster and
-//! the file.
+//! More than [`MAX_PAIR_MACHINES`] nodes (4,096: each node is a machine of a
+//! per-machine-pair network, whose matrices take `16 n²` bytes) is a
+//! [`ClusterError::TooManyGpus`] naming the cluster and the file, reported before anything
+//! is allocated for them.
 //!
 //! saga's instances are always related (one cost per task, one speed per node); there is no
 //! per-task-per-node time in the schema. JSON's non-standard `Infinity` token (Python's
@@ -85,7 +87,7 @@
 //! Reading what was written gives the same workload and cluster.
 
 use crate::catalog::GpuModel;
-use crate::cluster::{Cluster, ClusterBuilder, MAX_GPUS};
+use crate::cluster::{Cluster, ClusterBuilder, MAX_PAIR_MACHINES};
 use crate::error::{ClusterError, Result};
 use crate::ids::MachineId;
 use crate::network::Network;
@@ -292,11 +294,11 @@ fn read_cluster(net: &NetworkJson, name: &str, file: &str) -> Result<Cluster> {
     if n == 0 {
         return Err(item_err(file, "the network has no node".to_owned()));
     }
-    if n > MAX_GPUS {
+    if n > MAX_PAIR_MACHINES {
         return Err(ClusterError::TooManyGpus {
-            item: format!("cluster `{name}` in {file}"),
+            item: format!("cluster `{name}` in {file} (nodes of a per-machine-pair network)"),
             count: n,
-            limit: MAX_GPUS,
+            limit: MAX_PAIR_MACHINES,
         });
     }
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(n);
