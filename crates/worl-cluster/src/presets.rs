@@ -73,16 +73,16 @@ fn need_gpus(m: usize, preset: &str) -> Result<()> {
 }
 
 /// Checks the machine count of a per-machine-pair network before its matrices are allocated:
-/// at most [`MAX_PAIR_MACHINES`]. `count` is in GPUs for presets of one GPU per machine.
-fn need_pair_machines(machines: usize, item: impl FnOnce() -> String) -> Result<()> {
+/// at most [`MAX_PAIR_MACHINES`]. `what` names the cluster.
+fn need_pair_machines(machines: usize, what: impl FnOnce() -> String) -> Result<()> {
     if machines > MAX_PAIR_MACHINES {
-        Err(ClusterError::TooManyGpus {
-            item: format!(
-                "{} (machines of a per-machine-pair network, {MAX_PAIR_MACHINES} at most)",
-                item()
+        Err(ClusterError::InvalidParameter {
+            name: "machines",
+            reason: format!(
+                "{} needs {machines} machines with a link per machine pair; such a network \
+                 holds at most {MAX_PAIR_MACHINES} machines (its matrices take 16 n² bytes)",
+                what()
             ),
-            count: machines,
-            limit: MAX_PAIR_MACHINES,
         })
     } else {
         Ok(())
@@ -161,9 +161,10 @@ fn draw_pai_types(m: usize, rng: &mut ChaCha8Rng) -> [usize; 5] {
 /// machines and PCIe 3.0 x16 inside the others ([`intra_link_for`]), 25 Gbit/s Ethernet
 /// between machines.
 ///
-/// Errors: [`ClusterError::InvalidParameter`] for `m == 0`; [`ClusterError::TooManyGpus`]
-/// beyond [`MAX_GPUS`] GPUs (checked before any draw) or [`MAX_PAIR_MACHINES`] machines
-/// (about 15,000 GPUs; checked before the network is allocated).
+/// Errors: [`ClusterError::InvalidParameter`] for `m == 0`, or beyond
+/// [`MAX_PAIR_MACHINES`] machines (about 15,000 GPUs; checked before the network is
+/// allocated); [`ClusterError::TooManyGpus`] beyond [`MAX_GPUS`] GPUs (checked before any
+/// draw).
 pub fn pai_mix(m: usize, seed: u64) -> Result<Cluster> {
     need_gpus(m, "pai-mix")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -197,9 +198,9 @@ pub fn pai_mix(m: usize, seed: u64) -> Result<Cluster> {
 /// 2000" scenarios). Combine with [`LoadState::paper_busy`](crate::LoadState::paper_busy)
 /// for the busy state.
 ///
-/// Errors: [`ClusterError::InvalidParameter`] for `m == 0` or a bad `max_mbit_s`;
-/// [`ClusterError::TooManyGpus`] beyond [`MAX_PAIR_MACHINES`] GPUs (one per machine),
-/// checked before any work.
+/// Errors: [`ClusterError::InvalidParameter`] for `m == 0`, a bad `max_mbit_s`, or more
+/// than [`MAX_PAIR_MACHINES`] GPUs (one per machine; checked before any work);
+/// [`ClusterError::TooManyGpus`] beyond [`MAX_GPUS`].
 pub fn paper_pool(m: usize, max_mbit_s: f64, seed: u64) -> Result<Cluster> {
     need_gpus(m, "paper-pool")?;
     need_pair_machines(m, || format!("cluster paper-pool:{m}"))?;
@@ -629,9 +630,9 @@ impl ClusterSpec {
     /// `machine_prefix` longer than [`MAX_NAME_LEN`](crate::MAX_NAME_LEN) bytes,
     /// an override without index, with an index out of range or already overridden, a name
     /// given to several machines, or a per-GPU list whose length is not the machine's GPU
-    /// count; [`ClusterError::TooManyGpus`] beyond the machine or cluster limits, or for
-    /// per-machine intra links (a per-machine-pair network) on more than
+    /// count, or for per-machine intra links (a per-machine-pair network) on more than
     /// [`MAX_PAIR_MACHINES`](crate::MAX_PAIR_MACHINES) machines;
+    /// [`ClusterError::TooManyGpus`] beyond the machine or cluster limits;
     /// [`ClusterError::InvalidValue`] for a bad model, link, background or ready time, naming
     /// the key or the machine and GPU; [`ClusterError::DuplicateModel`] for two different
     /// models of one name.

@@ -419,16 +419,26 @@ fn pai_mix_huge_count_fails_fast() {
     );
     // Within the GPU limit but beyond the per-machine-pair network limit (68 GB of
     // matrices at 65,536 machines).
+    let e = description::parse("paper-pool:65536:500")
+        .unwrap_err()
+        .to_string();
     assert_eq!(
-        too_many("paper-pool:65536:500"),
-        (65_536, MAX_PAIR_MACHINES)
+        e,
+        format!(
+            "invalid parameter `machines`: cluster paper-pool:65536 needs 65536 machines with a \
+             link per machine pair; such a network holds at most {MAX_PAIR_MACHINES} machines \
+             (its matrices take 16 n² bytes)"
+        )
     );
     let e = description::parse("pai-mix:65536").unwrap_err().to_string();
-    assert!(e.contains("per-machine-pair network"), "{e}");
+    assert!(
+        e.contains("needs 17704 machines with a link per machine pair"),
+        "{e}"
+    );
     // A compact cluster file of 65,536 one-GPU machines, one of them with another intra link.
     let toml = "machines = 65536\ngpus_per_machine = 1\nmodel = \"T4\"\n\n[[machine]]\nindex = 0\nintra = \"NVLink3\"\n";
     let e = Cluster::from_toml_str(toml).unwrap_err().to_string();
-    assert!(e.contains("per-machine-pair network"), "{e}");
+    assert!(e.contains("with a link per machine pair"), "{e}");
     // The limits themselves still build.
     assert_eq!(presets::pai_mix(4096, 1).unwrap().n_gpus(), 4096);
     assert_eq!(
