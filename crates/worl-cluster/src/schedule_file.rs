@@ -3,7 +3,9 @@
 //! [`Problem`]. The format is described in `docs/formats.md`, "Schedule files".
 //!
 //! * [`ScheduleFile::new`] builds one from a problem, a schedule and a [`ScheduleMeta`];
-//!   [`ScheduleFile::save`] / [`ScheduleFile::read`] choose JSON or CSV by the extension.
+//!   [`ScheduleFile::save`] / [`ScheduleFile::read`] choose JSON or CSV by the extension;
+//!   [`ScheduleFile::read`] also reads a WfFormat plan ([`crate::wfformat`]) and refuses
+//!   other files as [`ClusterError::NotAScheduleFile`].
 //! * [`ScheduleFile::to_schedule`] matches the rows to the problem's tasks and GPUs (by id,
 //!   checking the names agree; by names where a file has no ids) and fails on the first row
 //!   that does not fit, with a [`MatchError`] naming the file, line and row.
@@ -486,10 +488,14 @@ impl ScheduleFile {
 
     // ----- reading -----
 
-    /// Reads a schedule file: JSON for a `.json` extension, CSV for `.csv` (any case).
+    /// Reads a schedule file: JSON for a `.json` extension (a worl schedule file, or a
+    /// WfFormat plan such as `worl schedule --out plan.wf.json` writes,
+    /// [`wfformat::from_json_str`](crate::wfformat::from_json_str)), CSV for `.csv` (any
+    /// case).
     ///
     /// Errors: [`ClusterError::InvalidParameter`] for another extension,
-    /// [`ClusterError::Io`] if it cannot be read, [`ClusterError::Parse`] (with the path and
+    /// [`ClusterError::Io`] if it cannot be read, [`ClusterError::NotAScheduleFile`] naming
+    /// the path for a file of another kind, [`ClusterError::Parse`] (with the path and
     /// line) as [`from_json_str`](Self::from_json_str) and
     /// [`from_csv_str`](Self::from_csv_str) say.
     pub fn read(path: impl AsRef<Path>) -> Result<Self> {
@@ -506,19 +512,28 @@ impl ScheduleFile {
         }
     }
 
-    /// A schedule file from JSON text.
+    /// A schedule file from JSON text: an object with `rows` (or `format`) is a worl
+    /// schedule file; one with `workflow` (or `schemaVersion`) and no `rows` a WfFormat plan
+    /// ([`wfformat::from_json_str`](crate::wfformat::from_json_str)). A row's `gpu` is read
+    /// as its `gpu_id`.
     ///
-    /// Errors: [`ClusterError::Parse`] (file `<memory>`, with the line) for malformed JSON,
-    /// an unknown field, a missing `task`, `job`, `start` or `finish`, another `format`, a
-    /// newer `version`, or a row whose start or finish is not finite or whose finish precedes
-    /// its start (line 0, naming the row and task).
+    /// Errors: [`ClusterError::NotAScheduleFile`] (file `<memory>`) for JSON that is not an
+    /// object or has neither `rows` nor `workflow`, and a WfFormat workflow without a plan;
+    /// [`ClusterError::Parse`] (file `<memory>`, with the line) for malformed JSON,
+    /// an unknown or repeated field, a missing `task`, `job`, `start` or `finish`, another
+    /// `format`, a newer `version`, a makespan or lower bound that is not a finite number
+    /// `>= 0`, an id beyond [`MAX_ID`], or a row whose start or finish is not finite or
+    /// whose finish precedes its start (line 0, naming the row and task).
     pub fn from_json_str(text: &str) -> Result<Self> {
         Self::parse_json(text, "<memory>")
     }
 
-    /// A schedule file from CSV text.
+    /// A schedule file from CSV text (a `gpu` column is read as `gpu_id`).
     ///
-    /// Errors: [`ClusterError::Parse`] (file `<memory>`, with the line) for a leading `#`
+    /// Errors: [`ClusterError::NotAScheduleFile`] (file `<memory>`) when the column row has
+    /// none of [`CSV_COLUMNS`]; [`ClusterError::Parse`] (file `<memory>`, with the line) for
+    /// a header `makespan` or `lower_bound` that is not a finite number `>= 0`, an id
+    /// beyond [`MAX_ID`], a leading `#`
     /// line that is not `# key: value` with a known key or repeats one, a bad header value,
     /// another `format`, a newer `version`, a column row with an unknown or repeated column
     /// or without `task`, `job`, `start` and `finish`, a line with another number of fields,
@@ -887,7 +902,9 @@ impl ScheduleFile {
     /// The schedule this file gives for `problem`: each row matched to a task and a GPU.
     ///
     /// A row with a `task_id` is the task of that id, and its `job` and `task` must be that
-    /// task's; a row without is the task named `task` in job `job`. A row with a `gpu_id` is
+    /// task's; a row without is the task named `task` in job `job` (in a file read from a
+    /// WfFormat plan, the task whose WfFormat id,
+    /// [`task_ids`](worl_dag::formats::wfcommons::task_ids), is `task`). A row with a `gpu_id` is
     /// the GPU of that id, and its `machine`, `gpu_index` and `model`, where given, must be
     /// that GPU's; a row without is GPU number `gpu_index` (0-based) of machine `machine`,
     /// and its `model`, where given, must agree. Header names (`workload`, `cluster`) are

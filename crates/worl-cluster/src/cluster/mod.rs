@@ -32,7 +32,7 @@ pub const MAX_GPUS: usize = 1 << 16;
 pub const MAX_NAME_LEN: usize = 256;
 
 /// The most machines a per-machine-pair network
-/// ([`Network::PerMachinePair`](crate::Network::PerMachinePair)) built by a preset may
+/// ([`Network::PerMachinePair`]) built by a preset may
 /// have: 4,096. Its two `n × n` matrices take `16 n²` bytes (268 MB here, 68 GB at
 /// [`MAX_GPUS`] machines), so presets that would build a larger one
 /// ([`pai_mix`](crate::presets::pai_mix), [`paper_pool`](crate::presets::paper_pool), a
