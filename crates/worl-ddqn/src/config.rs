@@ -10,6 +10,82 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{DdqnError, Result};
 use crate::exploration::EpsilonSchedule;
+
+/// Most hidden layers of the Q-network ([`AgentConfig::validate`]).
+pub const MAX_HIDDEN_LAYERS: usize = 8;
+
+/// Widest hidden layer of the Q-network ([`AgentConfig::validate`]).
+pub const MAX_HIDDEN_WIDTH: usize = 4096;
+
+/// Largest mini-batch ([`AgentConfig::validate`]).
+pub const MAX_BATCH_SIZE: usize = 4096;
+
+/// Most `batch_size × Σ hidden widths`: the hidden activations of one training step per
+/// candidate action (a mini-batch scores every candidate of every sampled transition, so
+/// activations are this times the candidates, times 4 bytes, kept for the backward pass).
+/// With up to 64 candidates it keeps a step's activations under about 512 MiB.
+pub const MAX_BATCH_ACTIVATIONS: usize = 1 << 21;
+
+/// Largest replay buffer, transitions ([`AgentConfig::validate`]; the buffer is allocated
+/// whole when the agent is made).
+pub const MAX_REPLAY_CAPACITY: usize = 1_000_000;
+
+/// Checks the network and batch sizes against [`MAX_HIDDEN_LAYERS`],
+/// [`MAX_HIDDEN_WIDTH`], [`MAX_BATCH_SIZE`] and [`MAX_BATCH_ACTIVATIONS`]; the reason
+/// names the limit. Used by [`AgentConfig::validate`] and by option parsers that want the
+/// user's option name in the error.
+///
+/// # Errors
+/// `(field, reason)`: `"hidden"` or `"batch_size"` and why.
+///
+/// ```
+/// use worl_ddqn::config::check_network_size;
+/// assert!(check_network_size(&[64, 64], 32).is_ok());
+/// let (field, why) = check_network_size(&[100_000_000], 32).unwrap_err();
+/// assert_eq!(field, "hidden");
+/// assert!(why.contains("4096"), "{why}");
+/// ```
+pub fn check_network_size(
+    hidden: &[usize],
+    batch_size: usize,
+) -> std::result::Result<(), (&'static str, String)> {
+    if hidden.len() > MAX_HIDDEN_LAYERS {
+        return Err((
+            "hidden",
+            format!(
+                "{} hidden layers; at most {MAX_HIDDEN_LAYERS}",
+                hidden.len()
+            ),
+        ));
+    }
+    if let Some((i, &w)) = hidden
+        .iter()
+        .enumerate()
+        .find(|(_, w)| **w > MAX_HIDDEN_WIDTH)
+    {
+        return Err((
+            "hidden",
+            format!("layer {i} has width {w}; at most {MAX_HIDDEN_WIDTH}"),
+        ));
+    }
+    if batch_size > MAX_BATCH_SIZE {
+        return Err((
+            "batch_size",
+            format!("{batch_size}; at most {MAX_BATCH_SIZE}"),
+        ));
+    }
+    let width: usize = hidden.iter().sum();
+    if batch_size.saturating_mul(width) > MAX_BATCH_ACTIVATIONS {
+        return Err((
+            "hidden",
+            format!(
+                "batch {batch_size} × {width} hidden units = {} activations per candidate; at most {MAX_BATCH_ACTIVATIONS} (use a smaller batch or narrower layers)",
+                batch_size.saturating_mul(width)
+            ),
+        ));
+    }
+    Ok(())
+}
 use crate::mlp::NetworkSpec;
 
 /// How the target network follows the online network (Mnih et al. 2015, "target network").
@@ -198,6 +274,15 @@ impl AgentConfig {
         }
         if let Some(i) = self.hidden.iter().position(|&h| h == 0) {
             return bad("hidden", format!("layer {i} has width 0"));
+        }
+        if let Err((field, reason)) = check_network_size(&self.hidden, self.batch_size) {
+            return bad(field, reason);
+        }
+        if self.replay_capacity > MAX_REPLAY_CAPACITY {
+            return bad(
+                "replay_capacity",
+                format!("{}; at most {MAX_REPLAY_CAPACITY}", self.replay_capacity),
+            );
         }
         self.network_spec().validate()?;
         if !(0.0..=1.0).contains(&self.gamma) {

@@ -141,7 +141,10 @@ impl AgentStart {
 }
 
 /// Reads the agent options `hidden` (widths like `16-16`), `td` (`double` or `vanilla`),
-/// `gamma`, `learning-rate` and `batch` over `agent`, and validates the result.
+/// `gamma`, `learning-rate` and `batch` over `agent`, and validates the result; network
+/// and batch sizes are bounded ([`worl_ddqn::config::check_network_size`]: at most 8
+/// hidden layers of at most 4096 units, batches of at most 4096, batch × hidden units at
+/// most 2²¹).
 ///
 /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption) naming the
 /// option.
@@ -167,6 +170,17 @@ pub(crate) fn take_agent_options(opts: &mut Options, agent: &AgentConfig) -> Res
     agent.batch_size = opts.take_or("batch", agent.batch_size)?;
     if agent.batch_size == 0 {
         return Err(opts.invalid("batch", 0, "must be at least 1"));
+    }
+    // sizes checked here, before any allocation, with the option's own name
+    if let Err((field, why)) =
+        worl_ddqn::config::check_network_size(&agent.hidden, agent.batch_size)
+    {
+        return Err(if field == "batch_size" {
+            opts.invalid("batch", agent.batch_size, why)
+        } else {
+            let widths: Vec<String> = agent.hidden.iter().map(ToString::to_string).collect();
+            opts.invalid("hidden", widths.join("-"), why)
+        });
     }
     if let Err(e) = agent.validate() {
         return Err(opts.invalid("agent", "(gamma, learning-rate, batch)", e.to_string()));

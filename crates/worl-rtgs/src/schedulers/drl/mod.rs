@@ -98,7 +98,7 @@ use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{Progress, RunContext, Scheduler};
 use crate::schedulers::agents::{AgentStart, take_agent_options};
-use crate::schedulers::search::options::{take_count, take_in_range};
+use crate::schedulers::search::options::{MAX_ITERATIONS, take_count, take_in_range};
 use episode::{Decision, Episode, Statics};
 
 /// Configuration of [`Dqn`] and [`Mdts`]; defaults in the field docs.
@@ -191,10 +191,16 @@ impl DrlConfig {
         let config = DrlConfig {
             branches,
             candidates,
-            episodes: take_count(&mut opts, "episodes", d.episodes, 1)?,
+            episodes: take_count(&mut opts, "episodes", d.episodes, 1, MAX_ITERATIONS)?,
             policy: opts.take_or("policy", d.policy)?,
             agent: take_agent_options(&mut opts, &d.agent)?,
-            train_every: take_count(&mut opts, "train-every", d.train_every as usize, 1)? as u64,
+            train_every: take_count(
+                &mut opts,
+                "train-every",
+                d.train_every as usize,
+                1,
+                usize::MAX,
+            )? as u64,
             epsilon_start: take_in_range(&mut opts, "epsilon-start", d.epsilon_start, 0.0, 1.0)?,
             epsilon_end: take_in_range(&mut opts, "epsilon-end", d.epsilon_end, 0.0, 1.0)?,
             start: AgentStart::take(&mut opts, &d.start)?,

@@ -160,7 +160,7 @@ use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::agents::{AgentStart, start_agent, take_agent_options};
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, run_rtgs_from};
-use crate::schedulers::search::options::take_count;
+use crate::schedulers::search::options::{MAX_REPEATS, take_count};
 use decoder::LearnSettings;
 use worl_woa::Replacement;
 
@@ -338,15 +338,21 @@ impl WorlRtgsConfig {
         let config = WorlRtgsConfig {
             preset,
             candidates,
-            burst: take_count(&mut opts, "burst", d.burst, 1)?,
-            patience: take_count(&mut opts, "patience", d.patience, 1)?,
+            burst: take_count(&mut opts, "burst", d.burst, 1, MAX_REPEATS)?,
+            patience: take_count(&mut opts, "patience", d.patience, 1, MAX_REPEATS)?,
             focus: crate::schedulers::search::options::take_in_range(
                 &mut opts, "focus", d.focus, 0.0, 1.0,
             )?,
-            kick: take_count(&mut opts, "kick", d.kick, 1)?,
+            kick: take_count(&mut opts, "kick", d.kick, 1, MAX_REPEATS)?,
             moves: opts.take_or("moves", d.moves)?,
-            recorded_steps: take_count(&mut opts, "recorded-steps", d.recorded_steps, 1)?,
-            train_steps: take_count(&mut opts, "train-steps", d.train_steps, 1)?,
+            recorded_steps: take_count(
+                &mut opts,
+                "recorded-steps",
+                d.recorded_steps,
+                1,
+                MAX_REPEATS,
+            )?,
+            train_steps: take_count(&mut opts, "train-steps", d.train_steps, 1, MAX_REPEATS)?,
             epsilon_start,
             epsilon_end,
             hope_weight,
