@@ -17,15 +17,73 @@
 //! Pegasus DAX, STG, worl's JSON); a cluster is a cluster file or a short description
 //! (`pai-mix:16`, `homogeneous:8:A100-80GB`, `dgx:2:H100`). Every error is one line naming
 //! the file, line and item.
+//!
+//! A closed stdout (`worl info X | head -1`: the reader has what it wanted) is not an
+//! error: what is left to print is dropped, the command finishes its work (files are still
+//! written) and exits with its usual status, 0 on success.
 
 mod commands;
 mod inputs;
 
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What every command returns.
 pub(crate) type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// Set once a write to stdout found the pipe closed: later output is dropped.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `text` to stdout and flushes. A closed pipe (`EPIPE`) is not an error: the text
+/// and all later output are dropped (see the crate docs).
+///
+/// Errors: any other write error (a full disk behind a redirection), naming stdout.
+pub(crate) fn write_stdout(text: std::fmt::Arguments<'_>) -> Result<()> {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_fmt(text).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => Err(format!("writing to stdout: {e}").into()),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// `println!` to stdout through [`write_stdout`]: evaluates to `Result<()>`.
+macro_rules! outln {
+    () => {
+        $crate::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use outln;
+
+/// Safety net for output not written through [`write_stdout`]: `println!` panics on a
+/// closed stdout; that panic ends the process quietly with status 0 instead of a panic
+/// message and status 101.
+fn exit_quietly_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
 
 /// Schedule DAG-structured workloads on heterogeneous GPU clusters (HEFT, CPOP, PEFT,
 /// Min-Min, RTGS, WORL-RTGS, ...).
@@ -60,6 +118,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    exit_quietly_on_closed_stdout();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Schedule(a) => commands::schedule::run(&a),

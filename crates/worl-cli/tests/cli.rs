@@ -355,15 +355,23 @@ fn schedules_and_workloads_are_written_as_wfformat_that_reads_back() {
     let x = spec(&out)["execution"].clone();
     assert_eq!(x["makespanInSeconds"], 35.0);
     let tasks = x["tasks"].as_array().unwrap();
-    let starts: Vec<f64> = tasks
+    // WfFormat 1.5's own fields: `executedAt` (ISO 8601, from the epoch) and `machines`
+    let starts: Vec<&str> = tasks
         .iter()
-        .map(|t| t["startInSeconds"].as_f64().unwrap())
+        .map(|t| t["executedAt"].as_str().unwrap())
         .collect();
     let runs: Vec<f64> = tasks
         .iter()
         .map(|t| t["runtimeInSeconds"].as_f64().unwrap())
         .collect();
-    assert_eq!(starts, [0.0, 10.0, 30.0]);
+    assert_eq!(
+        starts,
+        [
+            "1970-01-01T00:00:00Z",
+            "1970-01-01T00:00:10Z",
+            "1970-01-01T00:00:30Z"
+        ]
+    );
     assert_eq!(runs, [10.0, 20.0, 5.0]);
     let machines: Vec<&str> = x["machines"]
         .as_array()
@@ -372,8 +380,8 @@ fn schedules_and_workloads_are_written_as_wfformat_that_reads_back() {
         .map(|m| m["nodeName"].as_str().unwrap())
         .collect();
     assert_eq!(machines.len(), 2);
-    assert!(tasks.iter().all(|t| t["machine"] == tasks[0]["machine"]));
-    assert!(machines.contains(&tasks[0]["machine"].as_str().unwrap()));
+    assert!(tasks.iter().all(|t| t["machines"] == tasks[0]["machines"]));
+    assert!(machines.contains(&tasks[0]["machines"][0].as_str().unwrap()));
     // WfCommons readers (and worl's) take it as a workload with the planned run times.
     let info = stdout(worl().arg("info").arg(&out));
     assert!(
@@ -414,4 +422,305 @@ fn convert_writes_saga_instances_with_a_network() {
     let out = dir.path().join("s.csv");
     let text = stdout(worl().arg("schedule").arg(&b).arg("--out").arg(&out));
     assert!(text.starts_with("HEFT: makespan 9.000 s"), "{text}");
+}
+
+/// A fork-join of `n` branches (`n + 2` tasks) in worl's workload JSON.
+fn fork_join(n: usize) -> String {
+    let mut tasks = vec![r#"{"name": "s", "work": 2.0}"#.to_owned()];
+    let mut edges = Vec::new();
+    for i in 0..n {
+        tasks.push(format!(r#"{{"name": "t{i}", "work": {}.5}}"#, i + 1));
+        edges.push(format!(r#"{{"from": "s", "to": "t{i}", "bytes": 2e8}}"#));
+        edges.push(format!(r#"{{"from": "t{i}", "to": "e", "bytes": 1e8}}"#));
+    }
+    tasks.push(r#"{"name": "e", "work": 1.0}"#.to_owned());
+    format!(
+        r#"{{"format": "worl-workload", "version": 1, "name": "fj{n}", "jobs": [{{"name": "j", "tasks": [{}], "edges": [{}]}}]}}"#,
+        tasks.join(", "),
+        edges.join(", ")
+    )
+}
+
+/// Runs `worl ARGS` with stdout a pipe whose reading end is already closed: every write to
+/// stdout fails with EPIPE. Returns the exit status and stderr.
+fn run_into_closed_pipe(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("worl"))
+        .args(args)
+        .stdout(writer)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn info_into_closed_pipe_exits_cleanly() {
+    // `worl info X | head -1` panicked on the broken pipe (exit 101)
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let (code, err) = run_into_closed_pipe(&["info".as_ref(), w.as_os_str()]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    let (code, err) = run_into_closed_pipe(&["schedulers".as_ref()]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    // a command with files to write still writes them, then exits 0
+    let out = dir.path().join("plan.json");
+    let (code, err) = run_into_closed_pipe(&[
+        "schedule".as_ref(),
+        w.as_os_str(),
+        "--cluster".as_ref(),
+        "pai-mix:2".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("\"makespan\"")
+    );
+    let cmp = dir.path().join("cmp");
+    let (code, err) = run_into_closed_pipe(&[
+        "compare".as_ref(),
+        w.as_os_str(),
+        "--cluster".as_ref(),
+        "pai-mix:2".as_ref(),
+        "--schedulers".as_ref(),
+        "heft,peft".as_ref(),
+        "--quiet".as_ref(),
+        "--out".as_ref(),
+        cmp.as_os_str(),
+    ]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert_eq!(
+        std::fs::read_to_string(cmp.join("runs.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn compare_defaults_skip_exact_on_large_instances() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = write(dir.path(), "chain.json", CHAIN);
+    let large = write(dir.path(), "fj12.json", &fork_join(12)); // 14 tasks
+    let args = [
+        "--cluster",
+        "pai-mix:4",
+        "--seeds",
+        "1",
+        "--evaluations",
+        "60",
+    ];
+    // 14 tasks: `exact` is left out with a notice naming the workload and the limits
+    let cmp = dir.path().join("large");
+    let out = worl()
+        .arg("compare")
+        .arg(&large)
+        .args(args)
+        .arg("--out")
+        .arg(&cmp)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("note: `exact` is left out of the default schedulers: `fj12.json` has 14 tasks on 4 GPUs"),
+        "{err}"
+    );
+    let runs = std::fs::read_to_string(cmp.join("runs.csv")).unwrap();
+    assert!(runs.contains("HEFT") && !runs.contains("Exact"), "{runs}");
+    // 3 tasks: every registered scheduler runs, `exact` included, without the notice
+    let cmp = dir.path().join("small");
+    let out = worl()
+        .arg("compare")
+        .arg(&small)
+        .args(args)
+        .arg("--out")
+        .arg(&cmp)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("left out"), "{err}");
+    let runs = std::fs::read_to_string(cmp.join("runs.csv")).unwrap();
+    assert!(
+        runs.lines().any(|l| l.contains(",exact[nodes=1000000],")),
+        "{runs}"
+    );
+    // named explicitly, `exact` runs on the large workload too (here within a node budget)
+    let cmp = dir.path().join("named");
+    let text = stdout(
+        worl()
+            .arg("compare")
+            .arg(&large)
+            .args([
+                "--cluster",
+                "pai-mix:4",
+                "--schedulers",
+                "heft,exact[nodes=2000]",
+            ])
+            .arg("--out")
+            .arg(&cmp),
+    );
+    assert!(text.contains("exact[nodes=2000]"), "{text}");
+}
+
+#[test]
+fn compare_reports_progress_per_run_on_stderr_unless_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let base = [
+        "--cluster",
+        "pai-mix:2",
+        "--schedulers",
+        "heft,rtgs[whales=3,iterations=2]",
+        "--seeds",
+        "2",
+    ];
+    let out = worl()
+        .arg("compare")
+        .arg(&w)
+        .args(base)
+        .arg("--out")
+        .arg(dir.path().join("a"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // stderr is a pipe here, not a terminal: plain lines, one per run as it starts
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("run ")).collect();
+    assert_eq!(
+        lines,
+        [
+            "run 1/3: HEFT · chain.json · seed 1",
+            "run 2/3: rtgs[whales=3,iterations=2] · chain.json · seed 1",
+            "run 3/3: rtgs[whales=3,iterations=2] · chain.json · seed 2",
+        ],
+        "{err}"
+    );
+    assert!(err.contains("wrote "), "{err}");
+    let out = worl()
+        .arg("compare")
+        .arg(&w)
+        .args(base)
+        .arg("--quiet")
+        .arg("--out")
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+    assert!(String::from_utf8(out.stdout).unwrap().contains("| HEFT |"));
+}
+
+#[test]
+fn merge_missing_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let results = dir.path().join("r.jsonl");
+    stdout(
+        worl()
+            .arg("compare")
+            .arg(&w)
+            .args([
+                "--cluster",
+                "pai-mix:2",
+                "--schedulers",
+                "heft,peft",
+                "--quiet",
+            ])
+            .args(["--shard", "0/1", "--results"])
+            .arg(&results),
+    );
+    let e = one_line_error(
+        worl()
+            .arg("merge")
+            .arg(&results)
+            .arg(dir.path().join("r2.jsonl"))
+            .arg("--out")
+            .arg(dir.path().join("m")),
+        2,
+    );
+    assert!(e.starts_with("error: ") && e.contains("r2.jsonl"), "{e}");
+    // a conflicting second record of run 0 is refused, naming both lines
+    let first = std::fs::read_to_string(&results).unwrap();
+    let line = first.lines().next().unwrap();
+    let makespan = line.split("\"makespan\":").nth(1).unwrap();
+    let value: String = makespan.chars().take_while(|c| *c != ',').collect();
+    let changed = line.replacen(&format!("\"makespan\":{value}"), "\"makespan\":12345.5", 1);
+    let other = write(dir.path(), "other.jsonl", &format!("{changed}\n"));
+    let e = one_line_error(
+        worl()
+            .arg("merge")
+            .arg(&results)
+            .arg(&other)
+            .arg("--out")
+            .arg(dir.path().join("m")),
+        2,
+    );
+    assert!(
+        e.contains("other.jsonl:1 and ") && e.contains("r.jsonl:1: two different records of run 0"),
+        "{e}"
+    );
+    // the last line without its newline is kept: both runs merge
+    std::fs::write(&results, first.trim_end()).unwrap();
+    let out = worl()
+        .arg("merge")
+        .arg(&results)
+        .arg("--out")
+        .arg(dir.path().join("m"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("merged 2 runs from 1 file(s)"), "{err}");
+}
+
+#[test]
+fn out_of_range_scheduler_options_are_one_line_errors_naming_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    for (spec, needle) in [
+        ("rtgs[iterations=18446744073709551616]", "`iterations`"),
+        ("rtgs[iterations=10000000]", "at most 1000000"),
+        ("rtgs[b=1e400]", "`b`"),
+        ("rtgs[window=NaN]", "`window`"),
+        ("dqn[hidden=100000000]", "at most 4096"),
+        ("dqn[batch=100000]", "`batch`"),
+        ("pso[particles=1000000000]", "`particles`"),
+    ] {
+        let e = one_line_error(
+            worl()
+                .arg("schedule")
+                .arg(&w)
+                .args(["--cluster", "pai-mix:2", "--scheduler", spec, "--out"])
+                .arg(dir.path().join("x.json")),
+            2,
+        );
+        assert!(
+            e.starts_with("error: ") && e.contains(needle),
+            "{spec}: {e}"
+        );
+    }
+    let e = one_line_error(
+        worl()
+            .arg("compare")
+            .arg(&w)
+            .args([
+                "--cluster",
+                "pai-mix:2",
+                "--seeds",
+                "18446744073709551615",
+                "--out",
+            ])
+            .arg(dir.path().join("c")),
+        2,
+    );
+    assert!(e.contains("--seeds"), "{e}");
 }

@@ -1,13 +1,14 @@
 //! `worl compare`: several schedulers on several workloads, normalised to HEFT.
 
-use crate::{Result, inputs};
+use crate::{Result, inputs, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use worl::experiment::spec::specs_or_all;
+use worl::experiment::spec::{all_registered, specs_or_all};
 use worl::experiment::{
-    Experiment, KeepSchedules, NamedProblem, ProblemSet, Results, plot, report,
+    Experiment, KeepSchedules, NamedProblem, ProblemSet, Results, SchedulerSpec, plot, report,
 };
+use worl::rtgs::schedulers::Exact;
 use worl::rtgs::{Budget, Registry};
 
 /// Arguments of `worl compare`.
@@ -20,10 +21,11 @@ pub(crate) struct Args {
     #[arg(long)]
     cluster: String,
     /// Scheduler specs, comma- or semicolon-separated (`heft,rtgs[whales=10],peft`); all
-    /// registered schedulers if absent.
+    /// registered schedulers if absent, `exact` with a budget of a million nodes and only
+    /// on workloads of at most 12 tasks and 16 GPUs (else left out, with a notice).
     #[arg(long)]
     schedulers: Vec<String>,
-    /// Seeds per stochastic scheduler: 1..=N.
+    /// Seeds per stochastic scheduler: 1..=N (at most 10,000).
     #[arg(long, default_value_t = 3)]
     seeds: u64,
     /// CPU-time budget per search run, seconds (CPU time of the process: with `--parallel`
@@ -48,6 +50,66 @@ pub(crate) struct Args {
     /// it are skipped, a partial last line is redone.
     #[arg(long, value_name = "FILE.jsonl")]
     results: Option<PathBuf>,
+    /// No progress on stderr (a bar on a terminal, else one line per run as it starts) and
+    /// no closing note; errors and notices about the schedulers run still go to stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Most seeds per stochastic scheduler (`--seeds`): the grid's runs are listed up front.
+const MAX_SEEDS: u64 = 10_000;
+
+/// The largest workload on which the default scheduler set runs `exact`.
+const EXACT_DEFAULT_MAX_TASKS: usize = 12;
+
+/// The largest cluster on which the default scheduler set runs `exact` (a search node
+/// costs `O(n · m²)`).
+const EXACT_DEFAULT_MAX_GPUS: usize = 16;
+
+/// The spec of `exact` in the default scheduler set: a node budget of a million, a few
+/// seconds per workload (measured on 12-task fork-joins: 0.6 s on 4 GPUs, 3.5 s on 16;
+/// its default of 50 million nodes took 30 s to 3 minutes there without always finishing).
+const EXACT_DEFAULT_SPEC: &str = "exact[nodes=1000000]";
+
+/// The default scheduler set: every registered scheduler, `exact` with the node budget of
+/// [`EXACT_DEFAULT_SPEC`], and without `exact` when a problem is larger than
+/// [`EXACT_DEFAULT_MAX_TASKS`] tasks or [`EXACT_DEFAULT_MAX_GPUS`] GPUs; then the notice to
+/// print.
+fn default_specs(
+    registry: &Registry,
+    problems: &ProblemSet,
+) -> (Vec<SchedulerSpec>, Option<String>) {
+    let is_exact = |s: &SchedulerSpec| s.to_string().eq_ignore_ascii_case(Exact::NAME);
+    let all = all_registered(registry);
+    if !all.iter().any(is_exact) {
+        return (all, None);
+    }
+    let too_large = problems.iter().find(|p| {
+        p.problem.n_tasks() > EXACT_DEFAULT_MAX_TASKS || p.problem.n_gpus() > EXACT_DEFAULT_MAX_GPUS
+    });
+    let Some(p) = too_large else {
+        let specs = all
+            .into_iter()
+            .map(|s| {
+                if is_exact(&s) {
+                    SchedulerSpec::registry(EXACT_DEFAULT_SPEC)
+                } else {
+                    s
+                }
+            })
+            .collect();
+        return (specs, None);
+    };
+    let notice = format!(
+        "note: `exact` is left out of the default schedulers: `{}` has {} tasks on {} GPUs, and by default it runs (as `{EXACT_DEFAULT_SPEC}`) on workloads of at most {EXACT_DEFAULT_MAX_TASKS} tasks on at most {EXACT_DEFAULT_MAX_GPUS} GPUs; name it in --schedulers to run it anyway, with a node budget (`{EXACT_DEFAULT_SPEC}`) or --time",
+        p.name,
+        p.problem.n_tasks(),
+        p.problem.n_gpus()
+    );
+    (
+        all.into_iter().filter(|s| !is_exact(s)).collect(),
+        Some(notice),
+    )
 }
 
 /// `K/N` with `0 <= K < N`.
@@ -66,8 +128,8 @@ fn parse_shard(s: &str) -> Result<(usize, usize)> {
 
 /// Runs the comparison, prints the tables and writes the files.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
-    if args.seeds == 0 {
-        return Err("--seeds must be at least 1".into());
+    if !(1..=MAX_SEEDS).contains(&args.seeds) {
+        return Err(format!("--seeds {}: must be in 1..={MAX_SEEDS}", args.seeds).into());
     }
     let cluster = Arc::new(inputs::cluster(&args.cluster)?);
     let mut problems = ProblemSet::new();
@@ -92,7 +154,15 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         problems.push(NamedProblem::new(name, p))?;
     }
     let registry = Registry::with_builtins();
-    let specs = specs_or_all(&registry, &args.schedulers)?;
+    let specs = if args.schedulers.is_empty() {
+        let (specs, notice) = default_specs(&registry, &problems);
+        if let Some(n) = notice {
+            eprintln!("{n}");
+        }
+        specs
+    } else {
+        specs_or_all(&registry, &args.schedulers)?
+    };
     let budget = Budget {
         max_evaluations: args.evaluations,
         max_time: args.time.map(super::schedule::seconds).transpose()?,
@@ -103,11 +173,16 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         .seeds(1..=args.seeds)
         .budget(budget)
         .parallel(args.parallel)
+        .quiet(args.quiet)
+        .progress_lines(true)
         .keep_schedules(KeepSchedules::None);
     let results = match (&args.shard, &args.results) {
         (Some(s), Some(file)) => {
             let (k, n) = parse_shard(s)?;
             let report = experiment.shard(k, n)?.run_into(file)?;
+            if args.quiet {
+                return Ok(ExitCode::SUCCESS);
+            }
             eprintln!(
                 "shard {k}/{n}: {} runs, {} already in {}, {} done now{}",
                 report.runs,
@@ -126,25 +201,29 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         _ => experiment.run()?,
     };
     let out = args.out.as_deref().ok_or("--out DIR is needed")?;
-    write_outputs(&results, out)?;
+    write_outputs(&results, out, args.quiet)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Prints the tables and writes `summary.md`, `normalised.csv`, `runs.csv`, `results.json`
-/// and (with a rank test) `cd.svg` into `out`: the outputs of `worl compare` and `worl merge`.
-pub(crate) fn write_outputs(results: &Results, out: &Path) -> Result<()> {
+/// and (with a rank test) `cd.svg` into `out`: the outputs of `worl compare` and `worl merge`;
+/// then, unless `quiet`, a note of the files written on stderr.
+pub(crate) fn write_outputs(results: &Results, out: &Path, quiet: bool) -> Result<()> {
     let report::ComparisonReport {
         normalised,
         markdown: md,
         rank_test: test,
     } = report::comparison_report(results)?;
-    println!("{md}");
+    outln!("{md}")?;
     report::write_text(out.join("summary.md"), &md)?;
     report::write_normalised_csv(out.join("normalised.csv"), &normalised)?;
     results.write_csv(out.join("runs.csv"))?;
     results.write_json(out.join("results.json"))?;
     if let Some(t) = &test {
         plot::cd_diagram(t, "Average ranks by makespan", out.join("cd.svg"))?;
+    }
+    if quiet {
+        return Ok(());
     }
     eprintln!(
         "wrote {}/{{summary.md,normalised.csv,runs.csv,results.json{}}}",

@@ -1,6 +1,6 @@
 //! `worl info`: a workload's size and shape.
 
-use crate::{Result, inputs};
+use crate::{Result, inputs, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,7 +17,7 @@ pub(crate) struct Args {
 /// Prints the workload's name and statistics.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let w = inputs::workload(&args.workload)?;
-    println!("workload            {}", w.name());
-    println!("{}", w.stats(args.bandwidth)?);
+    outln!("workload            {}", w.name())?;
+    outln!("{}", w.stats(args.bandwidth)?)?;
     Ok(ExitCode::SUCCESS)
 }

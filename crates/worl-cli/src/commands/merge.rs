@@ -25,6 +25,6 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         results.records().len(),
         args.files.len()
     );
-    super::compare::write_outputs(&results, &args.out)?;
+    super::compare::write_outputs(&results, &args.out, false)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ pub(crate) mod merge;
 pub(crate) mod schedule;
 pub(crate) mod validate;
 
-use crate::Result;
+use crate::{Result, outln};
 use std::process::ExitCode;
 use worl::rtgs::Registry;
 
@@ -18,10 +18,10 @@ pub(crate) fn schedulers() -> Result<ExitCode> {
     let registry = Registry::with_builtins();
     let width = registry.names().map(str::len).max().unwrap_or(0);
     for name in registry.names() {
-        println!(
+        outln!(
             "{name:width$}  {}",
             registry.description(name).unwrap_or_default()
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `worl schedule`: one workload, one cluster, one scheduler, one schedule file.
 
-use crate::{Result, inputs};
+use crate::{Result, inputs, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         );
         worl::experiment::plot::gantt(&problem, &schedule, &title, path)?;
     }
-    println!(
+    outln!(
         "{}: makespan {:.3} s, lower bound {:.3} s (gap {:.3}), {} tasks on {} GPUs, {:.3} s",
         meta.scheduler,
         schedule.makespan(),
@@ -85,7 +85,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         problem.n_tasks(),
         problem.n_gpus(),
         elapsed
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
