@@ -3,7 +3,12 @@
 # maturin, install it in a fresh virtual environment and run its pytest suite.
 #
 # Needs python3 (>= 3.9, with venv or pip) and network access to PyPI for maturin, pytest,
-# networkx and pandas; no Python headers or libpython (the module links neither).
+# networkx and pandas; no Python headers or libpython (the module links neither). With
+# python3 >= 3.11 the test environment also gets the `wfcommons` package (WfCommons' own
+# reader, which checks that `worl schedule --out plan.wf.json` loads with every task's
+# machine and start time); its reader validates against the WfFormat schema, fetched from
+# GitHub once and cached in ~/.cache/wfcommons (WORL_WFFORMAT_SCHEMA, if set, names a local
+# copy instead). WORL_PY_NO_WFCOMMONS=1 skips it.
 # CARGO_TARGET_DIR defaults to the workspace's target/, so a build after `cargo test
 # --workspace --release` reuses its compiled dependencies. WORL_PY_FEATURES adds cargo
 # features to the wheel (e.g. WORL_PY_FEATURES=ddqn for WORL-RTGS, which pulls burn).
@@ -47,6 +52,22 @@ step "install in a fresh virtual environment"
 new_venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet "$work"/wheels/worl-*.whl pytest networkx pandas
 "$work/venv/bin/python" -c "import worl; print('worl', worl.__version__, 'WORL-RTGS:', worl.HAS_WORL_RTGS)"
+
+# WfCommons' reader for the WfFormat plan check (tests_py/test_wfformat_plan.py); it needs
+# Python >= 3.11 (wfcommons 1.6 and its scipy).
+if [ "${WORL_PY_NO_WFCOMMONS:-0}" != 1 ] \
+  && "$work/venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  step "wfcommons (WfCommons' WfFormat reader)"
+  "$work/venv/bin/python" -m pip install --quiet wfcommons
+  "$work/venv/bin/python" -c "import wfcommons, importlib.metadata as m; print('wfcommons', m.version('wfcommons'))"
+  if [ -z "${WORL_WFFORMAT_SCHEMA:-}" ]; then
+    # fetch and cache the schema now, so that a network failure is reported here
+    "$work/venv/bin/python" -c "from wfcommons.wfinstances.schema import SchemaValidator; SchemaValidator()" \
+      || echo "warning: the WfFormat schema cannot be fetched; set WORL_WFFORMAT_SCHEMA to a local copy" >&2
+  fi
+else
+  echo "wfcommons skipped (WORL_PY_NO_WFCOMMONS=1 or Python < 3.11)"
+fi
 
 step "pytest"
 (cd crates/worl-py && "$work/venv/bin/python" -m pytest -q tests_py)

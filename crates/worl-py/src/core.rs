@@ -81,22 +81,97 @@ pub fn load_workload(path: &Path) -> Result<Loaded> {
     })
 }
 
+/// The file-name endings [`save_workload`] writes (`worl.WORKLOAD_SAVE_EXTENSIONS`, listed by
+/// the `Workload.save` stub): worl-dag's
+/// [`WRITABLE_EXTENSIONS`](worl::dag::formats::WRITABLE_EXTENSIONS) and `.saga.json`.
+pub fn workload_save_extensions() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = worl::dag::formats::WRITABLE_EXTENSIONS
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .collect();
+    v.push(".saga.json");
+    v
+}
+
+/// The file-name endings [`save_schedule`] writes (`worl.SCHEDULE_SAVE_EXTENSIONS`, listed by
+/// the `Schedule.save` stub): schedule files (`.json`, `.csv`) and WfFormat with an
+/// `execution` section (`.wf.json`, `.wfformat.json`).
+pub const SCHEDULE_SAVE_EXTENSIONS: [&str; 4] = [".json", ".csv", ".wf.json", ".wfformat.json"];
+
+/// The keys a Python schedule row may have (`worl.SCHEDULE_ROW_KEYS`): the columns of the
+/// CSV schedule reader, [`CSV_COLUMNS`](worl::cluster::schedule_file::CSV_COLUMNS), so a row
+/// dict and a CSV line take the same names; besides them the readers' other names
+/// ([`SCHEDULE_ROW_ALIASES`]).
+pub const SCHEDULE_ROW_KEYS: [&str; 9] = worl::cluster::schedule_file::CSV_COLUMNS;
+
+/// Other names of row keys, `(alias, key)`, as the CSV and JSON schedule readers take them:
+/// `gpu` for `gpu_id` (`worl.SCHEDULE_ROW_ALIASES`).
+pub const SCHEDULE_ROW_ALIASES: [(&str, &str); 1] = [("gpu", "gpu_id")];
+
+/// The schedule-file key of key `key` of Python schedule row `row` (0-based): `key` itself
+/// for one of [`SCHEDULE_ROW_KEYS`], the key an alias stands for ([`SCHEDULE_ROW_ALIASES`]).
+///
+/// Errors: ``row <row>: unknown key `<key>` (known: task_id, task, ..., finish; gpu for
+/// gpu_id)``.
+pub fn row_key(row: usize, key: &str) -> Result<&'static str> {
+    if let Some(k) = SCHEDULE_ROW_KEYS.iter().find(|&&k| k == key) {
+        return Ok(k);
+    }
+    if let Some((_, k)) = SCHEDULE_ROW_ALIASES.iter().find(|(a, _)| *a == key) {
+        return Ok(k);
+    }
+    let aliases: Vec<String> = SCHEDULE_ROW_ALIASES
+        .iter()
+        .map(|(a, k)| format!("{a} for {k}"))
+        .collect();
+    Err(format!(
+        "row {row}: unknown key `{key}` (known: {}; {})",
+        SCHEDULE_ROW_KEYS.join(", "),
+        aliases.join(", ")
+    )
+    .into())
+}
+
+/// The lower-case file name of `path` (empty if none).
+fn lower_file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+/// ``<path>: cannot write <what> as `.<ext>` (writable: <list>)`` unless the file name of
+/// `path` ends with one of `writable`.
+fn check_writable(path: &Path, what: &str, writable: &[&str]) -> Result<()> {
+    let name = lower_file_name(path);
+    if writable.iter().any(|e| name.ends_with(e)) {
+        return Ok(());
+    }
+    let ext = match path.extension() {
+        Some(e) => format!("`.{}`", e.to_string_lossy()),
+        None => "a name without extension".to_owned(),
+    };
+    Err(format!(
+        "{}: cannot write {what} as {ext} (writable: {})",
+        path.display(),
+        writable.join(", ")
+    )
+    .into())
+}
+
 /// Writes `w` to `path` in the format of its name, as `worl convert` does: `.saga.json` a
 /// saga / dag-bench problem instance with `network` as its network; `.wf.json` /
 /// `.wfformat.json` WfCommons WfFormat 1.5; `.json` worl's workload JSON; `.dot` / `.gv`
-/// Graphviz. Each reads back as the same workload.
+/// Graphviz ([`workload_save_extensions`]). Each reads back as the same workload.
 ///
 /// Errors: `"<path>: a saga problem instance needs a network: give a cluster"`,
-/// `"<path>: cannot write workloads as .<ext> (writable: ...)"` (`.saga.json` besides
-/// [`save_path`](worl::dag::formats::save_path)'s), or the writers' errors
-/// naming the file (a saga network with latencies is refused).
+/// ``"<path>: cannot write workloads as `.<ext>` (writable: ...)"`` listing
+/// [`workload_save_extensions`], or the writers' errors naming the file (a saga network with
+/// latencies is refused).
 pub fn save_workload(w: &Workload, network: Option<&Cluster>, path: &Path) -> Result<()> {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    if name.ends_with(".saga.json") {
+    check_writable(path, "workloads", &workload_save_extensions())?;
+    if lower_file_name(path).ends_with(".saga.json") {
         let Some(c) = network else {
             return Err(format!(
                 "{}: a saga problem instance needs a network: give a cluster",
@@ -112,10 +187,12 @@ pub fn save_workload(w: &Workload, network: Option<&Cluster>, path: &Path) -> Re
 
 /// Writes the schedule `s` of `problem` to `path` as `worl schedule --out` does: a
 /// `.wf.json` / `.wfformat.json` name as WfCommons WfFormat with an `execution` section,
-/// else a schedule file by extension (`.json` or `.csv`).
+/// else a schedule file by extension (`.json` or `.csv`) ([`SCHEDULE_SAVE_EXTENSIONS`]).
 ///
-/// Errors: an unwritable path or another extension, naming the file.
+/// Errors: ``"<path>: cannot write schedules as `.<ext>` (writable: ...)"`` listing
+/// [`SCHEDULE_SAVE_EXTENSIONS`]; an unwritable path, naming the file.
 pub fn save_schedule(problem: &Problem, s: &Scheduled, path: &Path) -> Result<()> {
+    check_writable(path, "schedules", &SCHEDULE_SAVE_EXTENSIONS)?;
     if worl::dag::formats::is_wfformat_path(path) {
         worl::cluster::wfformat::save(problem, &s.schedule, path)?;
         return Ok(());
@@ -414,5 +491,70 @@ mod tests {
         let two = parse_cluster("2x1:V100-16GB:25GbE").unwrap();
         // saga links have no latency: 25 GbE's 50 us is refused
         assert!(save_workload(&w, Some(&two), &dir.path().join("d.saga.json")).is_err());
+    }
+
+    #[test]
+    fn the_save_error_lists_every_extension_save_writes() {
+        let exts = workload_save_extensions();
+        assert_eq!(
+            exts,
+            [
+                ".json",
+                ".wf.json",
+                ".wfformat.json",
+                ".dot",
+                ".gv",
+                ".saga.json"
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let e = save_workload(&diamond(), None, &dir.path().join("d.xml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with(
+                "cannot write workloads as `.xml` (writable: .json, .wf.json, \
+                 .wfformat.json, .dot, .gv, .saga.json)"
+            ),
+            "{e}"
+        );
+        // every listed extension but saga (which needs a network) writes and reads back
+        for ext in exts.iter().filter(|e| **e != ".saga.json") {
+            let path = dir.path().join(format!("d{ext}"));
+            save_workload(&diamond(), None, &path).unwrap();
+            assert_eq!(load_workload(&path).unwrap().workload.graph().n_tasks(), 4);
+        }
+    }
+
+    #[test]
+    fn schedule_row_keys_and_aliases_are_the_csv_readers() {
+        assert_eq!(
+            SCHEDULE_ROW_KEYS.to_vec(),
+            worl::cluster::schedule_file::CSV_COLUMNS.to_vec()
+        );
+        assert_eq!(row_key(0, "gpu_id").unwrap(), "gpu_id");
+        assert_eq!(row_key(0, "gpu").unwrap(), "gpu_id");
+        let e = row_key(2, "Start").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "row 2: unknown key `Start` (known: task_id, task, job, gpu_id, machine, gpu_index, \
+             model, start, finish; gpu for gpu_id)"
+        );
+        // The readers take each alias as its key (CSV column and JSON field alike), and
+        // refuse both given at once: the rule Python rows follow.
+        for (alias, key) in SCHEDULE_ROW_ALIASES {
+            let csv = format!("task,job,{alias},start,finish\na,j,1,0,1\n");
+            let f = ScheduleFile::from_csv_str(&csv).unwrap();
+            assert_eq!(f.rows[0].gpu_id, Some(1), "{key}");
+            let json = format!(
+                r#"{{"rows": [{{"task": "a", "job": "j", "{alias}": 1, "start": 0, "finish": 1}}]}}"#
+            );
+            assert_eq!(
+                ScheduleFile::from_json_str(&json).unwrap().rows[0].gpu_id,
+                Some(1)
+            );
+            let both = format!("task,job,{alias},{key},start,finish\na,j,1,1,0,1\n");
+            assert!(ScheduleFile::from_csv_str(&both).is_err());
+        }
     }
 }

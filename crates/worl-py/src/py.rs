@@ -9,7 +9,7 @@ use crate::core::{self, Kind, Loaded, Scheduled};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyImportError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -873,9 +873,12 @@ fn schedule(
     })
 }
 
-/// A Python row dict as a schedule-file row (JSON object): keys `task` (name, or int id),
-/// `task_id`, `job`, `gpu` / `gpu_id` (int id), `machine`, `gpu_index`, `model`, `start`,
-/// `finish`; a row naming its task by id gets the task's name and job filled in.
+/// A Python row dict as a schedule-file row (JSON object), keys as the CSV schedule reader
+/// takes them ([`core::SCHEDULE_ROW_KEYS`]: `task_id`, `task` (name, or int id), `job`,
+/// `gpu_id` (int id), `machine`, `gpu_index`, `model`, `start`, `finish`; and
+/// [`core::SCHEDULE_ROW_ALIASES`]: `gpu` for `gpu_id`); a row naming its task by id gets the
+/// task's name and job filled in. Another key, or one key given twice (`gpu` and `gpu_id`,
+/// an int `task` and `task_id`), is a `LoadError` naming the row.
 fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> {
     let d = row.cast::<PyDict>().map_err(|_| {
         PyTypeError::new_err(format!(
@@ -888,18 +891,26 @@ fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> 
     })?;
     let mut o = Map::new();
     for (k, v) in d.iter() {
-        let key: String = k.extract()?;
-        let key = if key == "gpu" {
-            "gpu_id".to_owned()
-        } else {
-            key
+        let given: String = k.extract()?;
+        let key = core::row_key(i, &given).map_err(|e| err(Kind::Load, e))?;
+        let twice = |key: &str| {
+            LoadError::new_err(format!(
+                "row {i}: `{key}` given twice (`gpu` is another name of `gpu_id`, an int \
+                 `task` of `task_id`)"
+            ))
         };
+        if o.contains_key(key) {
+            return Err(twice(key));
+        }
         let val = if v.is_none() {
             Value::Null
         } else if v.is_instance_of::<PyBool>() {
             Value::Bool(v.extract()?)
         } else if v.is_instance_of::<PyInt>() {
             if key == "task" {
+                if o.contains_key("task_id") {
+                    return Err(twice("task_id"));
+                }
                 o.insert("task_id".into(), Value::from(v.extract::<u64>()?));
                 continue;
             }
@@ -913,7 +924,7 @@ fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> 
         } else {
             Value::String(py_str(&v)?)
         };
-        o.insert(key, val);
+        o.insert(key.to_owned(), val);
     }
     if let Some(id) = o.get("task_id").and_then(Value::as_u64) {
         let id = id as usize;
@@ -934,13 +945,14 @@ fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> 
 /// Checks a schedule against `workload` on `cluster` with the validator `worl validate`
 /// uses, and returns every violation, one line each (empty when valid). `schedule` is a
 /// `Schedule`, a schedule file path (`.json` / `.csv`, from `worl schedule` or another tool),
-/// or a list of row dicts (a Python scheduler's output): `task` (name or int id), `job`
-/// (needed with a task name when the workload has several jobs), `gpu` (int id; or
-/// `machine` and `gpu_index`), `start`, `finish` (s). A task without a row, or with
-/// several, is a violation.
+/// or a list of row dicts (a Python scheduler's output) whose keys are the CSV schedule
+/// file's columns (`worl.SCHEDULE_ROW_KEYS`, and `gpu` for `gpu_id` as the readers take
+/// it): `task` (name or int id), `job` (needed with a task name when the workload has
+/// several jobs), `gpu_id` (int id; or `machine` and `gpu_index`), `start`, `finish` (s). A
+/// task without a row, or with several, is a violation.
 ///
-/// Raises `LoadError` for an unreadable file or rows that do not belong to the problem
-/// (unknown task or GPU), naming the row.
+/// Raises `LoadError` for an unreadable file, a row with an unknown key or one key given
+/// twice, or rows that do not belong to the problem (unknown task or GPU), naming the row.
 #[pyfunction]
 #[pyo3(signature = (workload, cluster, schedule))]
 fn validate(
@@ -1240,5 +1252,20 @@ fn worl_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScheduleError", py.get_type::<ScheduleError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("HAS_WORL_RTGS", cfg!(feature = "ddqn"))?;
+    let tuple = |v: &[&str]| PyTuple::new(py, v.iter().copied());
+    m.add(
+        "WORKLOAD_SAVE_EXTENSIONS",
+        tuple(&core::workload_save_extensions())?,
+    )?;
+    m.add(
+        "SCHEDULE_SAVE_EXTENSIONS",
+        tuple(&core::SCHEDULE_SAVE_EXTENSIONS)?,
+    )?;
+    m.add("SCHEDULE_ROW_KEYS", tuple(&core::SCHEDULE_ROW_KEYS)?)?;
+    let aliases = PyDict::new(py);
+    for (alias, key) in core::SCHEDULE_ROW_ALIASES {
+        aliases.set_item(alias, key)?;
+    }
+    m.add("SCHEDULE_ROW_ALIASES", aliases)?;
     Ok(())
 }

@@ -8,6 +8,10 @@ API: load a workload (``Workload.load``, ``Workload.from_networkx``), describe a
 
 from ._worl import (
     HAS_WORL_RTGS,
+    SCHEDULE_ROW_ALIASES,
+    SCHEDULE_ROW_KEYS,
+    SCHEDULE_SAVE_EXTENSIONS,
+    WORKLOAD_SAVE_EXTENSIONS,
     Cluster,
     Comparison,
     LoadError,
@@ -26,6 +30,10 @@ from ._worl import (
 
 __all__ = [
     "HAS_WORL_RTGS",
+    "SCHEDULE_ROW_ALIASES",
+    "SCHEDULE_ROW_KEYS",
+    "SCHEDULE_SAVE_EXTENSIONS",
+    "WORKLOAD_SAVE_EXTENSIONS",
     "Cluster",
     "Comparison",
     "LoadError",

@@ -10,6 +10,18 @@ _OptionValue = Union[int, float, str, bool]
 __version__: str
 HAS_WORL_RTGS: bool
 """True when the wheel was built with the ``ddqn`` feature (the ``worl-rtgs`` scheduler)."""
+WORKLOAD_SAVE_EXTENSIONS: Tuple[str, ...]
+"""The file-name endings ``Workload.save`` writes: ``.json``, ``.wf.json``,
+``.wfformat.json``, ``.dot``, ``.gv``, ``.saga.json``."""
+SCHEDULE_SAVE_EXTENSIONS: Tuple[str, ...]
+"""The file-name endings ``Schedule.save`` writes: ``.json``, ``.csv``, ``.wf.json``,
+``.wfformat.json``."""
+SCHEDULE_ROW_KEYS: Tuple[str, ...]
+"""The keys of a schedule row dict (``validate``), the CSV schedule file's columns:
+``task_id``, ``task``, ``job``, ``gpu_id``, ``machine``, ``gpu_index``, ``model``, ``start``,
+``finish``."""
+SCHEDULE_ROW_ALIASES: Dict[str, str]
+"""Other names of row keys, as the schedule file readers take them: ``gpu`` for ``gpu_id``."""
 
 class WorlError(Exception):
     """Base class of worl's errors; the message is the Rust library's, naming file, line and item."""
@@ -47,8 +59,13 @@ class Workload:
     @staticmethod
     def layered(n_tasks: int, seed: int = 1) -> "Workload":
         """A seeded random layered DAG of ``n_tasks`` tasks."""
-    def save(self, path: _Path) -> None:
-        """Write by extension: ``.json`` (worl JSON) or ``.dot`` / ``.gv``."""
+    def save(self, path: _Path, cluster: Optional[_ClusterArg] = None) -> None:
+        """Write by file name (``WORKLOAD_SAVE_EXTENSIONS``): ``.json`` (worl JSON),
+        ``.wf.json`` / ``.wfformat.json`` (WfCommons WfFormat 1.5), ``.dot`` / ``.gv``
+        (Graphviz), ``.saga.json`` (a saga problem instance whose network is ``cluster``,
+        default the workload's ``network``). ``Workload.load`` reads each back. Raises
+        LoadError for another extension (listing these), a saga file without network or
+        with link latencies, or an unwritable path."""
     def to_json(self) -> str:
         """worl's workload JSON text."""
     def to_networkx(
@@ -151,7 +168,11 @@ class Schedule:
     def to_json(self) -> str: ...
     def write_json(self, path: _Path) -> None: ...
     def write_csv(self, path: _Path) -> None: ...
-    def save(self, path: _Path) -> None: ...
+    def save(self, path: _Path) -> None:
+        """Write by file name (``SCHEDULE_SAVE_EXTENSIONS``): ``.json`` or ``.csv`` (schedule
+        file, as ``worl schedule --out``), ``.wf.json`` / ``.wfformat.json`` (WfCommons
+        WfFormat with an ``execution`` section). Raises LoadError for another extension
+        (listing these) or an unwritable path."""
 
 class Comparison:
     """The outcome of ``compare``."""
@@ -187,8 +208,12 @@ def validate(
     cluster: Optional[_ClusterArg],
     schedule: Union[Schedule, _Path, Iterable[Mapping[str, Any]]],
 ) -> List[str]:
-    """Every violation of a schedule (a Schedule, a schedule file, or row dicts with
-    ``task``, ``gpu``, ``start``, ``finish``), one line each; empty when valid."""
+    """Every violation of a schedule (a Schedule, a schedule file, or row dicts whose keys
+    are those of the CSV schedule file, ``SCHEDULE_ROW_KEYS`` and ``SCHEDULE_ROW_ALIASES``:
+    ``task`` (name or int id), ``job``, ``gpu_id`` or ``gpu`` (or ``machine`` and
+    ``gpu_index``), ``start``, ``finish``), one line each; empty when valid. Raises
+    LoadError for a row with an unknown key or one key given twice, or one that does not
+    belong to the problem, naming the row."""
 
 def compare(
     workloads: Sequence[Union[Workload, _Path]],
