@@ -352,8 +352,11 @@ impl Shard<'_> {
 /// of `n` that should have run it).
 pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
     let mut grid: Option<(String, usize, PathBuf)> = None;
-    // per run index: the record, its normalised JSON, and where it was read
-    let mut slots: Vec<Option<(RunRecord, serde_json::Value, PathBuf, usize)>> = Vec::new();
+    // per run index found: the record, its normalised JSON, and where it was read (a map,
+    // not a slot per run: a line may claim any run count, e.g. u64::MAX)
+    let mut slots: BTreeMap<usize, (RunRecord, serde_json::Value, PathBuf, usize)> =
+        BTreeMap::new();
+    let mut runs_of_grid = 0usize;
     let mut shards_seen: usize = 0;
     for p in paths {
         let path = p.as_ref();
@@ -361,7 +364,7 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
         for (line_no, l) in read.lines {
             match &grid {
                 None => {
-                    slots = (0..l.runs).map(|_| None).collect();
+                    runs_of_grid = l.runs;
                     grid = Some((l.grid.clone(), l.runs, path.to_owned()));
                 }
                 Some((g, runs, first)) if *g != l.grid || *runs != l.runs => {
@@ -375,18 +378,19 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
                 }
                 Some(_) => {}
             }
-            if l.index >= slots.len() {
+            if l.index >= runs_of_grid {
                 return Err(ExperimentError::Invalid(format!(
-                    "{}:{line_no}: run index {} out of the grid's {} runs",
+                    "{}:{line_no}: run index {} out of the grid's {runs_of_grid} runs",
                     path.display(),
                     l.index,
-                    slots.len()
                 )));
             }
             shards_seen = shards_seen.max(l.shard[1]);
             let key = comparable(&l.record);
-            match &slots[l.index] {
-                None => slots[l.index] = Some((l.record, key, path.to_owned(), line_no)),
+            match slots.get(&l.index) {
+                None => {
+                    slots.insert(l.index, (l.record, key, path.to_owned(), line_no));
+                }
                 Some((_, first_key, first_path, first_line)) if *first_key != key => {
                     return Err(ExperimentError::Invalid(format!(
                         "{}:{line_no} and {}:{first_line}: two different records of run {} ({} · {} · seed {}; {} differs): a run done twice with different results, keep one of the lines",
@@ -408,18 +412,22 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
             "merge: no finished run in the results files".into(),
         ));
     }
-    let missing: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_none()).collect();
-    if let Some(&first) = missing.first() {
+    if slots.len() < runs_of_grid {
+        // the first index without a line: the keys are sorted and below the run count
+        let first = slots
+            .keys()
+            .enumerate()
+            .find(|(i, k)| *i != **k)
+            .map_or(slots.len(), |(i, _)| i);
         let n = shards_seen.max(1);
         return Err(ExperimentError::Invalid(format!(
-            "merge: {} of {} runs missing; the first is run {first}, of shard {}/{n}",
-            missing.len(),
-            slots.len(),
+            "merge: {} of {runs_of_grid} runs missing; the first is run {first}, of shard {}/{n}",
+            runs_of_grid - slots.len(),
             first % n
         )));
     }
     Ok(Results::from_records(
-        slots.into_iter().map(|r| r.expect("checked").0).collect(),
+        slots.into_values().map(|r| r.0).collect(),
     ))
 }
 

@@ -260,12 +260,10 @@ fn mutated_experiment_inputs_parse_or_fail_typed_and_round_trip() {
 }
 
 /// A results line claiming a grid of `u64::MAX` runs: `merge` must refuse it with a typed
-/// error before allocating a slot per run. Today it panics with a capacity overflow (and a
-/// count of 10^12 aborts on a failed allocation, which no test can catch): `shard.rs`'s
-/// `merge` allocates `runs` slots from the first line it reads. Un-ignore when merge checks
-/// `runs` against the lines it actually holds (worl-experiment/src).
+/// error without allocating a slot per run (it panicked with a capacity overflow, and a
+/// count of 10^12 aborted on a failed allocation, which no test can catch; merge now keeps
+/// only the runs it reads).
 #[test]
-#[ignore = "issue 20: merge allocates one slot per claimed run before checking the count"]
 fn merge_of_a_line_with_a_huge_run_count_is_a_typed_error() {
     let dir = tempfile::tempdir().expect("temp dir");
     let s = seeds(dir.path());
