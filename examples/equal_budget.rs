@@ -61,19 +61,22 @@ fn workloads(quick: bool) -> Vec<Workload> {
         out.push(
             layered(&LayeredParams::new(n), seed)
                 .expect("layered")
-                .renamed(format!("layered-{n}-{seed}")),
+                .renamed(format!("layered-{n}-{seed}"))
+                .expect("a name without control characters"),
         );
     }
     out.push(
         alibaba_like(&AlibabaLikeParams::new(25), 2025)
             .expect("alibaba-like")
-            .renamed("alibaba-like-25jobs"),
+            .renamed("alibaba-like-25jobs")
+            .expect("a name without control characters"),
     );
     if !quick {
         out.push(
             layered(&LayeredParams::new(1000), 13)
                 .expect("layered")
-                .renamed("layered-1000-13"),
+                .renamed("layered-1000-13")
+                .expect("a name without control characters"),
         );
         for (n, fat, density, jump, seed) in [
             (100, 0.3, 0.3, 2, 14),
@@ -89,7 +92,8 @@ fn workloads(quick: bool) -> Vec<Workload> {
             out.push(
                 daggen::generate(&d)
                     .expect("daggen")
-                    .renamed(format!("daggen-{n}-fat{fat}-density{density}-jump{jump}")),
+                    .renamed(format!("daggen-{n}-fat{fat}-density{density}-jump{jump}"))
+                    .expect("a name without control characters"),
             );
         }
     }
@@ -129,7 +133,10 @@ fn workloads(quick: bool) -> Vec<Workload> {
             ..Default::default()
         };
         match worl::dag::formats::alibaba::load(&p, &opts) {
-            Ok((w, _)) => out.push(w.renamed("alibaba-v2018-merged")),
+            Ok((w, _)) => out.push(
+                w.renamed("alibaba-v2018-merged")
+                    .expect("a name without control characters"),
+            ),
             Err(e) => eprintln!("skipped alibaba: {e}"),
         }
     }

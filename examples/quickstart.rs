@@ -97,7 +97,7 @@ fn workloads(args: &Args) -> Result<Vec<Workload>, Box<dyn std::error::Error>> {
     let mut out = Vec::new();
     if args.files.is_empty() {
         let w = alibaba_like(&AlibabaLikeParams::new(args.jobs), SEED)?;
-        out.push(w.renamed(format!("alibaba-like-{}jobs-seed{SEED}", args.jobs)));
+        out.push(w.renamed(format!("alibaba-like-{}jobs-seed{SEED}", args.jobs))?);
     }
     for path in &args.files {
         let (w, load) = load_path(path)?;
@@ -105,7 +105,7 @@ fn workloads(args: &Args) -> Result<Vec<Workload>, Box<dyn std::error::Error>> {
         out.push(w);
     }
     out.into_iter()
-        .map(|w| Ok(with_ccr(&w, args.ccr, CCR_BANDWIDTH, SEED)?.renamed(w.name())))
+        .map(|w| Ok(with_ccr(&w, args.ccr, CCR_BANDWIDTH, SEED)?.renamed(w.name())?))
         .collect()
 }
 
