@@ -31,7 +31,7 @@ use worl_rtgs::schedulers::BUILTINS;
 use worl_rtgs::{Budget, Registry, RunContext, ScheduleError};
 
 /// Mutated specs (and as many spec lists) before `WORL_FUZZ_CASES`.
-const CASES: usize = 4_000;
+const CASES: usize = 10_000;
 /// The evaluation budget of the runs.
 const RUN_EVALUATIONS: u64 = 300;
 /// Specs with a number above this are built but not run (a run's cost grows with them).
