@@ -570,7 +570,6 @@ impl Experiment {
         let started = Instant::now();
         let result = sched.schedule(&p.problem, &mut ctx);
         let wall = started.elapsed().as_secs_f64();
-        drop(ctx);
         curve.extend(last);
         let schedule = result.map_err(|source| ExperimentError::RunFailed {
             scheduler: r.label.clone(),

@@ -38,7 +38,6 @@ fn run_with_budget(spec: &str, problem: &Problem, evaluations: u64) -> (u64, u64
         .with_budget(Budget::evaluations(evaluations))
         .with_observer(&mut observer);
     let s = sched.schedule(problem, &mut ctx).unwrap();
-    drop(ctx);
     assert!(s.validate(problem).is_empty(), "{spec}");
     (events, last)
 }
