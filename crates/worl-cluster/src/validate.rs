@@ -109,12 +109,14 @@ pub enum Violation {
         /// `F_v − S_v`, s.
         actual: f64,
     },
-    /// A task's times are so large that `f64` numbers near them are more than
-    /// 1/[`PRECISION_MARGIN`] of its [`Tolerance`] apart (with the default tolerance: from
-    /// `2^27 s`, about 4 years, for tasks of zero duration; at `1e12 s`, where the spacing
-    /// is 0.12 ms, for any task shorter than about 6 days): its duration, ready time, precedences and overlaps cannot be checked
-    /// there, and a shift of the time origin could change their verdict. Move the schedule's
-    /// time origin nearer its start.
+    /// A task whose execution time exceeds its [`Tolerance`] but whose times are so large
+    /// that the rounding of `f64` numbers near them ([`PRECISION_MARGIN`] spacings) is at
+    /// least its whole execution time: there `F_v − S_v` cannot tell whether the task ran at
+    /// all (a 1 s task at `1e308 s`, where `1e308 + 1 == 1e308`), so its duration, ready time,
+    /// precedences and overlaps cannot be checked. With the default tolerance this starts at
+    /// about `2e15 s` for a 1 s task and `2e9 s` for a 1 µs one; tasks shorter than their
+    /// tolerance (zero durations among them) are never this violation. Move the schedule's time origin
+    /// nearer its start.
     #[error(
         "precision: {task}'s times reach {} s, where f64 numbers are {} s apart, too coarse for its {} s tolerance",
         num(*time),
@@ -162,10 +164,13 @@ pub enum Violation {
 /// `exec(v, π(v))` for its duration ([`Violation::Duration`]) and ready time
 /// ([`Violation::BeforeReady`]); the larger of the two tasks' execution times and the
 /// edge's communication time for a precedence ([`Violation::Precedence`]); the larger of the
-/// two tasks' execution times for an overlap ([`Violation::Overlap`]). So moving the time
-/// origin (adding one offset to every start, finish and ready time) changes no tolerance,
-/// and, as long as every time is precise enough for its task (see
-/// [`Violation::Precision`]), no verdict.
+/// two tasks' execution times for an overlap ([`Violation::Overlap`]). To it the validator
+/// adds the rounding of the times compared, [`PRECISION_MARGIN`] [`spacing`]s of `f64`
+/// numbers at the largest of them (below 10 ns for times under `2^27 s`, about 4 years):
+/// a difference that small is an artefact of computing times in `f64`, not a violation. So
+/// moving the time origin (adding one offset to every start, finish and ready time) changes
+/// no verdict for any error larger than the rounding at the old and the new times; a task
+/// whose whole duration drowns in that rounding is a [`Violation::Precision`].
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Tolerance {
     /// Absolute part, s (`>= 0`).
@@ -197,9 +202,9 @@ impl Default for Tolerance {
     }
 }
 
-/// How many times the spacing of `f64` numbers near a task's times must fit in its
-/// tolerance ([`Violation::Precision`]): each comparison adds a few roundings of half a
-/// spacing, and a shift of the time origin a few more.
+/// How many spacings of `f64` numbers at the times compared a comparison allows for
+/// rounding (see [`Tolerance`] and [`Violation::Precision`]): each computed time carries a
+/// few roundings of half a spacing, and a shift of the time origin a few more.
 pub const PRECISION_MARGIN: f64 = 4.0;
 
 /// The spacing of `f64` numbers at `t` (s): the distance from `|t|` to the next larger
@@ -226,8 +231,9 @@ impl Schedule {
     /// times precise enough to be checked ([`Violation::Precision`]).
     ///
     /// The verdict does not depend on the time origin: adding one offset to every start,
-    /// finish and ready time changes nothing, unless it moves a task's times to where `f64`
-    /// cannot resolve its tolerance — then that task is a [`Violation::Precision`].
+    /// finish and ready time changes nothing but the rounding allowance of [`Tolerance`]
+    /// (below 10 ns for times under `2^27 s`); a task whose duration drowns in the rounding
+    /// at its times is a [`Violation::Precision`].
     pub fn validate(&self, problem: &Problem) -> Vec<Violation> {
         self.validate_with_tolerance(problem, Tolerance::DEFAULT)
     }
@@ -267,7 +273,9 @@ impl Schedule {
             let own = tol.of(exec);
             let time = e.start.abs().max(e.finish.abs());
             let gap = spacing(time);
-            if exceeds(gap * PRECISION_MARGIN, own) {
+            let rounded = PRECISION_MARGIN * gap;
+            // a duration the tolerance resolves but the rounding at its times swallows
+            if exec > own && rounded >= exec {
                 out.push(Violation::Precision {
                     task: v,
                     time,
@@ -276,7 +284,7 @@ impl Schedule {
                 });
             }
             let r = problem.ready_time(k);
-            if late(r, e.start, own) {
+            if late(r, e.start, own + rounding(&[r, e.start])) {
                 out.push(Violation::BeforeReady {
                     task: v,
                     gpu: k,
@@ -294,7 +302,7 @@ impl Schedule {
                 });
             }
             let actual = e.finish - e.start;
-            if exceeds((actual - exec).abs(), own) {
+            if exceeds((actual - exec).abs(), own + rounding(&[e.start, e.finish])) {
                 out.push(Violation::Duration {
                     task: v,
                     gpu: k,
@@ -310,7 +318,8 @@ impl Schedule {
                 let eu = entries[u.index()];
                 let comm = problem.comm_time(nb.bytes, eu.gpu, k);
                 let data_ready = eu.finish + comm;
-                let t = tol.of(exec.max(exec_of(u)).max(comm));
+                let t = tol.of(exec.max(exec_of(u)).max(comm))
+                    + rounding(&[eu.finish, data_ready, e.start]);
                 if late(data_ready, e.start, t) {
                     out.push(Violation::Precedence {
                         from: u,
@@ -332,7 +341,7 @@ impl Schedule {
                 let e = entries[v.index()];
                 if let Some(u) = latest {
                     let fu = entries[u.index()].finish;
-                    let t = tol.of(exec_of(u).max(exec_of(v)));
+                    let t = tol.of(exec_of(u).max(exec_of(v))) + rounding(&[fu, e.start]);
                     if late(fu, e.start, t) {
                         out.push(Violation::Overlap {
                             gpu,
@@ -351,6 +360,16 @@ impl Schedule {
         }
         out
     }
+}
+
+/// The rounding allowance of a comparison of `times` (s): [`PRECISION_MARGIN`] spacings of
+/// `f64` numbers at the largest of them. A difference below it is an artefact of computing
+/// the times in `f64`, never a violation; it is below 10 ns for times under `2^27 s` (about 4
+/// years). Infinite and NaN times get none (they are never within tolerance).
+fn rounding(times: &[f64]) -> f64 {
+    let largest = times.iter().fold(0.0f64, |a, t| a.max(t.abs()));
+    let r = PRECISION_MARGIN * spacing(largest);
+    if r.is_finite() { r } else { 0.0 }
 }
 
 /// Whether `start` is before `earliest` by more than `tol` (also when the difference is not
