@@ -40,7 +40,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
                 c.n_gpus()
             );
         }
-        None => print!("{}", c.to_compact_toml_string()?),
+        None => crate::write_stdout(format_args!("{}", c.to_compact_toml_string()?))?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `worl validate`: check a schedule file against a workload and a cluster.
 
-use crate::{Result, inputs};
+use crate::{Result, inputs, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use worl::cluster::ScheduleFile;
@@ -26,18 +26,18 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let file = ScheduleFile::read(&args.schedule)?;
     let (violations, schedule) = file.check_with_schedule(&problem)?;
     for v in &violations {
-        println!(
+        outln!(
             "{}: {}",
             args.schedule.display(),
             v.explain(&problem, &schedule)
-        );
+        )?;
     }
     if violations.is_empty() {
-        println!(
+        outln!(
             "{}: valid, makespan {:.3} s",
             args.schedule.display(),
             schedule.makespan()
-        );
+        )?;
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("{} violation(s)", violations.len());
