@@ -279,11 +279,9 @@ fn iteration_count_beyond_the_cap_is_an_invalid_option() {
 }
 
 /// Issue 20, item 7: a search's own iteration count does not keep it running once the
-/// evaluation budget of its run is spent. RTGS with `iterations=1000000` under a budget of
-/// 300 evaluations still reports > 100,000 progress events (it keeps iterating without
-/// evaluating); WOA, PSO and GA stop. Un-ignore when the RTGS fix (worl-rtgs/src) lands.
+/// evaluation budget of its run is spent (RTGS with `iterations=1000000` under a budget of
+/// 300 evaluations went on with a million empty iterations, > 100,000 progress events).
 #[test]
-#[ignore = "issue 20 item 7: RTGS keeps iterating after its evaluation budget is spent"]
 fn huge_iteration_count_stops_when_the_evaluation_budget_is_spent() {
     let registry = Registry::with_builtins();
     let p = small_problem();
