@@ -693,7 +693,7 @@ fn probe_one_input_for_time_and_memory() {
     let t = std::time::Instant::now();
     let outcome: Result<String, String> = match kind.as_str() {
         "description" => {
-            let d = arg.unwrap_or_else(|| text());
+            let d = arg.unwrap_or_else(text);
             description::parse(&d)
                 .map(|c| format!("{} GPUs", c.n_gpus()))
                 .map_err(|e| e.to_string())
