@@ -6,9 +6,8 @@
 # networkx and pandas; no Python headers or libpython (the module links neither). With
 # python3 >= 3.11 the test environment also gets the `wfcommons` package (WfCommons' own
 # reader, which checks that `worl schedule --out plan.wf.json` loads with every task's
-# machine and start time); its reader validates against the WfFormat schema, fetched from
-# GitHub once and cached in ~/.cache/wfcommons (WORL_WFFORMAT_SCHEMA, if set, names a local
-# copy instead). WORL_PY_NO_WFCOMMONS=1 skips it.
+# machine and start time; the test hands its reader the WfFormat 1.5 schema's execution part,
+# as WfCommons would fetch the schema from GitHub). WORL_PY_NO_WFCOMMONS=1 skips it.
 # CARGO_TARGET_DIR defaults to the workspace's target/, so a build after `cargo test
 # --workspace --release` reuses its compiled dependencies. WORL_PY_FEATURES adds cargo
 # features to the wheel (e.g. WORL_PY_FEATURES=ddqn for WORL-RTGS, which pulls burn).
@@ -60,11 +59,6 @@ if [ "${WORL_PY_NO_WFCOMMONS:-0}" != 1 ] \
   step "wfcommons (WfCommons' WfFormat reader)"
   "$work/venv/bin/python" -m pip install --quiet wfcommons
   "$work/venv/bin/python" -c "import wfcommons, importlib.metadata as m; print('wfcommons', m.version('wfcommons'))"
-  if [ -z "${WORL_WFFORMAT_SCHEMA:-}" ]; then
-    # fetch and cache the schema now, so that a network failure is reported here
-    "$work/venv/bin/python" -c "from wfcommons.wfinstances.schema import SchemaValidator; SchemaValidator()" \
-      || echo "warning: the WfFormat schema cannot be fetched; set WORL_WFFORMAT_SCHEMA to a local copy" >&2
-  fi
 else
   echo "wfcommons skipped (WORL_PY_NO_WFCOMMONS=1 or Python < 3.11)"
 fi

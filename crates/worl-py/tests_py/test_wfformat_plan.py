@@ -122,7 +122,7 @@ def test_wfcommons_reads_every_task_machine_and_start(tmp_path, diamond_nx):
         start = dateutil.parser.parse(t.start_time)  # WfCommons' own timestamp parser
         assert abs(start - (epoch + timedelta(seconds=row["start"]))) <= timedelta(microseconds=1)
         assert t.runtime == pytest.approx(row["finish"] - row["start"], abs=1e-12)
-    assert inst.makespan == pytest.approx(s.makespan())
+    assert inst.makespan == pytest.approx(s.makespan)
     assert sorted(inst.machines) == sorted({r["machine"] for r in rows.values()})
 
 
