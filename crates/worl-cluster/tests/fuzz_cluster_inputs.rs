@@ -654,7 +654,6 @@ fn peak_rss() -> u64 {
 /// the native reader bounds the document before parsing it (worl-cluster/src).
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "issue 20: a 10 MB TOML list of inline GPU tables peaks at 1.13 GB before its error"]
 fn dense_toml_gpu_list_of_10_mb_is_a_typed_error_below_1_gb() {
     let entry = "{model=\"T4\"},";
     let mut text = String::from("gpus = [");
