@@ -208,14 +208,19 @@ impl Default for Tolerance {
 pub const PRECISION_MARGIN: f64 = 4.0;
 
 /// The spacing of `f64` numbers at `t` (s): the distance from `|t|` to the next larger
-/// number (infinite for infinite or NaN `t`).
+/// number (at `f64::MAX`, to the next smaller one; infinite for infinite or NaN `t`).
 pub fn spacing(t: f64) -> f64 {
     let a = t.abs();
     if !a.is_finite() {
         return f64::INFINITY;
     }
     let next = f64::from_bits(a.to_bits() + 1);
-    next - a
+    if next.is_finite() {
+        next - a
+    } else {
+        // at f64::MAX, the distance to the number below
+        a - f64::from_bits(a.to_bits() - 1)
+    }
 }
 
 impl Schedule {

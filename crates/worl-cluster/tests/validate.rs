@@ -319,6 +319,7 @@ fn a_task_at_1e308_is_refused() {
         }]
     );
     assert!(worl_cluster::validate::spacing(1e308) > 1e291);
+    assert_eq!(worl_cluster::validate::spacing(f64::MAX), 2f64.powi(971));
     assert_eq!(
         v[0].explain(&p, &s).to_string(),
         "precision: `j/c` (t2) [1e308 s, 1e308 s] reaches 1e308 s, where f64 times are \

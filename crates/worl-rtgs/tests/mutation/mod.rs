@@ -194,6 +194,11 @@ pub enum Outcome {
     ProblemError,
     /// HEFT gave a valid schedule above the finite lower bound, with finite metrics.
     Valid,
+    /// As `Valid`, except that the validator reports `Violation::Precision` (and nothing
+    /// else) for some task: the input's numbers (a `u64::MAX` latency, a work of `1e26`) put
+    /// a task of seconds at times where `f64` numbers are more than its duration apart, so
+    /// no schedule of it can be checked. The validator saying so is the right answer.
+    Unverifiable,
     /// Anything else: a panic, a HEFT error, an invalid schedule, a bad bound or metric.
     Failure(String),
 }
@@ -238,7 +243,11 @@ pub fn schedule_loaded(
                 m.lower_bound,
                 m.gap,
             ];
-            if !issues.is_empty() {
+            let unverifiable = !issues.is_empty()
+                && issues
+                    .iter()
+                    .all(|v| matches!(v, worl_cluster::Violation::Precision { .. }));
+            if !issues.is_empty() && !unverifiable {
                 Outcome::Failure(format!("invalid HEFT schedule: {issues:?}"))
             } else if !lb.is_finite() {
                 Outcome::Failure(format!("lower bound {lb} is not finite"))
@@ -246,6 +255,8 @@ pub fn schedule_loaded(
                 Outcome::Failure(format!("makespan {makespan} < lower bound {lb}"))
             } else if metrics.iter().any(|x| !x.is_finite()) {
                 Outcome::Failure(format!("metrics not finite: {m:?}"))
+            } else if unverifiable {
+                Outcome::Unverifiable
             } else {
                 Outcome::Valid
             }
