@@ -779,7 +779,10 @@ fn a_file_that_is_not_a_schedule_file_says_so() {
     let e = ScheduleFile::from_json_str(&wf_exec)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("execution task 2 (`b`): no `executedAt` (its start)"), "{e}");
+    assert!(
+        e.contains("execution task 2 (`b`): no `executedAt` (its start)"),
+        "{e}"
+    );
     // A cluster file, a JSON array.
     let e = not(ScheduleFile::from_json_str(&p.cluster().to_json_string()));
     assert!(e.contains("neither `rows`"), "{e}");
