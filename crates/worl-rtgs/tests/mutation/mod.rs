@@ -6,35 +6,9 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-/// Byte ranges of the number-like tokens of `text` (`-`, digits, `.`, exponent), whole
-/// tokens only (not the digits of a name such as `M1`, `m1` or `V100`).
-pub fn numbers(text: &str) -> Vec<(usize, usize)> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let starts =
-            b[i].is_ascii_digit() || (b[i] == b'-' && i + 1 < b.len() && b[i + 1].is_ascii_digit());
-        let inside_word = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
-        if starts && !inside_word {
-            let s = i;
-            i += 1;
-            while i < b.len()
-                && (b[i].is_ascii_digit()
-                    || b[i] == b'.'
-                    || b[i] == b'e'
-                    || b[i] == b'E'
-                    || ((b[i] == b'-' || b[i] == b'+') && matches!(b[i - 1], b'e' | b'E')))
-            {
-                i += 1;
-            }
-            out.push((s, i));
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
+#[path = "../../../worl-cluster/tests/mutate/mod.rs"]
+mod shared;
+pub use shared::{flip_digit, numbers, payload, pick};
 
 /// Byte ranges of identifier-like words (letters, digits, `_`, starting with a letter).
 pub fn words(text: &str) -> Vec<(usize, usize)> {
@@ -53,33 +27,6 @@ pub fn words(text: &str) -> Vec<(usize, usize)> {
         }
     }
     out
-}
-
-/// A uniformly drawn element of `v`, `None` if empty.
-pub fn pick<T: Copy>(rng: &mut ChaCha8Rng, v: &[T]) -> Option<T> {
-    (!v.is_empty()).then(|| v[rng.random_range(0..v.len())])
-}
-
-/// The message of a caught panic.
-pub fn payload(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "<non-string panic payload>".into())
-}
-
-/// Replaces one digit by a random digit.
-pub fn flip_digit(text: &mut String, rng: &mut ChaCha8Rng) {
-    let digits: Vec<usize> = text
-        .bytes()
-        .enumerate()
-        .filter(|(_, b)| b.is_ascii_digit())
-        .map(|(i, _)| i)
-        .collect();
-    if let Some(i) = pick(rng, &digits) {
-        let d = (b'0' + rng.random_range(0..10u8)) as char;
-        text.replace_range(i..i + 1, &d.to_string());
-    }
 }
 
 /// Replaces one number by one of `special` (huge, negative, NaN, ...).
