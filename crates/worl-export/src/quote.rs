@@ -67,10 +67,12 @@ pub(crate) fn comment(s: &str) -> String {
     out
 }
 
-/// `s` as a Python 3 string literal in double quotes, made of printable ASCII only: `"`
-/// and `\` backslash-escaped, `\n` `\r` `\t`, other characters below U+0100 as `\xHH`,
-/// then `\uHHHH` and `\UHHHHHHHH`. `ast.literal_eval` of it is `s`.
-pub(crate) fn py_str(s: &str) -> String {
+/// `s` in double quotes, made of printable ASCII only: `"` and `\` backslash-escaped,
+/// `\n` `\r` `\t`, other characters below U+0100 as `\xHH` (NUL as `\x00`, U+0085 as
+/// `\x85`), then `\uHHHH` (U+2028 as `\u2028`) and `\UHHHHHHHH`. These escapes mean the
+/// same in Python 3 string literals and in YAML 1.1 and 1.2 double-quoted scalars, so this
+/// one writer serves both ([`py_str`], [`yaml_str`]).
+fn ascii_double_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -96,37 +98,18 @@ pub(crate) fn py_str(s: &str) -> String {
     out
 }
 
-/// `s` as a YAML double-quoted scalar made of printable ASCII only, read back as `s` by
-/// YAML 1.1 and 1.2 parsers alike (libyaml, go-yaml, PyYAML, yaml-rust2): `"` and `\`
-/// backslash-escaped, `\0` `\t` `\n` `\r`, other characters below U+0100 as `\xHH`
-/// (U+0085 as `\x85`), then `\uHHHH` (U+2028 as `\u2028`) and `\UHHHHHHHH`. No raw line
-/// break of either YAML version (U+0085, U+2028 and U+2029 are line breaks in YAML 1.1)
-/// can appear, so the scalar cannot be folded or ended early.
+/// `s` as a Python 3 string literal ([`ascii_double_quoted`]): `ast.literal_eval` of it is
+/// `s`.
+pub(crate) fn py_str(s: &str) -> String {
+    ascii_double_quoted(s)
+}
+
+/// `s` as a YAML double-quoted scalar ([`ascii_double_quoted`]), read back as `s` by YAML
+/// 1.1 and 1.2 parsers alike (libyaml, go-yaml, PyYAML, yaml-rust2). No raw line break of
+/// either YAML version (U+0085, U+2028 and U+2029 are line breaks in YAML 1.1) can appear,
+/// so the scalar cannot be folded or ended early.
 pub(crate) fn yaml_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str(r"\\"),
-            '\0' => out.push_str(r"\0"),
-            '\t' => out.push_str(r"\t"),
-            '\n' => out.push_str(r"\n"),
-            '\r' => out.push_str(r"\r"),
-            ' '..='~' => out.push(c),
-            c if (c as u32) < 0x100 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
-        }
-    }
-    out.push('"');
-    out
+    ascii_double_quoted(s)
 }
 
 #[cfg(test)]
