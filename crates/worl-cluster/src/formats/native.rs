@@ -154,6 +154,30 @@ fn is_toml(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
+/// The most table openings (`{` and `[[`, counted in the raw text, strings included) a TOML
+/// cluster text may hold: 4 per GPU of [`MAX_GPUS`](crate::MAX_GPUS). A cluster has at most
+/// one `[[gpus]]` or inline table per GPU, one per machine and a few per model, so no
+/// cluster within the limits needs more; the TOML reader builds every table of a document
+/// before the cluster is checked (about 1.5 kB each: 750,000 inline tables of a 10 MB file
+/// took 1.1 GB), so the count is checked first.
+pub const MAX_TOML_TABLES: usize = 4 * crate::MAX_GPUS;
+
+/// [`ClusterError::Parse`] if `text` opens more than [`MAX_TOML_TABLES`] tables.
+fn check_table_count(text: &str) -> Result<()> {
+    let tables = text.bytes().filter(|&b| b == b'{').count() + text.matches("[[").count();
+    if tables > MAX_TOML_TABLES {
+        return Err(ClusterError::Parse {
+            file: "<memory>".to_owned(),
+            line: 0,
+            message: format!(
+                "{tables} table openings (`{{` and `[[`), more than the {MAX_TOML_TABLES} a cluster of at most {} GPUs needs",
+                crate::MAX_GPUS
+            ),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,28 +237,4 @@ background = 0.5
         let err = Cluster::from_toml_str(&bad).unwrap_err().to_string();
         assert!(err.contains("Z9"), "{err}");
     }
-}
-
-/// The most table openings (`{` and `[[`, counted in the raw text, strings included) a TOML
-/// cluster text may hold: 4 per GPU of [`MAX_GPUS`](crate::MAX_GPUS). A cluster has at most
-/// one `[[gpus]]` or inline table per GPU, one per machine and a few per model, so no
-/// cluster within the limits needs more; the TOML reader builds every table of a document
-/// before the cluster is checked (about 1.5 kB each: 750,000 inline tables of a 10 MB file
-/// took 1.1 GB), so the count is checked first.
-pub const MAX_TOML_TABLES: usize = 4 * crate::MAX_GPUS;
-
-/// [`ClusterError::Parse`] if `text` opens more than [`MAX_TOML_TABLES`] tables.
-fn check_table_count(text: &str) -> Result<()> {
-    let tables = text.bytes().filter(|&b| b == b'{').count() + text.matches("[[").count();
-    if tables > MAX_TOML_TABLES {
-        return Err(ClusterError::Parse {
-            file: "<memory>".to_owned(),
-            line: 0,
-            message: format!(
-                "{tables} table openings (`{{` and `[[`), more than the {MAX_TOML_TABLES} a cluster of at most {} GPUs needs",
-                crate::MAX_GPUS
-            ),
-        });
-    }
-    Ok(())
 }
