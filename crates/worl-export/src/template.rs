@@ -25,7 +25,8 @@ pub const PLACEHOLDERS: [&str; 7] = ["task", "job", "gpu", "machine", "host", "n
 /// script a value with a control character is written `$'...'` with `\xHH` escapes
 /// instead), so names with spaces, quotes, `$(...)` or line breaks stay data.
 /// [`new`](Self::new) refuses the places in a template where a word would not stay data
-/// (inside quotes, comments, `$((...))`, here-documents). The command runs under `bash`
+/// (inside quotes, comments, arithmetic, backticks, `[[ ... ]]`, `let`/`eval` arguments,
+/// here-documents). The command runs under `bash`
 /// (Slurm), `sh -c` (Argo) or `/bin/sh` (Ray), with `WORL_GPU` set to the planned GPU
 /// index (and `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`](crate::DevicePolicy)).
 /// See `docs/threat-model.md`.
@@ -44,9 +45,10 @@ impl CommandTemplate {
     /// each one shell word. A word is only data in an unquoted word context, so
     /// `{task}`, `{job}`, `{machine}` and `{host}` (arbitrary text) are refused where a
     /// value would not be one word of data: inside `'...'`, `"..."` or `$'...'`, right
-    /// after a `\\`, in a `#` comment, inside `$((...))`, or after a here-document
+    /// after a `\\`, in a `#` comment, inside `$((...))` or `((...))`, inside `` `...` ``,
+    /// inside `[[ ... ]]`, as an argument of `let` or `eval`, or after a here-document
     /// operator `<<`. `{gpu}`, `{id}` (numbers) and `{name}` (`[A-Za-z0-9._-]`) may go
-    /// anywhere. What the command does with a value (`eval`, `bash -c`, `ssh host ...`,
+    /// anywhere. What the command does with a value otherwise (`bash -c`, `ssh host ...`,
     /// `python -c`) is the template's: such a command re-reads data as code.
     ///
     /// Errors: [`ExportError::Template`] for an unknown placeholder, an unmatched `{` or
@@ -191,8 +193,17 @@ struct ShellContext {
     escaped: bool,
     /// Inside a `#` comment (to the end of the line).
     comment: bool,
-    /// Depth of `$((`.
+    /// Depth of `$((` and of `((` arithmetic commands.
     arith: usize,
+    /// Inside `` `...` `` (the old command substitution, whose text bash re-parses after
+    /// ending it at the first backtick, quoted or not).
+    backtick: bool,
+    /// Inside `[[ ... ]]` (its operands are evaluated as arithmetic by `-eq` and friends).
+    test: bool,
+    /// The first word of the current simple command, while it is being read.
+    command: String,
+    /// Whether the first word of the current simple command is complete.
+    command_done: bool,
     /// A here-document operator `<<` was seen.
     heredoc: bool,
     /// Unquoted `<` just before (3 for a here-string `<<<`).
@@ -215,11 +226,30 @@ impl ShellContext {
         } else if self.comment {
             Some("in a comment")
         } else if self.arith > 0 {
-            Some("inside $((...))")
+            Some("inside $((...)) or ((...)), which evaluates it as arithmetic")
+        } else if self.backtick {
+            Some("inside `...`, which bash re-parses (use $(...))")
+        } else if self.test {
+            Some("inside [[ ... ]], whose operands may be evaluated as arithmetic")
+        } else if self.command_done && ["let", "eval"].contains(&self.command.as_str()) {
+            Some("an argument of `let` or `eval`, which run it as code")
         } else if self.heredoc || self.lt == 2 {
             Some("after a here-document operator `<<`")
         } else {
             None
+        }
+    }
+
+    /// Follows the first word of each simple command (unquoted `c` only): a command ends
+    /// at a newline, `;`, `&`, `|`, `(`, `)` or a backtick.
+    fn track_command(&mut self, c: char) {
+        if c == '\n' || ";&|()`".contains(c) {
+            self.command.clear();
+            self.command_done = false;
+        } else if c.is_whitespace() {
+            self.command_done |= !self.command.is_empty();
+        } else if !self.command_done {
+            self.command.push(c);
         }
     }
 
@@ -256,8 +286,12 @@ impl ShellContext {
             self.heredoc = true;
         }
         self.lt = 0;
+        if !self.double {
+            self.track_command(c);
+        }
         match c {
             '\\' => self.escaped = true,
+            '`' => self.backtick = !self.backtick,
             '"' => self.double = !self.double,
             '\'' if !self.double => {
                 if prev == Some('$') {
@@ -271,8 +305,10 @@ impl ShellContext {
             {
                 self.comment = true;
             }
-            '(' if prev == Some('$') && next == Some('(') => self.arith += 1,
+            '(' if prev != Some('(') && next == Some('(') && !self.double => self.arith += 1,
             ')' if self.arith > 0 && next == Some(')') => self.arith -= 1,
+            '[' if next == Some('[') && !self.double => self.test = true,
+            ']' if self.test && next == Some(']') => self.test = false,
             _ => {}
         }
     }
@@ -316,6 +352,11 @@ mod tests {
             ("echo \\{machine}", "right after a backslash"),
             ("run # {task}", "in a comment"),
             ("echo $(( {task} + 1 ))", "inside $((...))"),
+            ("(( {task} > 1 ))", "inside $((...)) or ((...))"),
+            ("echo `echo {task}`", "inside `...`"),
+            ("[[ {task} -eq 1 ]]", "inside [[ ... ]]"),
+            ("let x={task}", "an argument of `let` or `eval`"),
+            ("true; eval echo {task}", "an argument of `let` or `eval`"),
             ("cat <<EOF\n{task}\nEOF", "after a here-document operator"),
         ] {
             let e = CommandTemplate::new(template).unwrap_err().to_string();
@@ -328,6 +369,8 @@ mod tests {
             "echo \"$HOME/\"{task} $(basename {job}) a#{host}",
             "cat <<< {task}; echo \\' {job} \"a\\\"\" {host}",
             "echo $((1+2)) {task} # {gpu}\necho {job}",
+            "echo `date` {task}; [[ -d x ]] && echo {job}; echo let {host}",
+            "(cd /tmp && echo {task})",
         ] {
             CommandTemplate::new(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
         }
