@@ -21,7 +21,7 @@ pub(crate) fn load(path: &Path) -> Result<(Workload, Option<Cluster>)> {
     }
     let (w, report) = worl::dag::load_path(path)?;
     if !report.entries.is_empty() {
-        eprintln!("{}: {report}", path.display());
+        crate::errln!("{}: {report}", path.display());
     }
     Ok((w, None))
 }

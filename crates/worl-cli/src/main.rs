@@ -66,6 +66,16 @@ macro_rules! outln {
 }
 pub(crate) use outln;
 
+/// `eprintln!` that ignores a failed write: a closed or full stderr (`worl merge ... 2>&1 |
+/// head -1`) loses the message but changes neither the work done nor the exit status.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+pub(crate) use errln;
+
 /// Safety net for output not written through [`write_stdout`]: `println!` panics on a
 /// closed stdout; that panic ends the process quietly with status 0 instead of a panic
 /// message and status 101.
@@ -134,7 +144,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", worl::error_line(e.as_ref()));
+            errln!("error: {}", worl::error_line(e.as_ref()));
             ExitCode::from(2)
         }
     }

@@ -724,3 +724,46 @@ fn out_of_range_scheduler_options_are_one_line_errors_naming_the_option() {
     );
     assert!(e.contains("--seeds"), "{e}");
 }
+
+/// Runs `worl ARGS` with stderr a pipe whose reading end is already closed. Returns the
+/// exit status.
+fn run_with_closed_stderr(args: &[&std::ffi::OsStr]) -> Option<i32> {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("worl"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(writer)
+        .status()
+        .unwrap()
+        .code()
+}
+
+#[test]
+fn closed_stderr_keeps_the_exit_status() {
+    // `worl merge ... 2>&1 | head -1` panicked (exit 101) on its first note to stderr
+    let dir = tempfile::tempdir().unwrap();
+    let w = write(dir.path(), "chain.json", CHAIN);
+    let missing = dir.path().join("missing.json");
+    // an error: status 2, its message lost
+    assert_eq!(
+        run_with_closed_stderr(&["info".as_ref(), missing.as_os_str()]),
+        Some(2)
+    );
+    // progress lines on stderr: status 0, the results written
+    let cmp = dir.path().join("cmp");
+    assert_eq!(
+        run_with_closed_stderr(&[
+            "compare".as_ref(),
+            w.as_os_str(),
+            "--cluster".as_ref(),
+            "pai-mix:2".as_ref(),
+            "--schedulers".as_ref(),
+            "heft,peft".as_ref(),
+            "--out".as_ref(),
+            cmp.as_os_str(),
+        ]),
+        Some(0)
+    );
+    assert!(cmp.join("runs.csv").exists());
+}

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -647,7 +647,8 @@ impl RunProgress {
     pub(crate) fn start(&self, what: String) {
         if self.lines {
             let k = self.started.fetch_add(1, Ordering::Relaxed) + 1;
-            eprintln!("run {k}/{}: {what}", self.total);
+            // a closed stderr loses the line, nothing else
+            let _ = writeln!(std::io::stderr(), "run {k}/{}: {what}", self.total);
         } else {
             self.bar.set_message(what);
         }

@@ -33,7 +33,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
                 }
             };
             std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-            eprintln!(
+            crate::errln!(
                 "wrote {} ({} machines, {} GPUs)",
                 path.display(),
                 c.n_machines(),

@@ -157,7 +157,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let specs = if args.schedulers.is_empty() {
         let (specs, notice) = default_specs(&registry, &problems);
         if let Some(n) = notice {
-            eprintln!("{n}");
+            crate::errln!("{n}");
         }
         specs
     } else {
@@ -183,7 +183,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             if args.quiet {
                 return Ok(ExitCode::SUCCESS);
             }
-            eprintln!(
+            crate::errln!(
                 "shard {k}/{n}: {} runs, {} already in {}, {} done now{}",
                 report.runs,
                 report.skipped,
@@ -225,7 +225,7 @@ pub(crate) fn write_outputs(results: &Results, out: &Path, quiet: bool) -> Resul
     if quiet {
         return Ok(());
     }
-    eprintln!(
+    crate::errln!(
         "wrote {}/{{summary.md,normalised.csv,runs.csv,results.json{}}}",
         out.display(),
         if test.is_some() { ",cd.svg" } else { "" }

@@ -46,7 +46,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         }
         write(&w, &args.output)?;
     }
-    eprintln!(
+    crate::errln!(
         "wrote {} ({} tasks, {} edges)",
         args.output.display(),
         w.graph().n_tasks(),

@@ -81,7 +81,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         args.out.clone()
     };
     write(&path, &text, engine != Engine::Argo)?;
-    eprintln!(
+    crate::errln!(
         "wrote {} ({} tasks, {engine})",
         path.display(),
         plan.tasks().len()

@@ -20,7 +20,7 @@ pub(crate) struct Args {
 /// Merges the shards (every run once, in the grid's order) and writes compare's outputs.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let results = shard::merge(&args.files)?;
-    eprintln!(
+    crate::errln!(
         "merged {} runs from {} file(s)",
         results.records().len(),
         args.files.len()

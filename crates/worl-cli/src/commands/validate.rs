@@ -40,7 +40,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         )?;
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("{} violation(s)", violations.len());
+        crate::errln!("{} violation(s)", violations.len());
         Ok(ExitCode::from(1))
     }
 }
