@@ -23,6 +23,14 @@ pub enum DagError {
         /// The rejected value.
         value: f64,
     },
+    /// A job's release time is negative, NaN or infinite.
+    #[error("job `{job}`: release time {} is not a finite number >= 0 (seconds)", num(*value))]
+    InvalidRelease {
+        /// The job's name.
+        job: String,
+        /// The rejected value.
+        value: f64,
+    },
     /// A task's memory need is not a finite number > 0.
     #[error("task `{task}`: memory need {} GiB is not a finite number > 0", num(*value))]
     InvalidMemory {

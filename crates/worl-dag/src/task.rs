@@ -27,6 +27,16 @@ pub struct Job {
     pub name: String,
     /// The job's tasks, in ascending id order.
     pub tasks: Vec<TaskId>,
+    /// Release (arrival) time of the job in seconds from the start of the schedule (finite,
+    /// `>= 0`; 0 for a batch workload): none of its tasks may start earlier. Static
+    /// schedulers plan the batch as if every job were present at 0; the simulator
+    /// (`worl-sim`) honours releases.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub release: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A neighbour in the compact adjacency of a [`TaskGraph`](crate::TaskGraph): the task at

@@ -80,8 +80,10 @@ impl Workload {
     pub fn to_builder(&self) -> WorkloadBuilder {
         let mut b = WorkloadBuilder::new(self.name.clone());
         for j in &self.jobs {
-            b.add_job(&j.name)
+            let id = b
+                .add_job(&j.name)
                 .expect("job names of a workload are unique");
+            b.jobs[id.index()].release = j.release;
         }
         for (_, t) in self.graph.tasks() {
             b.add_task(t.job, &t.name, t.work, t.mem_gib)
@@ -118,6 +120,7 @@ impl Workload {
         for &j in jobs {
             let job = self.job(j);
             let nj = b.add_job(&job.name)?;
+            b.jobs[nj.index()].release = job.release;
             for &t in &job.tasks {
                 let task = g.task(t);
                 map[t.index()] = Some(b.add_task(nj, &task.name, task.work, task.mem_gib)?);
@@ -186,7 +189,8 @@ impl Workload {
             let job_base = b.jobs.len();
             let task_base = b.tasks.len();
             for j in &w.jobs {
-                b.add_job(&j.name)?;
+                let id = b.add_job(&j.name)?;
+                b.jobs[id.index()].release = j.release;
             }
             for (_, t) in w.graph.tasks() {
                 let job = JobId::new(job_base + t.job.index());
@@ -279,11 +283,35 @@ impl WorkloadBuilder {
                 self.jobs.push(Job {
                     name: e.key().clone(),
                     tasks: Vec::new(),
+                    release: 0.0,
                 });
                 e.insert(id);
                 Ok(id)
             }
         }
+    }
+
+    /// Sets the release (arrival) time of `job`, in seconds from the start of the schedule:
+    /// none of its tasks may start earlier (honoured by the simulator, `worl-sim`).
+    ///
+    /// Errors: [`DagError::UnknownId`] for a missing job, [`DagError::InvalidRelease`] for a
+    /// NaN, infinite or negative time.
+    pub fn set_release(&mut self, job: JobId, seconds: f64) -> Result<()> {
+        let Some(j) = self.jobs.get_mut(job.index()) else {
+            return Err(DagError::UnknownId {
+                kind: "job",
+                index: job.index(),
+                len: self.jobs.len(),
+            });
+        };
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(DagError::InvalidRelease {
+                job: j.name.clone(),
+                value: seconds,
+            });
+        }
+        j.release = seconds;
+        Ok(())
     }
 
     /// The id of job `name`, if added.
