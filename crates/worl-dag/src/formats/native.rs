@@ -6,7 +6,7 @@
 //!   "version": 1,
 //!   "name": "demo",
 //!   "jobs": [
-//!     { "name": "j1",
+//!     { "name": "j1", "release": 30.0,
 //!       "tasks": [ { "id": 0, "name": "M1", "work": 4.0 },
 //!                  { "id": 1, "name": "R2_1", "work": 2.0, "mem_gib": 8.0 } ],
 //!       "edges": [ { "from": "M1", "to": "R2_1", "bytes": 1000000.0 } ] }
@@ -15,7 +15,10 @@
 //! }
 //! ```
 //!
-//! `work` is in reference GPU-seconds, `mem_gib` (optional) in GiB, `bytes` in bytes. Edges
+//! `work` is in reference GPU-seconds, `mem_gib` (optional) in GiB, `bytes` in bytes; a job's
+//! optional `release` is its arrival time in seconds from the start of the schedule
+//! ([`Job::release`](crate::Job::release), finite and `>= 0`, 0 when absent; written only
+//! when not 0). Edges
 //! inside a job name their ends by task name; edges between jobs go in the optional
 //! top-level `links` (`from_job`, `from`, `to_job`, `to`, `bytes`). A task's `id` is its
 //! [`TaskId`] index: [`write()`] always writes it, so that reading gives back the very same
@@ -52,6 +55,8 @@ struct Doc {
 #[serde(deny_unknown_fields)]
 struct DocJob {
     name: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    release: f64,
     tasks: Vec<DocTask>,
     #[serde(default)]
     edges: Vec<DocEdge>,
@@ -93,6 +98,7 @@ fn to_doc(w: &Workload) -> Doc {
         .iter()
         .map(|j| DocJob {
             name: j.name.clone(),
+            release: j.release,
             tasks: j
                 .tasks
                 .iter()
@@ -196,7 +202,8 @@ pub fn load(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
 /// `format` or `version`, or ids that are given for some tasks only or are not a permutation
 /// of `0..n` (these two without a line, naming the task); [`DagError::UnknownTask`] for an
 /// edge end that names no task; [`DagError::Parse`] without a line naming the file for what
-/// the builder rejects (duplicate names, bad values, duplicate edges, cycles);
+/// the builder rejects (duplicate names, bad values, a negative `release` naming its job,
+/// duplicate edges, cycles);
 /// [`DagError::Empty`] for no task.
 pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
     let text = read_text(reader, source)?;
@@ -268,7 +275,10 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
     }
     let mut b = WorkloadBuilder::new(doc.name.clone());
     for job in &doc.jobs {
-        b.add_job(job.name.as_str()).map_err(in_file(source))?;
+        let id = b.add_job(job.name.as_str()).map_err(in_file(source))?;
+        // A negative release names the job (DagError::InvalidRelease's message), in the file.
+        b.set_release(id, job.release)
+            .map_err(|e| parse_err(e.to_string()))?;
     }
     let mut index: HashMap<(usize, &str), TaskId> = HashMap::with_capacity(n);
     for &(j, t) in order.iter().flatten() {
@@ -323,10 +333,56 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
     Ok((b.build().map_err(in_file(source))?, report))
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 /// 1-based line of the first `"key":` in JSON `text` (0 if absent).
 fn key_line(text: &str, key: &str) -> usize {
     let quoted = format!("\"{key}\"");
     text.match_indices(&quoted)
         .find(|(i, _)| text[i + quoted.len()..].trim_start().starts_with(':'))
         .map_or(0, |(i, _)| line_of(text, i))
+}
+
+#[cfg(test)]
+mod release_tests {
+    use super::*;
+
+    #[test]
+    fn releases_round_trip_and_zero_is_omitted() {
+        let text = r#"{"format": "worl-workload", "version": 1, "name": "r",
+            "jobs": [ { "name": "a", "tasks": [ { "name": "t", "work": 1.0 } ] },
+                      { "name": "b", "release": 12.5, "tasks": [ { "name": "t", "work": 2.0 } ] } ] }"#;
+        let (w, _) = read(text.as_bytes(), "r.json").unwrap();
+        assert_eq!(w.jobs()[0].release, 0.0);
+        assert_eq!(w.jobs()[1].release, 12.5);
+        let out = to_string(&w).unwrap();
+        assert_eq!(out.matches("\"release\"").count(), 1, "{out}");
+        assert!(out.contains("\"release\": 12.5"), "{out}");
+        let (back, _) = read(out.as_bytes(), "back.json").unwrap();
+        assert_eq!(back, w);
+        assert_eq!(back.jobs()[1].release, 12.5);
+    }
+
+    #[test]
+    fn a_negative_release_names_the_job_and_file() {
+        let text = r#"{"format": "worl-workload", "version": 1, "name": "r",
+            "jobs": [ { "name": "late", "release": -1.0, "tasks": [ { "name": "t", "work": 1.0 } ] } ] }"#;
+        match read(text.as_bytes(), "neg.json") {
+            Err(DagError::Parse { file, message, .. }) => {
+                assert_eq!(file, "neg.json");
+                assert!(message.contains("job `late`"), "{message}");
+                assert!(message.contains("-1"), "{message}");
+            }
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+        // JSON has no NaN: a `NaN` release is a syntax error with its line.
+        let nan = "{\"format\": \"worl-workload\", \"version\": 1, \"name\": \"r\",\n\
+                   \"jobs\": [ { \"name\": \"x\", \"release\": NaN, \"tasks\": [] } ] }";
+        match read(nan.as_bytes(), "nan.json") {
+            Err(DagError::Parse { line, .. }) => assert_eq!(line, 2),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
 }
