@@ -1,0 +1,3 @@
+//! Criterion benchmark of the simulator (written with the engine).
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! Job arrival processes (written separately).

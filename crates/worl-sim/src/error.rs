@@ -1,0 +1,134 @@
+//! [`SimError`]: every way a simulation, a specification string or a policy can fail.
+
+use thiserror::Error;
+
+/// An error of the simulator. Every variant names the offending item: the specification
+/// string, the task (by its `job/task` label), the GPU (`g3`), the job or the policy.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// A specification string (`--noise lognormal:0.3`, `--failures mtbf:0`, ...) or a
+    /// configuration value is invalid.
+    #[error("invalid {what} `{spec}`: {reason}")]
+    InvalidSpec {
+        /// What the string specifies: `noise`, `contention`, `failures`, `arrivals`, ...
+        what: &'static str,
+        /// The string (or the value, formatted) as given.
+        spec: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// A scripted outage is invalid (GPU out of range, `to <= from`, negative or non-finite
+    /// times).
+    #[error("invalid outage of GPU {gpu} from {from} s to {to} s: {reason}")]
+    InvalidOutage {
+        /// The GPU index as given.
+        gpu: usize,
+        /// Start of the outage, s.
+        from: f64,
+        /// End of the outage, s.
+        to: f64,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// A policy dispatched a task id that is not in the problem.
+    #[error("policy `{policy}` dispatched task index {index}, but the problem has {n_tasks} tasks")]
+    UnknownTask {
+        /// The policy's name.
+        policy: String,
+        /// The task index.
+        index: usize,
+        /// Number of tasks of the problem.
+        n_tasks: usize,
+    },
+    /// A policy dispatched a task to a GPU id that is not in the cluster.
+    #[error(
+        "policy `{policy}` dispatched task {task} to GPU index {index}, but the cluster has {n_gpus} GPUs"
+    )]
+    UnknownGpu {
+        /// The policy's name.
+        policy: String,
+        /// The task's label.
+        task: String,
+        /// The GPU index.
+        index: usize,
+        /// Number of GPUs of the cluster.
+        n_gpus: usize,
+    },
+    /// A policy dispatched a task that is already dispatched (and not lost) or finished.
+    #[error(
+        "policy `{policy}` dispatched task {task} to {gpu} at t = {time} s, but it is already dispatched to {current}"
+    )]
+    AlreadyDispatched {
+        /// The policy's name.
+        policy: String,
+        /// The task's label.
+        task: String,
+        /// The GPU of the new dispatch.
+        gpu: String,
+        /// The GPU it is dispatched to (or ran on).
+        current: String,
+        /// Simulation time, s.
+        time: f64,
+    },
+    /// A policy dispatched a task to a GPU whose memory it does not fit.
+    #[error("policy `{policy}` dispatched task {task} to {gpu}, whose memory it does not fit")]
+    MemoryInfeasible {
+        /// The policy's name.
+        policy: String,
+        /// The task's label.
+        task: String,
+        /// The GPU.
+        gpu: String,
+    },
+    /// Nothing can happen any more but tasks are unfinished: the policy left tasks
+    /// undispatched, or a GPU's queue head waits for a task queued behind it.
+    #[error(
+        "simulation stalled at t = {time} s with {unfinished} unfinished tasks (first: {task}, {why}) under policy `{policy}`"
+    )]
+    Stalled {
+        /// The policy's name.
+        policy: String,
+        /// Simulation time, s.
+        time: f64,
+        /// Number of unfinished tasks.
+        unfinished: usize,
+        /// The label of the first unfinished task (id order).
+        task: String,
+        /// Its state: `never dispatched`, `queued on g2 behind ...`.
+        why: String,
+    },
+    /// A policy or a plan does not match the problem (wrong number of tasks or GPUs).
+    #[error("policy `{policy}` does not match the problem: {reason}")]
+    PolicyMismatch {
+        /// The policy's name.
+        policy: String,
+        /// What differs.
+        reason: String,
+    },
+    /// A policy failed on its own terms (a scheduler it calls failed, ...).
+    #[error("policy `{policy}` failed at t = {time} s: {reason}")]
+    Policy {
+        /// The policy's name.
+        policy: String,
+        /// Simulation time, s.
+        time: f64,
+        /// What failed.
+        reason: String,
+    },
+    /// An error of the cluster model (a plan that does not evaluate, ...).
+    #[error(transparent)]
+    Cluster(#[from] worl_cluster::ClusterError),
+    /// An error of the workload model (a release time refused, ...).
+    #[error(transparent)]
+    Dag(#[from] worl_dag::DagError),
+    /// A scheduler of the registry failed (used by the re-planning policy).
+    #[error(transparent)]
+    Scheduler(#[from] worl_rtgs::ScheduleError),
+    /// Placeholder of the skeleton: the function is not written yet.
+    #[error("{0} is not implemented yet")]
+    NotImplemented(&'static str),
+}
+
+/// `Result` with [`SimError`].
+pub type Result<T, E = SimError> = std::result::Result<T, E>;

@@ -1,0 +1,1 @@
+//! Online policy `least_connection` (written separately).

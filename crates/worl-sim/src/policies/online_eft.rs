@@ -1,0 +1,1 @@
+//! Online policy `online_eft` (written separately).

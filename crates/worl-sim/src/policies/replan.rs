@@ -1,0 +1,1 @@
+//! Online policy `replan` (written separately).

@@ -1,0 +1,1 @@
+//! Online policy `round_robin` (written separately).

@@ -1,0 +1,105 @@
+//! The engine's mutable state, read by policies through [`SimView`](crate::SimView).
+
+use std::collections::VecDeque;
+use worl_cluster::GpuId;
+use worl_dag::{JobId, TaskId};
+
+/// No GPU / no task.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Where a task is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Not dispatched (never, or lost and not re-dispatched).
+    Undispatched,
+    /// Dispatched with a charged decision time: joins its GPU's queue later.
+    Pending,
+    /// In its GPU's queue.
+    Queued,
+    /// Running on its GPU.
+    Running,
+    /// Done.
+    Finished,
+}
+
+/// Per-task state.
+#[derive(Clone, Debug)]
+pub(crate) struct TaskState {
+    pub(crate) phase: Phase,
+    /// GPU of the current (or last) dispatch, `NONE` if never dispatched.
+    pub(crate) gpu: u32,
+    /// Parents not finished yet.
+    pub(crate) parents_left: u32,
+    /// Inputs of the current dispatch not arrived yet.
+    pub(crate) inputs_left: u32,
+    /// Whether it is in `State::ready` (released, parents finished, undispatched).
+    pub(crate) in_ready: bool,
+    /// Start of the current attempt, s.
+    pub(crate) start: f64,
+    /// Finish, s (valid when finished).
+    pub(crate) finish: f64,
+    /// Nominal run time on its GPU, s (the policy's estimate).
+    pub(crate) est: f64,
+    pub(crate) attempts: u32,
+    pub(crate) lost_time: f64,
+    /// Generation of the current attempt (invalidates a lost attempt's finish event).
+    pub(crate) generation: u32,
+}
+
+/// Per-GPU state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GpuState {
+    /// Number of outages covering now (up when 0).
+    pub(crate) down: u32,
+    /// Re-dispatched lost tasks, served before `queue`.
+    pub(crate) retry: VecDeque<TaskId>,
+    /// Dispatched tasks in dispatch order.
+    pub(crate) queue: VecDeque<TaskId>,
+    /// The running task, `NONE` if idle.
+    pub(crate) running: u32,
+    /// Nominal finish of the running task, s.
+    pub(crate) running_est_finish: f64,
+    /// Sum of the nominal run times of the queued tasks, s.
+    pub(crate) queued_est: f64,
+    /// Busy time of successful attempts, s.
+    pub(crate) busy: f64,
+}
+
+impl GpuState {
+    /// The queue head: the oldest retry, else the oldest dispatch.
+    #[inline]
+    pub(crate) fn head(&self) -> Option<TaskId> {
+        self.retry.front().or(self.queue.front()).copied()
+    }
+
+    /// Tasks dispatched and not finished (queued plus running).
+    #[inline]
+    pub(crate) fn load(&self) -> usize {
+        self.retry.len() + self.queue.len() + usize::from(self.running != NONE)
+    }
+}
+
+/// Everything a policy may read.
+#[derive(Clone, Debug)]
+pub(crate) struct State {
+    pub(crate) now: f64,
+    pub(crate) tasks: Vec<TaskState>,
+    pub(crate) gpus: Vec<GpuState>,
+    pub(crate) job_released: Vec<bool>,
+    /// Released jobs in release order.
+    pub(crate) released: Vec<JobId>,
+    pub(crate) newly_released: Vec<JobId>,
+    pub(crate) newly_lost: Vec<TaskId>,
+    /// Ready tasks (compacted before each decision).
+    pub(crate) ready: Vec<TaskId>,
+    /// GPU ready times, s.
+    pub(crate) ready_time: Vec<f64>,
+}
+
+impl State {
+    #[inline]
+    pub(crate) fn gpu_of(&self, task: TaskId) -> Option<GpuId> {
+        let g = self.tasks[task.index()].gpu;
+        (g != NONE).then(|| GpuId::new(g as usize))
+    }
+}
