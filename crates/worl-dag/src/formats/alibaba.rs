@@ -20,6 +20,14 @@
 //! CCR at the chosen bandwidth is the `ccr` option (default 1.0 at
 //! [`REFERENCE_BANDWIDTH`]; see [`crate::ccr`]); `ccr(0.0)` gives edges without data.
 //!
+//! **Releases.** Each kept job's release ([`Job::release`](crate::Job::release), its arrival
+//! time for the simulator) is its earliest task `start_time` minus the earliest `start_time`
+//! of all kept jobs, in seconds: the first job is released at 0 and the workload keeps the
+//! trace's arrival pattern. `batch_task` has no submission time; a job's first task start is
+//! the closest the table gives (the same proxy as [`AlibabaOptions::submit_window`]). A job
+//! with a task without a start time is dropped ([`Reason::MissingTime`]), so every kept job
+//! has one; filters and `max_jobs` apply before the shift, so the first kept job is at 0.
+//!
 //! **Defects** (each reported in the [`LoadReport`] with the offending items, see
 //! [`Reason`]):
 //! * names cut at the trace's 50-character limit ([`NAME_LIMIT`]): the last token is
@@ -287,6 +295,8 @@ pub fn read(
         .map(|s| opts.statuses.as_ref().is_none_or(|acc| acc.contains(s)))
         .collect();
     let mut kept_jobs = 0usize;
+    // (job, earliest start_time) of the kept jobs, for their releases.
+    let mut first_starts: Vec<(crate::ids::JobId, f64)> = Vec::new();
     let mut biggest: Option<Biggest> = None;
     for (j, job_name) in table.job_names.iter().enumerate() {
         let rows = &table.order[table.job_start[j]..table.job_start[j + 1]];
@@ -362,6 +372,12 @@ pub fn read(
                 report.records_skipped += n;
             }
             Ok(()) => {
+                // check_job refused every start_time <= 0 or empty: the minimum is finite.
+                let first_start = scratch
+                    .rows
+                    .iter()
+                    .filter_map(|&r| table.rows[r].start)
+                    .fold(f64::INFINITY, f64::min);
                 add_job(
                     &table,
                     job_name,
@@ -372,6 +388,9 @@ pub fn read(
                     &mut biggest,
                 )?;
                 kept_jobs += 1;
+                if let Some(id) = builder.job_id(job_name) {
+                    first_starts.push((id, first_start));
+                }
             }
         }
     }
@@ -406,6 +425,19 @@ pub fn read(
                 num(big.end)
             ),
         });
+    }
+    let t0 = first_starts
+        .iter()
+        .map(|&(_, s)| s)
+        .fold(f64::INFINITY, f64::min);
+    for &(job, start) in &first_starts {
+        builder
+            .set_release(job, start - t0)
+            .map_err(|e| DagError::Parse {
+                file: source.to_owned(),
+                line: 0,
+                message: e.to_string(),
+            })?;
     }
     assign_ccr_bytes(&mut builder, opts.ccr, opts.bandwidth, opts.seed)?;
     Ok((builder.build().map_err(in_file(source))?, report))
@@ -1011,4 +1043,49 @@ fn add_job(
         report.add_n(reason, item, n);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod release_tests {
+    use super::*;
+
+    /// j_2 appears first but starts later; j_3 has a Waiting row (dropped, no start time).
+    const ROWS: &str = "M1,1,j_2,1,Terminated,1050,1100,100,0.3\n\
+                        R2_1,1,j_2,1,Terminated,1000,1020,100,0.3\n\
+                        task_x,1,j_1,1,Terminated,400,460,100,0.3\n\
+                        M1,1,j_3,1,Waiting,0,0,,\n\
+                        M1,1,j_4,1,Terminated,2500,2600,100,0.3\n";
+
+    fn releases(opts: &AlibabaOptions) -> Vec<(String, f64)> {
+        let (w, _) = read(ROWS.as_bytes(), "rel.csv", opts).unwrap();
+        w.jobs()
+            .iter()
+            .map(|j| (j.name.clone(), j.release))
+            .collect()
+    }
+
+    #[test]
+    fn releases_are_first_starts_minus_the_earliest() {
+        assert_eq!(
+            releases(&AlibabaOptions::default()),
+            [
+                ("j_2".to_owned(), 600.0),
+                ("j_1".to_owned(), 0.0),
+                ("j_4".to_owned(), 2100.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn releases_shift_to_the_first_kept_job() {
+        // Filters apply first: without j_1 the earliest kept start is j_2's 1000.
+        assert_eq!(
+            releases(&AlibabaOptions::default().jobs(["j_2", "j_4"])),
+            [("j_2".to_owned(), 0.0), ("j_4".to_owned(), 1500.0)]
+        );
+        assert_eq!(
+            releases(&AlibabaOptions::default().first_jobs(1)),
+            [("j_2".to_owned(), 0.0)]
+        );
+    }
 }
