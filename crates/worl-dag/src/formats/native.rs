@@ -91,22 +91,113 @@ struct DocLink {
     bytes: f64,
 }
 
-fn to_doc(w: &Workload) -> Doc {
+/// The most bytes of task names that a written document may spend naming the ends of its
+/// edges: 1 GiB. Native JSON names both ends of every edge by task name and WfFormat names
+/// every parent and child by task id, so a few tasks with long names and many edges (an
+/// Alibaba task `R10001_1_2_..._10000` has a 49 kB name) would make the text grow with
+/// edges × name length: 467 kB of CSV gave 981 MB of JSON. [`write()`] and
+/// [`wfcommons::write`](fn@crate::formats::wfcommons::write) check it, in `O(tasks)`, before
+/// writing anything.
+pub const MAX_EDGE_NAME_BYTES: u64 = 1 << 30;
+
+/// [`DagError::InvalidParameter`] (`workload`) when naming each edge's two ends, a task `v`
+/// in `len(v)` bytes, takes more than [`MAX_EDGE_NAME_BYTES`]; `format` names the output in
+/// the message, which names the task whose name costs most.
+pub(crate) fn check_edge_names(
+    w: &Workload,
+    len: impl Fn(TaskId) -> usize,
+    format: &str,
+) -> Result<()> {
     let g = w.graph();
-    let mut jobs: Vec<DocJob> = w
+    let (mut total, mut worst) = (0u64, (0u64, TaskId::new(0)));
+    for (v, _) in g.tasks() {
+        let refs = (g.preds(v).len() + g.succs(v).len()) as u64;
+        let bytes = refs.saturating_mul(len(v) as u64);
+        total = total.saturating_add(bytes);
+        if bytes > worst.0 {
+            worst = (bytes, v);
+        }
+    }
+    if total <= MAX_EDGE_NAME_BYTES {
+        return Ok(());
+    }
+    let v = worst.1;
+    Err(DagError::InvalidParameter {
+        name: "workload",
+        reason: format!(
+            "workload `{}`: its {} edges would name their tasks in {total} bytes of {format}, \
+             more than the {MAX_EDGE_NAME_BYTES} written at most (task `{}`, {} bytes long, \
+             is named {} times)",
+            crate::formats::report::short(w.name()),
+            g.n_edges(),
+            crate::formats::report::short(&w.task_label(v)),
+            len(v),
+            g.preds(v).len() + g.succs(v).len()
+        ),
+    })
+}
+
+/// [`Doc`] by reference, for writing: the same JSON, without copying a name per edge.
+#[derive(Serialize)]
+struct OutDoc<'a> {
+    format: &'static str,
+    version: u32,
+    name: &'a str,
+    jobs: Vec<OutJob<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    links: Vec<OutLink<'a>>,
+}
+
+#[derive(Serialize)]
+struct OutJob<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "is_zero")]
+    release: f64,
+    tasks: Vec<OutTask<'a>>,
+    edges: Vec<OutEdge<'a>>,
+}
+
+#[derive(Serialize)]
+struct OutTask<'a> {
+    id: usize,
+    name: &'a str,
+    work: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mem_gib: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct OutEdge<'a> {
+    from: &'a str,
+    to: &'a str,
+    bytes: f64,
+}
+
+#[derive(Serialize)]
+struct OutLink<'a> {
+    from_job: &'a str,
+    from: &'a str,
+    to_job: &'a str,
+    to: &'a str,
+    bytes: f64,
+}
+
+fn out_doc(w: &Workload) -> OutDoc<'_> {
+    let g = w.graph();
+    let mut jobs: Vec<OutJob<'_>> = w
         .jobs()
         .iter()
-        .map(|j| DocJob {
-            name: j.name.clone(),
+        .map(|j| OutJob {
+            name: &j.name,
             release: j.release,
             tasks: j
                 .tasks
                 .iter()
                 .map(|&t| {
                     let task = g.task(t);
-                    DocTask {
-                        id: Some(t.index()),
-                        name: task.name.clone(),
+                    OutTask {
+                        id: t.index(),
+                        name: &task.name,
                         work: task.work,
                         mem_gib: task.mem_gib,
                     }
@@ -119,31 +210,32 @@ fn to_doc(w: &Workload) -> Doc {
     for e in g.edges() {
         let (a, c) = (g.task(e.from), g.task(e.to));
         if a.job == c.job {
-            jobs[a.job.index()].edges.push(DocEdge {
-                from: a.name.clone(),
-                to: c.name.clone(),
+            jobs[a.job.index()].edges.push(OutEdge {
+                from: &a.name,
+                to: &c.name,
                 bytes: e.bytes,
             });
         } else {
-            links.push(DocLink {
-                from_job: w.job(a.job).name.clone(),
-                from: a.name.clone(),
-                to_job: w.job(c.job).name.clone(),
-                to: c.name.clone(),
+            links.push(OutLink {
+                from_job: &w.job(a.job).name,
+                from: &a.name,
+                to_job: &w.job(c.job).name,
+                to: &c.name,
                 bytes: e.bytes,
             });
         }
     }
-    Doc {
-        format: FORMAT.into(),
+    OutDoc {
+        format: FORMAT,
         version: VERSION,
-        name: w.name().to_owned(),
+        name: w.name(),
         jobs,
         links,
     }
 }
 
-/// The workload as pretty-printed native JSON.
+/// The workload as pretty-printed native JSON ([`write()`] writes the same text without
+/// holding it in memory).
 ///
 /// ```
 /// use worl_dag::{formats::native, generators::shapes};
@@ -154,37 +246,54 @@ fn to_doc(w: &Workload) -> Doc {
 /// # Ok::<(), worl_dag::DagError>(())
 /// ```
 ///
-/// Errors: [`DagError::Parse`] if serialisation fails (it does not for a valid workload).
+/// Errors: as [`write()`].
 pub fn to_string(w: &Workload) -> Result<String> {
-    serde_json::to_string_pretty(&to_doc(w)).map_err(|e| DagError::Parse {
-        file: w.name().to_owned(),
-        line: 0,
-        message: e.to_string(),
-    })
+    let mut buf = Vec::new();
+    write(w, &mut buf)?;
+    Ok(String::from_utf8(buf).expect("serde_json writes UTF-8"))
 }
 
-/// Writes the workload as native JSON to `writer`.
+/// Writes the workload as native JSON to `writer`, streamed (buffered; names are borrowed,
+/// not copied per edge).
 ///
-/// Errors: [`DagError::Io`] (path `<writer>`) if writing fails.
-pub fn write(w: &Workload, mut writer: impl Write) -> Result<()> {
-    let text = to_string(w)?;
-    writer
-        .write_all(text.as_bytes())
-        .map_err(|source| DagError::Io {
-            path: "<writer>".into(),
-            source,
-        })
+/// Errors: [`DagError::InvalidParameter`] (`workload`), before anything is written, when the
+/// edges' task names exceed [`MAX_EDGE_NAME_BYTES`]; [`DagError::Io`] (path `<writer>`) if
+/// writing fails.
+pub fn write(w: &Workload, writer: impl Write) -> Result<()> {
+    emit(w, writer, Path::new("<writer>"))
 }
 
-/// Writes the workload as native JSON to the file `path` (created or truncated).
-///
-/// Errors: [`DagError::Io`] naming the file.
-pub fn save(w: &Workload, path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
-    std::fs::write(path, to_string(w)?).map_err(|source| DagError::Io {
+fn emit(w: &Workload, writer: impl Write, path: &Path) -> Result<()> {
+    let g = w.graph();
+    check_edge_names(w, |v| g.task(v).name.len(), "native JSON")?;
+    let io = |source: std::io::Error| DagError::Io {
         path: path.to_owned(),
         source,
-    })
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, writer);
+    serde_json::to_writer_pretty(&mut out, &out_doc(w)).map_err(|e| match e.io_error_kind() {
+        Some(kind) => io(std::io::Error::new(kind, e)),
+        None => DagError::Parse {
+            file: w.name().to_owned(),
+            line: 0,
+            message: e.to_string(),
+        },
+    })?;
+    out.flush().map_err(io)
+}
+
+/// Writes the workload as native JSON to the file `path` (created or truncated), streamed.
+///
+/// Errors: as [`write()`], naming the file; the file is not created when refused.
+pub fn save(w: &Workload, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    let g = w.graph();
+    check_edge_names(w, |v| g.task(v).name.len(), "native JSON")?;
+    let file = std::fs::File::create(path).map_err(|source| DagError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    emit(w, file, path)
 }
 
 /// Loads a native JSON file.

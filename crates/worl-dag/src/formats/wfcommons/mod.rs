@@ -37,7 +37,9 @@ use std::io::Read;
 use std::path::Path;
 
 pub mod write;
-pub use write::{EPOCH, ExecutedGpu, ExecutedTask, Execution, save, task_ids, to_string, write};
+pub use write::{
+    EPOCH, ExecutedGpu, ExecutedTask, Execution, file_id, save, task_ids, to_string, write,
+};
 
 /// Format name in [`LoadReport::format`].
 pub const FORMAT: &str = "wfformat";

@@ -8,9 +8,11 @@
 //!   output is reproducible), `runtimeSystem: {name: "worl", version}`;
 //! * `workflow.specification.tasks[]` = `{name, id, parents, children, inputFiles,
 //!   outputFiles}`, one per task in id order; `workflow.specification.files[]`: one file
-//!   per edge, `<parent id>.<child id>.data`, of `sizeInBytes` = the edge's bytes rounded to
-//!   an integer (the schema's type), written by the parent and read by the child, so that
-//!   the reader ([`super::read`]) gives the edge its bytes back;
+//!   per edge, in edge order (by parent, then child), named [`file_id`] `e<u>-<v>.data` after
+//!   the **indices** `u` and `v` of the parent and the child (not their names: a file id
+//!   stays under 48 bytes however long the names are), of `sizeInBytes` = the edge's bytes
+//!   rounded to an integer (the schema's type), written by the parent and read by the child,
+//!   so that the reader ([`super::read`], and WfCommons' own) gives the edge its bytes back;
 //! * `workflow.execution`: `makespanInSeconds`, `executedAt`, `tasks[]` = `{id,
 //!   runtimeInSeconds, executedAt?, machines?}` and `machines[]` = `{nodeName}`, in the
 //!   schema's own field names.
@@ -33,13 +35,18 @@
 //! after the file, so a one-job workload with valid names and whole-byte edges reads back
 //! identical up to the workload's and job's name; task memory needs are not written
 //! (WfFormat's `memoryInBytes` is a process's resident set, not a GPU memory need).
+//!
+//! The document is serialised straight to the writer (buffered), with no intermediate
+//! text or JSON value: memory is `O(tasks)` beyond the workload, whatever the output's
+//! size. Everything that can be refused is checked before the first byte is written.
 
 use crate::error::{DagError, Result};
 use crate::ids::TaskId;
 use crate::workload::Workload;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::collections::HashSet;
-use std::io::Write;
+use std::fmt;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 /// Where and when one task ran, for the `execution` section.
@@ -84,8 +91,45 @@ pub struct Execution {
     pub tasks: Vec<ExecutedTask>,
 }
 
+/// The id of the file that carries the data of edge `from -> to` (task indices):
+/// `e<from>-<to>.data`, e.g. `e0-12.data`.
+pub fn file_id(from: TaskId, to: TaskId) -> String {
+    FileId(from, to).to_string()
+}
+
+/// [`file_id`], written without an allocation.
+#[derive(Copy, Clone)]
+struct FileId(TaskId, TaskId);
+
+impl fmt::Display for FileId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "e{}-{}.data", self.0.index(), self.1.index())
+    }
+}
+
+impl Serialize for FileId {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A JSON array whose items `.0` yields afresh each time it is serialised: lists are
+/// written as they are produced, never collected.
+struct Lazy<F>(F);
+
+impl<F, I> Serialize for Lazy<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
 #[derive(Serialize)]
-struct Doc<'a> {
+struct Doc<'a, T, F, X> {
     name: &'a str,
     description: String,
     #[serde(rename = "createdAt")]
@@ -94,7 +138,7 @@ struct Doc<'a> {
     schema_version: &'static str,
     #[serde(rename = "runtimeSystem")]
     runtime_system: RuntimeSystem,
-    workflow: Wf<'a>,
+    workflow: Wf<T, F, X>,
 }
 
 #[derive(Serialize)]
@@ -104,43 +148,43 @@ struct RuntimeSystem {
 }
 
 #[derive(Serialize)]
-struct Wf<'a> {
-    specification: Spec<'a>,
-    execution: Exec<'a>,
+struct Wf<T, F, X> {
+    specification: Spec<T, F>,
+    execution: X,
 }
 
 #[derive(Serialize)]
-struct Spec<'a> {
-    tasks: Vec<SpecTask<'a>>,
-    files: Vec<SpecFile>,
+struct Spec<T, F> {
+    tasks: T,
+    files: F,
 }
 
 #[derive(Serialize)]
-struct SpecTask<'a> {
+struct SpecTask<'a, P, C, I, O> {
     name: &'a str,
     id: &'a str,
-    parents: Vec<&'a str>,
-    children: Vec<&'a str>,
+    parents: P,
+    children: C,
     #[serde(rename = "inputFiles")]
-    input_files: Vec<String>,
+    input_files: I,
     #[serde(rename = "outputFiles")]
-    output_files: Vec<String>,
+    output_files: O,
 }
 
 #[derive(Serialize)]
 struct SpecFile {
-    id: String,
+    id: FileId,
     #[serde(rename = "sizeInBytes")]
     size: u64,
 }
 
 #[derive(Serialize)]
-struct Exec<'a> {
+struct Exec<'a, T> {
     #[serde(rename = "makespanInSeconds")]
     makespan: f64,
     #[serde(rename = "executedAt")]
     executed_at: &'a str,
-    tasks: Vec<ExecTask<'a>>,
+    tasks: T,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     machines: Vec<Machine<'a>>,
 }
@@ -151,9 +195,9 @@ struct ExecTask<'a> {
     #[serde(rename = "runtimeInSeconds")]
     runtime: f64,
     #[serde(rename = "executedAt", skip_serializing_if = "Option::is_none")]
-    executed_at: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    machines: Vec<&'a str>,
+    executed_at: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    machines: Option<[&'a str; 1]>,
     #[serde(rename = "gpuId", skip_serializing_if = "Option::is_none")]
     gpu_id: Option<usize>,
     #[serde(rename = "gpuIndex", skip_serializing_if = "Option::is_none")]
@@ -211,182 +255,236 @@ pub fn task_ids(w: &Workload) -> Vec<String> {
         .collect()
 }
 
+/// An [`Execution`], checked: per task in id order, its record and its start's timestamp.
+struct Checked<'a> {
+    x: &'a Execution,
+    by_task: Vec<(&'a ExecutedTask, String)>,
+}
+
+/// Checks `execution` against `w` (the errors of [`to_string`]).
+fn check<'a>(w: &Workload, x: &'a Execution) -> Result<Checked<'a>> {
+    let n = w.graph().n_tasks();
+    let bad = |task: String, reason: String| DagError::InvalidParameter {
+        name: "execution",
+        reason: format!("task `{task}`: {reason}"),
+    };
+    let mut by_task: Vec<Option<&ExecutedTask>> = vec![None; n];
+    let machines: HashSet<&str> = x.machines.iter().map(String::as_str).collect();
+    for r in &x.tasks {
+        let Some(slot) = by_task.get_mut(r.task.index()) else {
+            return Err(bad(
+                format!("#{}", r.task.index()),
+                format!("not in the workload ({n} tasks)"),
+            ));
+        };
+        let label = || w.task_label(r.task);
+        if slot.is_some() {
+            return Err(bad(label(), "recorded twice".into()));
+        }
+        if !(r.start.is_finite() && r.start >= 0.0) {
+            return Err(bad(
+                label(),
+                format!("start {} is not finite and >= 0", r.start),
+            ));
+        }
+        if !(r.runtime.is_finite() && r.runtime >= 0.0) {
+            return Err(bad(
+                label(),
+                format!("runtime {} is not finite and >= 0", r.runtime),
+            ));
+        }
+        if !machines.contains(r.machine.as_str()) {
+            return Err(bad(
+                label(),
+                format!("machine `{}` is not in the machine list", r.machine),
+            ));
+        }
+        *slot = Some(r);
+    }
+    if let Some(v) = by_task.iter().position(Option::is_none) {
+        return Err(bad(w.task_label(TaskId::new(v)), "not recorded".into()));
+    }
+    if !x.makespan.is_finite() || x.makespan < 0.0 {
+        return Err(DagError::InvalidParameter {
+            name: "execution",
+            reason: format!("makespan {} is not finite and >= 0", x.makespan),
+        });
+    }
+    let mut out = Vec::with_capacity(n);
+    for r in by_task.into_iter().flatten() {
+        let at = timestamp_after(&x.executed_at, r.start)
+            .map_err(|reason| bad(w.task_label(r.task), reason))?;
+        out.push((r, at));
+    }
+    Ok(Checked { x, by_task: out })
+}
+
+/// The document, checked and ready to be serialised.
+struct Prepared<'a> {
+    w: &'a Workload,
+    ids: Vec<String>,
+    exec: Option<Checked<'a>>,
+}
+
+fn prepare<'a>(w: &'a Workload, execution: Option<&'a Execution>) -> Result<Prepared<'a>> {
+    let exec = execution.map(|x| check(w, x)).transpose()?;
+    let ids = task_ids(w);
+    crate::formats::native::check_edge_names(w, |v| ids[v.index()].len(), "WfFormat")?;
+    Ok(Prepared { w, ids, exec })
+}
+
+/// Serialises `doc` (pretty-printed) to `writer`, buffered; `path` names the destination
+/// and `name` the workload in errors.
+fn serialise(doc: &impl Serialize, writer: impl Write, path: &Path, name: &str) -> Result<()> {
+    let io = |source: std::io::Error| DagError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, writer);
+    serde_json::to_writer_pretty(&mut out, doc).map_err(|e| match e.io_error_kind() {
+        Some(kind) => io(std::io::Error::new(kind, e)),
+        None => DagError::Parse {
+            file: name.to_owned(),
+            line: 0,
+            message: e.to_string(),
+        },
+    })?;
+    out.flush().map_err(io)
+}
+
+/// Serialises `p` (pretty-printed) to `writer`; `path` names the destination in errors.
+fn emit(p: &Prepared<'_>, writer: impl Write, path: &Path) -> Result<()> {
+    let (w, ids) = (p.w, &p.ids);
+    let g = w.graph();
+    let id = move |v: TaskId| ids[v.index()].as_str();
+    let tasks = Lazy(move || {
+        g.tasks().map(move |(v, t)| SpecTask {
+            name: &t.name,
+            id: id(v),
+            parents: Lazy(move || g.preds(v).iter().map(move |p| id(p.task))),
+            children: Lazy(move || g.succs(v).iter().map(move |s| id(s.task))),
+            input_files: Lazy(move || g.preds(v).iter().map(move |p| FileId(p.task, v))),
+            output_files: Lazy(move || g.succs(v).iter().map(move |s| FileId(v, s.task))),
+        })
+    });
+    let files = Lazy(move || {
+        g.edges().map(|e| SpecFile {
+            id: FileId(e.from, e.to),
+            size: e.bytes.round() as u64,
+        })
+    });
+    fn doc<'a, T, F, X>(
+        w: &'a Workload,
+        planned: bool,
+        tasks: T,
+        files: F,
+        execution: X,
+    ) -> Doc<'a, T, F, X> {
+        Doc {
+            name: w.name(),
+            description: if planned {
+                format!("a schedule of workload {} planned by worl", w.name())
+            } else {
+                format!("workload {} written by worl", w.name())
+            },
+            created_at: EPOCH,
+            schema_version: "1.5",
+            runtime_system: RuntimeSystem {
+                name: "worl",
+                version: env!("CARGO_PKG_VERSION"),
+            },
+            workflow: Wf {
+                specification: Spec { tasks, files },
+                execution,
+            },
+        }
+    }
+    match &p.exec {
+        None => {
+            let exec = Exec {
+                makespan: g.critical_path(|v| g.task(v).work, |_, _, _| 0.0).length,
+                executed_at: EPOCH,
+                tasks: Lazy(move || {
+                    g.tasks().map(move |(v, t)| ExecTask {
+                        id: id(v),
+                        runtime: t.work,
+                        executed_at: None,
+                        machines: None,
+                        gpu_id: None,
+                        gpu_index: None,
+                        gpu_model: None,
+                    })
+                }),
+                machines: Vec::new(),
+            };
+            serialise(&doc(w, false, tasks, files, exec), writer, path, w.name())
+        }
+        Some(c) => {
+            let exec = Exec {
+                makespan: c.x.makespan,
+                executed_at: &c.x.executed_at,
+                tasks: Lazy(move || {
+                    c.by_task.iter().map(move |(r, at)| ExecTask {
+                        id: id(r.task),
+                        runtime: r.runtime,
+                        executed_at: Some(at.as_str()),
+                        machines: Some([r.machine.as_str()]),
+                        gpu_id: r.gpu.as_ref().map(|g| g.id),
+                        gpu_index: r.gpu.as_ref().map(|g| g.index),
+                        gpu_model: r.gpu.as_ref().map(|g| g.model.as_str()),
+                    })
+                }),
+                machines: c
+                    .x
+                    .machines
+                    .iter()
+                    .map(|m| Machine { node_name: m })
+                    .collect(),
+            };
+            serialise(&doc(w, true, tasks, files, exec), writer, path, w.name())
+        }
+    }
+}
+
 /// The WfFormat 1.5 document of `w`, with the `execution` section of `execution` or, for
-/// `None`, the reference run times (module docs).
+/// `None`, the reference run times (module docs). [`write()`](fn@write) and [`save`] write
+/// the same text without holding it in memory.
 ///
 /// Errors: [`DagError::InvalidParameter`] (`execution`) naming the task when `execution`
 /// names a task twice, misses one, names a task outside the workload, or gives a
 /// non-finite or negative time, a start whose timestamp is past the year 9999 or a machine
 /// not in its `machines`; for a non-finite or negative makespan; for an `executed_at` that
-/// is not a timestamp in whole seconds ([`timestamp_after`]).
+/// is not a timestamp in whole seconds ([`timestamp_after`]); [`DagError::InvalidParameter`]
+/// (`workload`) naming a task when the `parents` and `children` lists would spend more than
+/// [`MAX_EDGE_NAME_BYTES`](crate::formats::native::MAX_EDGE_NAME_BYTES) bytes on task ids.
 pub fn to_string(w: &Workload, execution: Option<&Execution>) -> Result<String> {
-    let g = w.graph();
-    let ids = task_ids(w);
-    let n = g.n_tasks();
-    let file = |u: TaskId, v: TaskId| format!("{}.{}.data", ids[u.index()], ids[v.index()]);
-    let mut files = Vec::with_capacity(g.n_edges());
-    let tasks: Vec<SpecTask<'_>> = g
-        .tasks()
-        .map(|(v, t)| SpecTask {
-            name: &t.name,
-            id: &ids[v.index()],
-            parents: g
-                .preds(v)
-                .iter()
-                .map(|p| ids[p.task.index()].as_str())
-                .collect(),
-            children: g
-                .succs(v)
-                .iter()
-                .map(|s| ids[s.task.index()].as_str())
-                .collect(),
-            input_files: g.preds(v).iter().map(|p| file(p.task, v)).collect(),
-            output_files: g.succs(v).iter().map(|s| file(v, s.task)).collect(),
-        })
-        .collect();
-    for e in g.edges() {
-        files.push(SpecFile {
-            id: file(e.from, e.to),
-            size: e.bytes.round() as u64,
-        });
-    }
-    let bad = |task: String, reason: String| DagError::InvalidParameter {
-        name: "execution",
-        reason: format!("task `{task}`: {reason}"),
-    };
-    let exec = match execution {
-        None => Exec {
-            makespan: g.critical_path(|v| g.task(v).work, |_, _, _| 0.0).length,
-            executed_at: EPOCH,
-            tasks: g
-                .tasks()
-                .map(|(v, t)| ExecTask {
-                    id: &ids[v.index()],
-                    runtime: t.work,
-                    executed_at: None,
-                    machines: Vec::new(),
-                    gpu_id: None,
-                    gpu_index: None,
-                    gpu_model: None,
-                })
-                .collect(),
-            machines: Vec::new(),
-        },
-        Some(x) => {
-            let mut by_task: Vec<Option<&ExecutedTask>> = vec![None; n];
-            let machines: HashSet<&str> = x.machines.iter().map(String::as_str).collect();
-            for r in &x.tasks {
-                let Some(slot) = by_task.get_mut(r.task.index()) else {
-                    return Err(bad(
-                        format!("#{}", r.task.index()),
-                        format!("not in the workload ({n} tasks)"),
-                    ));
-                };
-                let label = || w.task_label(r.task);
-                if slot.is_some() {
-                    return Err(bad(label(), "recorded twice".into()));
-                }
-                if !(r.start.is_finite() && r.start >= 0.0) {
-                    return Err(bad(
-                        label(),
-                        format!("start {} is not finite and >= 0", r.start),
-                    ));
-                }
-                if !(r.runtime.is_finite() && r.runtime >= 0.0) {
-                    return Err(bad(
-                        label(),
-                        format!("runtime {} is not finite and >= 0", r.runtime),
-                    ));
-                }
-                if !machines.contains(r.machine.as_str()) {
-                    return Err(bad(
-                        label(),
-                        format!("machine `{}` is not in the machine list", r.machine),
-                    ));
-                }
-                *slot = Some(r);
-            }
-            if let Some(v) = by_task.iter().position(Option::is_none) {
-                return Err(bad(w.task_label(TaskId::new(v)), "not recorded".into()));
-            }
-            if !x.makespan.is_finite() || x.makespan < 0.0 {
-                return Err(DagError::InvalidParameter {
-                    name: "execution",
-                    reason: format!("makespan {} is not finite and >= 0", x.makespan),
-                });
-            }
-            let mut tasks = Vec::with_capacity(n);
-            for r in by_task.iter().flatten() {
-                let at = timestamp_after(&x.executed_at, r.start)
-                    .map_err(|reason| bad(w.task_label(r.task), reason))?;
-                tasks.push(ExecTask {
-                    id: &ids[r.task.index()],
-                    runtime: r.runtime,
-                    executed_at: Some(at),
-                    machines: vec![r.machine.as_str()],
-                    gpu_id: r.gpu.as_ref().map(|g| g.id),
-                    gpu_index: r.gpu.as_ref().map(|g| g.index),
-                    gpu_model: r.gpu.as_ref().map(|g| g.model.as_str()),
-                });
-            }
-            Exec {
-                makespan: x.makespan,
-                executed_at: &x.executed_at,
-                tasks,
-                machines: x
-                    .machines
-                    .iter()
-                    .map(|m| Machine { node_name: m })
-                    .collect(),
-            }
-        }
-    };
-    let doc = Doc {
-        name: w.name(),
-        description: match execution {
-            None => format!("workload {} written by worl", w.name()),
-            Some(_) => format!("a schedule of workload {} planned by worl", w.name()),
-        },
-        created_at: EPOCH,
-        schema_version: "1.5",
-        runtime_system: RuntimeSystem {
-            name: "worl",
-            version: env!("CARGO_PKG_VERSION"),
-        },
-        workflow: Wf {
-            specification: Spec { tasks, files },
-            execution: exec,
-        },
-    };
-    serde_json::to_string_pretty(&doc).map_err(|e| DagError::Parse {
-        file: w.name().to_owned(),
-        line: 0,
-        message: e.to_string(),
-    })
+    let mut buf = Vec::new();
+    write(w, execution, &mut buf)?;
+    Ok(String::from_utf8(buf).expect("serde_json writes UTF-8"))
 }
 
-/// Writes [`to_string`] to `writer`.
+/// Writes [`to_string`]'s text to `writer`, streamed (buffered; nothing is written when
+/// `execution` is refused).
 ///
 /// Errors: as [`to_string`]; [`DagError::Io`] (path `<writer>`) if writing fails.
-pub fn write(w: &Workload, execution: Option<&Execution>, mut writer: impl Write) -> Result<()> {
-    let text = to_string(w, execution)?;
-    writer
-        .write_all(text.as_bytes())
-        .map_err(|source| DagError::Io {
-            path: "<writer>".into(),
-            source,
-        })
+pub fn write(w: &Workload, execution: Option<&Execution>, writer: impl Write) -> Result<()> {
+    let p = prepare(w, execution)?;
+    emit(&p, writer, Path::new("<writer>"))
 }
 
-/// Writes [`to_string`] to the file `path` (created or truncated).
+/// Writes [`to_string`]'s text to the file `path` (created or truncated), streamed; the
+/// file is not touched when `execution` is refused.
 ///
 /// Errors: as [`to_string`]; [`DagError::Io`] naming the file.
 pub fn save(w: &Workload, execution: Option<&Execution>, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    std::fs::write(path, to_string(w, execution)?).map_err(|source| DagError::Io {
+    let p = prepare(w, execution)?;
+    let io = |source| DagError::Io {
         path: path.to_owned(),
         source,
-    })
+    };
+    let file = std::fs::File::create(path).map_err(io)?;
+    emit(&p, file, path)
 }
 
 /// The latest second a timestamp may name: 9999-12-31T23:59:59Z (RFC 3339 years have four
