@@ -28,7 +28,7 @@
 
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
 use crate::error::{DagError, Result};
-use crate::generators::{bytes_seed, check_nonneg};
+use crate::generators::{EdgeCap, MAX_GENERATED_TASKS, bytes_seed, check_nonneg, check_task_count};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use rand::distr::{Distribution, weighted::WeightedIndex};
@@ -188,7 +188,8 @@ pub const DURATION_LN_SIGMA: f64 = 1.833_48;
 /// Parameters of [`alibaba_like`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AlibabaLikeParams {
-    /// Number of jobs (`>= 1`).
+    /// Number of jobs (`>= 1`; the jobs' tasks together at most
+    /// [`MAX_GENERATED_TASKS`]).
     pub jobs: usize,
     /// Smallest job size drawn. Default 1.
     pub min_tasks: usize,
@@ -251,7 +252,10 @@ fn bucket(n: usize) -> &'static SizeBucket {
 /// ```
 ///
 /// Errors: [`DagError::InvalidParameter`] for `jobs == 0`, a size range holding no trace
-/// size, or a bad `work_scale`, `ccr` or `bandwidth`.
+/// size, or a bad `work_scale`, `ccr` or `bandwidth`; naming `jobs` when the jobs would hold
+/// more than [`MAX_GENERATED_TASKS`] tasks (checked before allocating with the smallest
+/// size of the range, then while drawing) or more than
+/// [`MAX_GENERATED_EDGES`](crate::generators::MAX_GENERATED_EDGES) edges.
 pub fn alibaba_like(p: &AlibabaLikeParams, seed: u64) -> Result<Workload> {
     if p.jobs == 0 {
         return Err(DagError::InvalidParameter {
@@ -275,6 +279,16 @@ pub fn alibaba_like(p: &AlibabaLikeParams, seed: u64) -> Result<Workload> {
                 p.min_tasks, p.max_tasks
             ),
         })?;
+    // Every job has at least the smallest size of the range.
+    let smallest = sizes.iter().map(|s| s.0).min().unwrap_or(1);
+    check_task_count(
+        "jobs",
+        p.jobs as u128 * smallest as u128,
+        &format!(
+            "jobs = {} of at least {smallest} task(s) each (min_tasks = {})",
+            p.jobs, p.min_tasks
+        ),
+    )?;
     let indeg_pick = WeightedIndex::new(IN_DEGREE_COUNTS).expect("positive counts");
     let duration =
         LogNormal::new(DURATION_LN_MU, DURATION_LN_SIGMA).expect("valid lognormal parameters");
@@ -283,8 +297,20 @@ pub fn alibaba_like(p: &AlibabaLikeParams, seed: u64) -> Result<Workload> {
     let mut level_of: Vec<usize> = Vec::new();
     let mut parents: Vec<usize> = Vec::new();
     let mut name = String::new();
+    let mut cap = EdgeCap::new("jobs");
+    let mut made = 0usize;
     for job_no in 1..=p.jobs {
         let n = sizes[size_pick.sample(&mut rng)].0;
+        made += n;
+        if made > MAX_GENERATED_TASKS {
+            return Err(DagError::InvalidParameter {
+                name: "jobs",
+                reason: format!(
+                    "the first {job_no} of jobs = {} hold {made} tasks; generators make at most {MAX_GENERATED_TASKS}",
+                    p.jobs
+                ),
+            });
+        }
         let shape = bucket(n);
         let dag_jobs: u32 = shape.depth_counts.iter().sum();
         let independent = n > 1
@@ -352,6 +378,7 @@ pub fn alibaba_like(p: &AlibabaLikeParams, seed: u64) -> Result<Workload> {
                 let _ = write!(name, "_{}", u + 1);
             }
             let t = b.add_task(j, name.as_str(), work(&mut rng), None)?;
+            cap.add(parents.len())?;
             for &u in &parents {
                 b.add_edge(TaskId::new(base + u), t, 0.0)?;
             }

@@ -34,7 +34,10 @@
 
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
 use crate::error::{DagError, Result};
-use crate::generators::{WorkDistribution, bytes_seed, check_nonneg, check_unit};
+use crate::generators::{
+    EdgeCap, WorkDistribution, bytes_seed, check_edge_count, check_nonneg, check_task_count,
+    check_unit,
+};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use rand::{Rng, SeedableRng};
@@ -48,7 +51,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DaggenConfig {
-    /// Number of tasks (`-n`, `>= 1`).
+    /// Number of tasks (`-n`, `1..=`[`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS)).
     pub n: usize,
     /// Width exponent (`--fat`, in `[0, 1]`): ideal level width `⌊n^fat⌋`.
     pub fat: f64,
@@ -112,6 +115,7 @@ impl DaggenConfig {
                 reason: "a DAG needs at least one task".into(),
             });
         }
+        check_task_count("n", self.n as u128, &format!("n = {}", self.n))?;
         check_unit("fat", self.fat)?;
         check_unit("density", self.density)?;
         check_unit("regularity", self.regularity)?;
@@ -194,8 +198,10 @@ pub fn level_widths(config: &DaggenConfig) -> Result<Vec<usize>> {
 /// # Ok::<(), worl_dag::DagError>(())
 /// ```
 ///
-/// Errors: [`DaggenConfig::validate`]'s; [`DagError::InvalidBytes`] if the CCR bytes
-/// overflow.
+/// Errors: [`DaggenConfig::validate`]'s; [`DagError::InvalidParameter`] naming `density`
+/// when the drawn levels make more than
+/// [`MAX_GENERATED_EDGES`](crate::generators::MAX_GENERATED_EDGES) edges expected (checked
+/// before any task is made) or drawn; [`DagError::InvalidBytes`] if the CCR bytes overflow.
 pub fn generate(config: &DaggenConfig) -> Result<Workload> {
     let c = config;
     c.validate()?;
@@ -206,6 +212,18 @@ pub fn generate(config: &DaggenConfig) -> Result<Workload> {
     for &s in &sizes {
         start.push(start.last().copied().unwrap_or(0) + s);
     }
+    // Expected parents of a task below the first level: about 1 + density · |L_{i-1}| / 2,
+    // at most |L_{i-1}|.
+    let expected: f64 = sizes
+        .windows(2)
+        .map(|w| w[1] as f64 * (1.0 + c.density * w[0] as f64 / 2.0).min(w[0] as f64))
+        .sum();
+    check_edge_count(
+        "density",
+        expected as u128,
+        &format!("density = {} with n = {}, fat = {}", c.density, c.n, c.fat),
+    )?;
+    let mut cap = EdgeCap::new("density");
     let mut b = WorkloadBuilder::new("daggen");
     let job = b.add_job("daggen")?;
     let mut output = Vec::with_capacity(c.n);
@@ -249,6 +267,7 @@ pub fn generate(config: &DaggenConfig) -> Result<Workload> {
                     parents.push(lo + k);
                 }
             }
+            cap.add(parents.len())?;
             for &u in &parents {
                 b.add_edge(TaskId::new(u), TaskId::new(v), output[u])?;
             }

@@ -12,7 +12,10 @@
 
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
 use crate::error::{DagError, Result};
-use crate::generators::{WorkDistribution, bytes_seed, check_nonneg, check_unit};
+use crate::generators::{
+    EdgeCap, WorkDistribution, bytes_seed, check_edge_count, check_nonneg, check_task_count,
+    check_unit,
+};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use rand::seq::index::sample;
@@ -23,7 +26,7 @@ use serde::{Deserialize, Serialize};
 /// Parameters of [`layered`]; build from [`LayeredParams::new`] with chained setters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LayeredParams {
-    /// Number of tasks (`>= 1`).
+    /// Number of tasks (`1..=`[`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS)).
     pub n: usize,
     /// Width exponent in `[0, 1]`: mean level size `n^fat`. Default 0.5.
     pub fat: f64,
@@ -97,6 +100,7 @@ impl LayeredParams {
                 reason: "a DAG needs at least one task".into(),
             });
         }
+        check_task_count("n", self.n as u128, &format!("n = {}", self.n))?;
         if self.jump == 0 {
             return Err(DagError::InvalidParameter {
                 name: "jump",
@@ -122,8 +126,10 @@ impl LayeredParams {
 /// # Ok::<(), worl_dag::DagError>(())
 /// ```
 ///
-/// Errors: [`LayeredParams::validate`]'s; [`DagError::InvalidBytes`] if the CCR bytes
-/// overflow.
+/// Errors: [`LayeredParams::validate`]'s; [`DagError::InvalidParameter`] naming `density`
+/// when the drawn levels make more than
+/// [`MAX_GENERATED_EDGES`](crate::generators::MAX_GENERATED_EDGES) edges expected (checked
+/// before any task is made) or drawn; [`DagError::InvalidBytes`] if the CCR bytes overflow.
 pub fn layered(p: &LayeredParams, seed: u64) -> Result<Workload> {
     p.validate()?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -142,6 +148,18 @@ pub fn layered(p: &LayeredParams, seed: u64) -> Result<Workload> {
         sizes.push(size);
         placed += size;
     }
+    // Expected edges of the drawn levels: one parent, plus `density` per other task of the
+    // level above.
+    let expected: f64 = sizes
+        .windows(2)
+        .map(|w| w[1] as f64 * (1.0 + p.density * (w[0] - 1) as f64))
+        .sum();
+    check_edge_count(
+        "density",
+        expected as u128,
+        &format!("density = {} with n = {}, fat = {}", p.density, p.n, p.fat),
+    )?;
+    let mut cap = EdgeCap::new("density");
     let mut b = WorkloadBuilder::new("layered");
     let j = b.add_job("layered")?;
     let mut level_start = Vec::with_capacity(sizes.len() + 1);
@@ -162,6 +180,7 @@ pub fn layered(p: &LayeredParams, seed: u64) -> Result<Workload> {
                 .filter(|_| rng.random_bool(p.density))
                 .count()
                 .min(window - 1);
+            cap.add(1 + extra)?;
             b.add_edge(TaskId::new(first), TaskId::new(v), 0.0)?;
             // `extra` distinct parents from the window, other than `first`.
             for k in sample(&mut rng, window - 1, extra) {

@@ -25,7 +25,7 @@
 //! Work is FLOPs over [`V100_FP32_FLOPS`] by default (the reference GPU is a V100).
 
 use crate::error::{DagError, Result};
-use crate::generators::check_nonneg;
+use crate::generators::{check_edge_count, check_nonneg, check_task_count};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
@@ -237,9 +237,44 @@ impl NnTrainingParams {
         self
     }
 
+    /// Tasks and edges of the workload these parameters make, computed without overflow
+    /// (saturating at `u128::MAX`):
+    /// `iterations · (replicas · stages · micro_batches · 2 + stages)` tasks and, per
+    /// iteration, `replicas · micro_batches · (2 · (stages − 1) + 2 · stages)` edges, plus
+    /// `replicas · stages · micro_batches` more per iteration after the first (the updated
+    /// weights).
+    ///
+    /// ```
+    /// use worl_dag::generators::nn_training::{nn_training, Model, NnTrainingParams};
+    /// let p = NnTrainingParams::new(Model::resnet50()).pipeline(4, 8).replicas(2).iterations(2);
+    /// let w = nn_training(&p)?;
+    /// assert_eq!(p.counts(), (w.graph().n_tasks() as u128, w.graph().n_edges() as u128));
+    /// # Ok::<(), worl_dag::DagError>(())
+    /// ```
+    pub fn counts(&self) -> (u128, u128) {
+        let (i, r, s, m) = (
+            self.iterations as u128,
+            self.replicas as u128,
+            self.stages as u128,
+            self.micro_batches as u128,
+        );
+        let rsm = r.saturating_mul(s).saturating_mul(m);
+        let tasks = i.saturating_mul(rsm.saturating_mul(2).saturating_add(s));
+        let per = r
+            .saturating_mul(m)
+            .saturating_mul((4 * s).saturating_sub(2));
+        let edges = i
+            .saturating_mul(per)
+            .saturating_add(i.saturating_sub(1).saturating_mul(rsm));
+        (tasks, edges)
+    }
+
     /// Checks every parameter.
     ///
-    /// Errors: [`DagError::InvalidParameter`] naming the first bad one.
+    /// Errors: [`DagError::InvalidParameter`] naming the first bad one; the largest of
+    /// `iterations`, `replicas`, `stages` and `micro_batches` when the workload would hold
+    /// more than [`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS) tasks or
+    /// [`MAX_GENERATED_EDGES`](crate::generators::MAX_GENERATED_EDGES) edges.
     pub fn validate(&self) -> Result<()> {
         let layers = self.model.layers.len();
         for (name, v, min) in [
@@ -256,6 +291,24 @@ impl NnTrainingParams {
                 });
             }
         }
+        let (tasks, edges) = self.counts();
+        let (name, _) = [
+            ("iterations", self.iterations),
+            ("replicas", self.replicas),
+            ("stages", self.stages),
+            ("micro_batches", self.micro_batches),
+        ]
+        .into_iter()
+        .fold(
+            ("iterations", 0),
+            |best, c| if c.1 > best.1 { c } else { best },
+        );
+        let what = format!(
+            "iterations = {} × (replicas = {} × stages = {} × micro_batches = {})",
+            self.iterations, self.replicas, self.stages, self.micro_batches
+        );
+        check_task_count(name, tasks, &what)?;
+        check_edge_count(name, edges, &what)?;
         if self.stages > layers {
             return Err(DagError::InvalidParameter {
                 name: "stages",

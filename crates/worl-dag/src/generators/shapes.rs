@@ -3,8 +3,12 @@
 //! Every task gets the same `work` (reference GPU-seconds) and every edge the same `bytes`.
 //! Tasks are named `t0, t1, ...` in id order inside one job `job` (or `job0, job1, ...` for
 //! [`disconnected`]). [`topcuoglu_2002`] is the literature's worked example instead.
+//! Sizes are bounded by [`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS) tasks
+//! and [`MAX_GENERATED_EDGES`](crate::generators::MAX_GENERATED_EDGES) edges, checked before
+//! anything is allocated.
 
 use crate::error::{DagError, Result};
+use crate::generators::{check_edge_count, check_task_count};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 
@@ -28,10 +32,11 @@ fn tasks(b: &mut WorkloadBuilder, j: crate::JobId, n: usize, work: f64) -> Resul
 
 /// A chain `t0 -> t1 -> ... -> t(n-1)`: depth `n`, width 1.
 ///
-/// Errors: [`DagError::InvalidParameter`] if `n == 0`; [`DagError::InvalidWork`] /
-/// [`DagError::InvalidBytes`] for bad values.
+/// Errors: [`DagError::InvalidParameter`] if `n == 0` or `n >` [`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS);
+/// [`DagError::InvalidWork`] / [`DagError::InvalidBytes`] for bad values.
 pub fn chain(n: usize, work: f64, bytes: f64) -> Result<Workload> {
     need("n", n, 1)?;
+    check_task_count("n", n as u128, &format!("n = {n}"))?;
     let mut b = WorkloadBuilder::new("chain");
     let j = b.add_job("job")?;
     let t = tasks(&mut b, j, n, work)?;
@@ -44,9 +49,11 @@ pub fn chain(n: usize, work: f64, bytes: f64) -> Result<Workload> {
 /// Fork-join: `t0` forks to `width` branches `t1..=t(width)`, which join in `t(width+1)`;
 /// `width + 2` tasks, `2·width` edges, depth 3.
 ///
-/// Errors: [`DagError::InvalidParameter`] if `width == 0`; bad values as [`chain`].
+/// Errors: [`DagError::InvalidParameter`] if `width == 0` or `width + 2 >`
+/// [`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS); bad values as [`chain`].
 pub fn fork_join(width: usize, work: f64, bytes: f64) -> Result<Workload> {
     need("width", width, 1)?;
+    check_task_count("width", width as u128 + 2, &format!("width = {width}"))?;
     let mut b = WorkloadBuilder::new("fork-join");
     let j = b.add_job("job")?;
     let t = tasks(&mut b, j, width + 2, work)?;
@@ -59,9 +66,11 @@ pub fn fork_join(width: usize, work: f64, bytes: f64) -> Result<Workload> {
 
 /// `n` independent tasks (no edge): depth 1, width `n`.
 ///
-/// Errors: [`DagError::InvalidParameter`] if `n == 0`; [`DagError::InvalidWork`].
+/// Errors: [`DagError::InvalidParameter`] if `n == 0` or `n >`
+/// [`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS); [`DagError::InvalidWork`].
 pub fn wide(n: usize, work: f64) -> Result<Workload> {
     need("n", n, 1)?;
+    check_task_count("n", n as u128, &format!("n = {n}"))?;
     let mut b = WorkloadBuilder::new("wide");
     let j = b.add_job("job")?;
     tasks(&mut b, j, n, work)?;
@@ -78,10 +87,17 @@ pub fn single(work: f64) -> Result<Workload> {
 /// `jobs` jobs `job0, job1, ...`, each a chain of `tasks_per_job` tasks; no edge between
 /// jobs.
 ///
-/// Errors: [`DagError::InvalidParameter`] if either count is 0; bad values as [`chain`].
+/// Errors: [`DagError::InvalidParameter`] if either count is 0, or naming `jobs` if
+/// `jobs · tasks_per_job >` [`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS);
+/// bad values as [`chain`].
 pub fn disconnected(jobs: usize, tasks_per_job: usize, work: f64, bytes: f64) -> Result<Workload> {
     need("jobs", jobs, 1)?;
     need("tasks_per_job", tasks_per_job, 1)?;
+    check_task_count(
+        "jobs",
+        jobs as u128 * tasks_per_job as u128,
+        &format!("jobs = {jobs} of tasks_per_job = {tasks_per_job}"),
+    )?;
     let mut b = WorkloadBuilder::new("disconnected");
     for k in 0..jobs {
         let j = b.add_job(format!("job{k}"))?;
@@ -96,10 +112,16 @@ pub fn disconnected(jobs: usize, tasks_per_job: usize, work: f64, bytes: f64) ->
 /// `entries` entry tasks `t0..`, each linked to every one of `exits` exit tasks (a complete
 /// bipartite DAG): `entries + exits` tasks, `entries·exits` edges, depth 2.
 ///
-/// Errors: [`DagError::InvalidParameter`] if either count is 0; bad values as [`chain`].
+/// Errors: [`DagError::InvalidParameter`] if either count is 0, naming `entries` if
+/// `entries + exits >` [`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS), or
+/// `exits` if `entries · exits >` [`MAX_GENERATED_EDGES`](crate::generators::MAX_GENERATED_EDGES);
+/// bad values as [`chain`].
 pub fn multi_entry_exit(entries: usize, exits: usize, work: f64, bytes: f64) -> Result<Workload> {
     need("entries", entries, 1)?;
     need("exits", exits, 1)?;
+    let what = format!("entries = {entries} with exits = {exits}");
+    check_task_count("entries", entries as u128 + exits as u128, &what)?;
+    check_edge_count("exits", entries as u128 * exits as u128, &what)?;
     let mut b = WorkloadBuilder::new("multi-entry-exit");
     let j = b.add_job("job")?;
     let t = tasks(&mut b, j, entries + exits, work)?;
