@@ -405,20 +405,38 @@ impl Problem {
         // The largest latency and inverse bandwidth over pairs of distinct GPUs: the worst
         // communication time of `bytes` is at most `max_latency + bytes · max_inv_bandwidth`.
         let (mut max_latency, mut max_inv_bandwidth) = (0.0f64, 0.0f64);
-        for &a in &used {
-            for &b in &used {
-                let w = if a == b {
-                    per_machine[a] as f64 * (per_machine[a] as f64 - 1.0)
-                } else {
-                    per_machine[a] as f64 * per_machine[b] as f64
-                };
-                if w > 0.0 {
-                    let l = links.get(a, b);
-                    sum_lat += w * l.latency;
-                    sum_inv += w * l.inv_bandwidth;
-                    pairs += w;
-                    max_latency = max_latency.max(l.latency);
-                    max_inv_bandwidth = max_inv_bandwidth.max(l.inv_bandwidth);
+        let mut add = |w: f64, l: LinkCost| {
+            if w > 0.0 {
+                sum_lat += w * l.latency;
+                sum_inv += w * l.inv_bandwidth;
+                pairs += w;
+                max_latency = max_latency.max(l.latency);
+                max_inv_bandwidth = max_inv_bandwidth.max(l.inv_bandwidth);
+            }
+        };
+        match &links {
+            // One inter-machine link: O(M), not O(M²) (a 65,536-machine cluster took 16 s
+            // here). Ordered GPU pairs on distinct machines: m² − Σ k_a².
+            LinkCosts::UniformInter { intra, inter } => {
+                let mut same = 0.0;
+                for &a in &used {
+                    let k = per_machine[a] as f64;
+                    add(k * (k - 1.0), intra[a]);
+                    same += k * k;
+                }
+                let all = m as f64;
+                add(all * all - same, *inter);
+            }
+            LinkCosts::Matrix(_) => {
+                for &a in &used {
+                    for &b in &used {
+                        let w = if a == b {
+                            per_machine[a] as f64 * (per_machine[a] as f64 - 1.0)
+                        } else {
+                            per_machine[a] as f64 * per_machine[b] as f64
+                        };
+                        add(w, links.get(a, b));
+                    }
                 }
             }
         }
