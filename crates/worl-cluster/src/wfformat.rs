@@ -81,14 +81,23 @@ pub fn to_string(problem: &Problem, schedule: &Schedule) -> Result<String> {
     })
 }
 
-/// Writes [`to_string`] to the file `path` (created or truncated).
+/// Writes [`to_string`]'s text to the file `path` (created or truncated), streamed
+/// ([`wfcommons::save`]); the file is not touched when the schedule is refused.
 ///
 /// Errors: as [`to_string`]; [`ClusterError::Io`] naming the file.
 pub fn save(problem: &Problem, schedule: &Schedule, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    std::fs::write(path, to_string(problem, schedule)?).map_err(|source| ClusterError::Io {
-        path: path.to_owned(),
-        source,
+    let x = execution(problem, schedule)?;
+    wfcommons::save(problem.workload(), Some(&x), path).map_err(|e| match e {
+        worl_dag::DagError::Io { source, .. } => ClusterError::Io {
+            path: path.to_owned(),
+            source,
+        },
+        other => ClusterError::Parse {
+            file: problem.workload().name().to_owned(),
+            line: 0,
+            message: other.to_string(),
+        },
     })
 }
 

@@ -33,6 +33,7 @@
 use super::compact;
 use crate::cluster::{Cluster, ClusterParts};
 use crate::error::{ClusterError, Result};
+use crate::network::Network;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::path::Path;
 
@@ -132,20 +133,76 @@ impl Cluster {
         })
     }
 
-    /// Writes the cluster in the native format, TOML for `*.toml`, JSON otherwise.
+    /// Writes the cluster in the native format, TOML for `*.toml`, JSON otherwise (JSON
+    /// streamed to the file).
     ///
     /// Errors: [`ClusterError::Io`].
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let text = if is_toml(path) {
-            self.to_toml_string()?
-        } else {
-            self.to_json_string()
-        };
-        std::fs::write(path, text).map_err(|source| ClusterError::Io {
+        let io = |source| ClusterError::Io {
             path: path.to_owned(),
             source,
-        })
+        };
+        if is_toml(path) {
+            let text = self.to_toml_string()?;
+            return std::fs::write(path, text).map_err(io);
+        }
+        // JSON is streamed: a 4,096-machine per-pair network is 680 MB of text.
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        serde_json::to_writer_pretty(&mut out, self).map_err(|e| io(std::io::Error::other(e)))?;
+        std::io::Write::flush(&mut out).map_err(io)
+    }
+}
+
+/// The most machines of a per-machine-pair network that [`Cluster::check_writable`] lets a
+/// command write as a cluster file: 1,024 (two `1,024²` matrices, about 42 MB of JSON or 26
+/// MB of TOML). Larger ones (up to [`MAX_PAIR_MACHINES`](crate::cluster::MAX_PAIR_MACHINES),
+/// 4,096: 680 MB of JSON) are refused rather than written; a preset such as
+/// `paper-pool:4096:500` is rebuilt from its description (and seed) wherever a cluster is
+/// asked for, so the description itself is the compact file. saga instances
+/// ([`saga::write`](super::saga::write)) are refused past the same count.
+pub const MAX_WRITTEN_PAIR_MACHINES: usize = 1 << 10;
+
+impl Cluster {
+    /// Whether the cluster file of this cluster is within the size a command writes: a
+    /// uniform network always is (its file grows with the GPUs); a per-machine-pair network
+    /// of at most [`MAX_WRITTEN_PAIR_MACHINES`] machines is. `O(1)`.
+    ///
+    /// Errors: [`ClusterError::InvalidParameter`] (`cluster`) naming the cluster, with the
+    /// machine count and the limit.
+    pub fn check_writable(&self) -> Result<()> {
+        let n = self.n_machines();
+        if matches!(self.network(), Network::PerMachinePair { .. }) && n > MAX_WRITTEN_PAIR_MACHINES
+        {
+            return Err(ClusterError::InvalidParameter {
+                name: "cluster",
+                reason: format!(
+                    "cluster `{}` has {n} machines in a per-machine-pair network, whose file \
+                     holds 2·n² link values; at most {MAX_WRITTEN_PAIR_MACHINES} machines are \
+                     written: give the cluster's description instead",
+                    self.name()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes the cluster as [`to_compact_json_string`](Self::to_compact_json_string)'s
+    /// text to `writer`, streamed (buffered; memory does not grow with the text).
+    ///
+    /// Errors: [`ClusterError::Io`] (path `<writer>`) if writing fails.
+    pub fn write_compact_json(&self, writer: impl std::io::Write) -> Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, writer);
+        let written = match crate::presets::ClusterSpec::from_cluster(self) {
+            Some(spec) => serde_json::to_writer_pretty(&mut out, &spec),
+            None => serde_json::to_writer_pretty(&mut out, self),
+        };
+        let io = |source| ClusterError::Io {
+            path: "<writer>".into(),
+            source,
+        };
+        written.map_err(|e| io(std::io::Error::other(e)))?;
+        std::io::Write::flush(&mut out).map_err(io)
     }
 }
 

@@ -84,8 +84,14 @@
 //! the same bandwidth both ways. Otherwise [`ClusterError::InvalidParameter`] says what cannot
 //! be expressed. Edges are written for every ordered machine pair, self links included (as
 //! saga does), with the GPU's speed as node speed; the GPU memory and model are not written.
-//! Reading what was written gives the same workload and cluster.
+//! Reading what was written gives the same workload and cluster. A cluster of more than
+//! [`MAX_WRITTEN_PAIR_MACHINES`] machines (1,024: a million links, about 120 MB) is refused
+//! ([`ClusterError::InvalidParameter`]), as cluster files with per-pair links are.
+//! Every refusal is checked before any output is made, and the text is streamed to its
+//! writer or file (memory does not grow with the output, about 120 bytes per machine pair
+//! and 100 per dependency).
 
+use super::native::MAX_WRITTEN_PAIR_MACHINES;
 use crate::catalog::GpuModel;
 use crate::cluster::{Cluster, ClusterBuilder, MAX_PAIR_MACHINES};
 use crate::error::{ClusterError, Result};
@@ -436,32 +442,57 @@ fn cannot(name: &'static str, reason: String) -> ClusterError {
 }
 
 /// The saga problem instance of `workload` on `cluster`, pretty-printed JSON (the schema of
-/// the [module documentation](self)), named after the workload.
+/// the [module documentation](self)), named after the workload. [`write`] and [`save`]
+/// write the same text without holding it in memory.
+///
+/// Everything that can be refused is checked first, in `O(tasks + machines)` (plus
+/// `O(machines²)` comparisons for a per-machine-pair network), before any output is made.
 ///
 /// Errors: [`ClusterError::InvalidParameter`] (parameter `workload` or `cluster`) when saga's
 /// model cannot express them: a workload of several jobs, a task with a memory need, a
 /// machine without exactly one GPU, two machines of one name, a GPU with a ready time or
 /// background utilisation, a link between distinct machines with a latency, or with
-/// different bandwidths in the two directions.
+/// different bandwidths in the two directions, or more than [`MAX_WRITTEN_PAIR_MACHINES`]
+/// machines (the network lists every ordered machine pair, about 120 bytes each).
 pub fn to_string(workload: &Workload, cluster: &Cluster) -> Result<String> {
-    let inst = instance(workload, cluster)?;
-    Ok(serde_json::to_string_pretty(&inst).expect("a saga instance serialises to JSON"))
+    let mut buf = Vec::new();
+    write(workload, cluster, &mut buf)?;
+    Ok(String::from_utf8(buf).expect("serde_json writes UTF-8"))
+}
+
+/// Writes [`to_string`]'s text to `writer`, streamed (buffered); nothing is written when
+/// the instance is refused.
+///
+/// Errors: those of [`to_string`]; [`ClusterError::Io`] (path `<writer>`) if writing fails.
+pub fn write(workload: &Workload, cluster: &Cluster, writer: impl std::io::Write) -> Result<()> {
+    check(workload, cluster)?;
+    emit(workload, cluster, writer, Path::new("<writer>"))
 }
 
 /// Writes the saga problem instance of `workload` on `cluster` to `path` (see
-/// [`to_string`]).
+/// [`to_string`]), streamed; the file is not created when the instance is refused.
 ///
 /// Errors: those of [`to_string`]; [`ClusterError::Io`] naming the path.
 pub fn save(workload: &Workload, cluster: &Cluster, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    let text = to_string(workload, cluster)?;
-    std::fs::write(path, text).map_err(|source| ClusterError::Io {
+    check(workload, cluster)?;
+    let file = std::fs::File::create(path).map_err(|source| ClusterError::Io {
         path: path.to_owned(),
         source,
-    })
+    })?;
+    emit(workload, cluster, file, path)
 }
 
-fn instance(workload: &Workload, cluster: &Cluster) -> Result<Instance> {
+/// The refusals of [`to_string`], checked before anything is built.
+fn check(workload: &Workload, cluster: &Cluster) -> Result<()> {
+    check_workload(workload)?;
+    check_cluster(cluster)
+}
+
+/// Whether [`to_string`] accepts `workload` (one job, no memory need), in `O(tasks)`.
+///
+/// Errors: [`ClusterError::InvalidParameter`] (`workload`), as [`to_string`].
+pub fn check_workload(workload: &Workload) -> Result<()> {
     if workload.n_jobs() != 1 {
         return Err(cannot(
             "workload",
@@ -473,7 +504,6 @@ fn instance(workload: &Workload, cluster: &Cluster) -> Result<Instance> {
         ));
     }
     let g = workload.graph();
-    let mut tasks = Vec::with_capacity(g.n_tasks());
     for (id, t) in g.tasks() {
         if let Some(m) = t.mem_gib {
             return Err(cannot(
@@ -485,23 +515,32 @@ fn instance(workload: &Workload, cluster: &Cluster) -> Result<Instance> {
                 ),
             ));
         }
-        tasks.push(TaskJson {
-            name: t.name.clone(),
-            cost: t.work,
-        });
     }
-    let dependencies = g
-        .edges()
-        .map(|e| DependencyJson {
-            source: g.task(e.from).name.clone(),
-            target: g.task(e.to).name.clone(),
-            size: e.bytes,
-        })
-        .collect();
+    Ok(())
+}
 
+/// Whether [`to_string`] accepts `cluster` (at most [`MAX_WRITTEN_PAIR_MACHINES`] machines
+/// of one GPU each, unique names, no ready time or background, links without latency and the same
+/// bandwidth both ways), in `O(machines)` for a uniform network and `O(machines²)`
+/// comparisons for a per-machine-pair one: a caller can refuse before reading a workload.
+///
+/// Errors: [`ClusterError::InvalidParameter`] (`cluster`), as [`to_string`].
+pub fn check_cluster(cluster: &Cluster) -> Result<()> {
     let machines = cluster.machines();
-    let mut seen: HashMap<&str, ()> = HashMap::with_capacity(machines.len());
-    let mut nodes = Vec::with_capacity(machines.len());
+    let n = machines.len();
+    if n > MAX_WRITTEN_PAIR_MACHINES {
+        return Err(cannot(
+            "cluster",
+            format!(
+                "cluster `{}` has {n} machines; a saga network lists every ordered machine \
+                 pair ({} links, about 120 bytes each), and at most {MAX_WRITTEN_PAIR_MACHINES} \
+                 machines are written",
+                cluster.name(),
+                (n as u128) * (n as u128)
+            ),
+        ));
+    }
+    let mut seen: HashMap<&str, ()> = HashMap::with_capacity(n);
     for (m, machine) in machines.iter().enumerate() {
         if seen.insert(machine.as_str(), ()).is_some() {
             return Err(cannot(
@@ -532,58 +571,166 @@ fn instance(workload: &Workload, cluster: &Cluster) -> Result<Instance> {
                 ),
             ));
         }
-        nodes.push(NodeJson {
-            name: machine.clone(),
-            speed: Some(gpu.speed),
-        });
     }
     let net = cluster.network();
-    let n = machines.len();
-    let mut edges = Vec::with_capacity(n * n);
-    for a in 0..n {
-        for b in 0..n {
-            let bw = net.bandwidth(a, b);
-            if a != b {
-                let latency = net.latency(a, b);
-                if latency != 0.0 {
-                    return Err(cannot(
-                        "cluster",
-                        format!(
-                            "link `{}` -> `{}` has latency {} s; saga's links have none",
-                            machines[a],
-                            machines[b],
-                            num(latency)
-                        ),
-                    ));
-                }
-                let back = net.bandwidth(b, a);
-                if back != bw {
-                    return Err(cannot(
-                        "cluster",
-                        format!(
-                            "link `{}` -> `{}` has bandwidth {} B/s but {} B/s the other way; \
-                             saga's network is undirected",
-                            machines[a],
-                            machines[b],
-                            num(bw),
-                            num(back)
-                        ),
-                    ));
-                }
+    // A uniform network has one inter-machine link: the pair (0, 1) stands for all.
+    let pairs = match net {
+        Network::Uniform { .. } => n.min(2),
+        Network::PerMachinePair { .. } => n,
+    };
+    for a in 0..pairs {
+        for b in 0..pairs {
+            if a == b {
+                continue;
             }
-            edges.push(EdgeJson {
-                source: machines[a].clone(),
-                target: machines[b].clone(),
-                speed: Some(bw),
-            });
+            let bw = net.bandwidth(a, b);
+            let latency = net.latency(a, b);
+            if latency != 0.0 {
+                return Err(cannot(
+                    "cluster",
+                    format!(
+                        "link `{}` -> `{}` has latency {} s; saga's links have none",
+                        machines[a],
+                        machines[b],
+                        num(latency)
+                    ),
+                ));
+            }
+            let back = net.bandwidth(b, a);
+            if back != bw {
+                return Err(cannot(
+                    "cluster",
+                    format!(
+                        "link `{}` -> `{}` has bandwidth {} B/s but {} B/s the other way; \
+                         saga's network is undirected",
+                        machines[a],
+                        machines[b],
+                        num(bw),
+                        num(back)
+                    ),
+                ));
+            }
         }
     }
-    Ok(Instance {
-        name: Some(workload.name().to_owned()),
-        task_graph: TaskGraphJson {
-            tasks,
-            dependencies,
+    Ok(())
+}
+
+/// A JSON array whose items `.0` yields afresh when serialised: lists are written as they
+/// are produced, never collected.
+struct Lazy<F>(F);
+
+impl<F, I> Serialize for Lazy<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+/// [`Instance`] by reference, for writing.
+#[derive(Serialize)]
+struct OutInstance<'a, T, D, N, E> {
+    name: &'a str,
+    task_graph: OutTaskGraph<T, D>,
+    network: OutNetwork<N, E>,
+}
+
+#[derive(Serialize)]
+struct OutTaskGraph<T, D> {
+    tasks: T,
+    dependencies: D,
+}
+
+#[derive(Serialize)]
+struct OutNetwork<N, E> {
+    nodes: N,
+    edges: E,
+}
+
+#[derive(Serialize)]
+struct OutTask<'a> {
+    name: &'a str,
+    cost: f64,
+}
+
+#[derive(Serialize)]
+struct OutDependency<'a> {
+    source: &'a str,
+    target: &'a str,
+    size: f64,
+}
+
+#[derive(Serialize)]
+struct OutNode<'a> {
+    name: &'a str,
+    speed: f64,
+}
+
+#[derive(Serialize)]
+struct OutEdge<'a> {
+    source: &'a str,
+    target: &'a str,
+    speed: f64,
+}
+
+/// Serialises the (checked) instance to `writer`, buffered; `path` names it in errors.
+fn emit(
+    workload: &Workload,
+    cluster: &Cluster,
+    writer: impl std::io::Write,
+    path: &Path,
+) -> Result<()> {
+    let g = workload.graph();
+    let machines = cluster.machines();
+    let net = cluster.network();
+    let n = machines.len();
+    let inst = OutInstance {
+        name: workload.name(),
+        task_graph: OutTaskGraph {
+            tasks: Lazy(move || {
+                g.tasks().map(|(_, t)| OutTask {
+                    name: &t.name,
+                    cost: t.work,
+                })
+            }),
+            dependencies: Lazy(move || {
+                g.edges().map(move |e| OutDependency {
+                    source: &g.task(e.from).name,
+                    target: &g.task(e.to).name,
+                    size: e.bytes,
+                })
+            }),
         },
-        network: NetworkJson { nodes, edges },
-    })
+        network: OutNetwork {
+            nodes: Lazy(move || {
+                (0..n).map(move |m| OutNode {
+                    name: &machines[m],
+                    speed: cluster.gpu(cluster.gpus_of(MachineId::new(m))[0]).speed,
+                })
+            }),
+            edges: Lazy(move || {
+                (0..n * n).map(move |i| {
+                    let (a, b) = (i / n, i % n);
+                    OutEdge {
+                        source: &machines[a],
+                        target: &machines[b],
+                        speed: net.bandwidth(a, b),
+                    }
+                })
+            }),
+        },
+    };
+    let io = |source: std::io::Error| ClusterError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, writer);
+    serde_json::to_writer_pretty(&mut out, &inst).map_err(|e| match e.io_error_kind() {
+        Some(kind) => io(std::io::Error::new(kind, e)),
+        None => cannot("workload", format!("cannot write JSON: {e}")),
+    })?;
+    std::io::Write::flush(&mut out).map_err(io)
 }
