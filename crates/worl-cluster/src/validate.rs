@@ -109,28 +109,47 @@ pub enum Violation {
         /// `F_v − S_v`, s.
         actual: f64,
     },
-    /// A task whose execution time exceeds its [`Tolerance`] but whose times are so large
-    /// that the rounding of `f64` numbers near them ([`PRECISION_MARGIN`] spacings) is at
-    /// least its whole execution time: there `F_v − S_v` cannot tell whether the task ran at
-    /// all (a 1 s task at `1e308 s`, where `1e308 + 1 == 1e308`), so its duration, ready time,
-    /// precedences and overlaps cannot be checked. With the default tolerance this starts at
-    /// about `2e15 s` for a 1 s task and `2e9 s` for a 1 µs one; tasks shorter than their
-    /// tolerance (zero durations among them) are never this violation. Move the schedule's time origin
-    /// nearer its start.
+    /// A time the validator cannot check because `f64` numbers are too coarse where it lies.
+    ///
+    /// Without `from`: a task whose execution time exceeds its [`Tolerance`] but whose
+    /// times are so large that the rounding of `f64` numbers near them
+    /// ([`PRECISION_MARGIN`] spacings) is at least its whole execution time: there
+    /// `F_v − S_v` cannot tell whether the task ran at all (a 1 s task at `1e308 s`, where
+    /// `1e308 + 1 == 1e308`), so its duration, ready time, precedences and overlaps cannot
+    /// be checked. With the default tolerance this starts at about `2e15 s` for a 1 s task
+    /// and `2e9 s` for a 1 µs one; tasks shorter than their tolerance (zero durations among
+    /// them) are never this violation.
+    ///
+    /// With `from: Some(u)`: the edge `u → task`, whose communication time exceeds the
+    /// tolerance of its precedence check but not the rounding allowance of the times
+    /// compared (`F_u`, `F_u + comm`, `S_v`): there a start too early by up to the whole
+    /// communication time is not seen (at `1e12 s`, 4 spacings are 488 µs, so a 370 µs
+    /// transfer can be skipped entirely). Edges whose communication time is within the
+    /// tolerance (zero on one GPU among them) are never this violation.
+    ///
+    /// Either way, move the schedule's time origin nearer its start.
     #[error(
-        "precision: {task}'s times reach {} s, where f64 numbers are {} s apart, too coarse for its {} s tolerance",
+        "precision: {}'s times reach {} s, where f64 numbers are {} s apart, too coarse for its {} s tolerance",
+        precision_subject(*task, *from),
         num(*time),
         num(*spacing),
         num(*tolerance)
     )]
     Precision {
-        /// The task.
+        /// The task (for an edge, its child `v`).
         task: TaskId,
-        /// `max(|S_v|, |F_v|)`, s.
+        /// For an edge `u → task` whose communication time drowns in the rounding: its
+        /// parent `u`; `None` for the task's own duration.
+        #[serde(default)]
+        from: Option<TaskId>,
+        /// The largest time compared: `max(|S_v|, |F_v|)` for a task, `max(|F_u|,
+        /// |F_u + comm|, |S_v|)` for an edge, s.
         time: f64,
         /// [`spacing`] of `time`, s.
         spacing: f64,
-        /// The tolerance of its duration, [`Tolerance::of`] its execution time, s.
+        /// The tolerance of the check: [`Tolerance::of`] the task's execution time for a
+        /// task, the precedence check's (of the larger execution time of the two tasks and
+        /// the communication time) for an edge, s.
         tolerance: f64,
     },
     /// A schedule file has more than one row for a task (reported by
@@ -283,6 +302,7 @@ impl Schedule {
             if exec > own && rounded >= exec {
                 out.push(Violation::Precision {
                     task: v,
+                    from: None,
                     time,
                     spacing: gap,
                     tolerance: own,
@@ -323,9 +343,21 @@ impl Schedule {
                 let eu = entries[u.index()];
                 let comm = problem.comm_time(nb.bytes, eu.gpu, k);
                 let data_ready = eu.finish + comm;
-                let t = tol.of(exec.max(exec_of(u)).max(comm))
-                    + rounding(&[eu.finish, data_ready, e.start]);
-                if late(data_ready, e.start, t) {
+                let own = tol.of(exec.max(exec_of(u)).max(comm));
+                let compared = [eu.finish, data_ready, e.start];
+                let allowance = rounding(&compared);
+                // a communication time the tolerance resolves but the rounding swallows
+                if comm > own && allowance >= comm {
+                    let time = compared.iter().fold(0.0f64, |a, t| a.max(t.abs()));
+                    out.push(Violation::Precision {
+                        task: v,
+                        from: Some(u),
+                        time,
+                        spacing: spacing(time),
+                        tolerance: own,
+                    });
+                }
+                if late(data_ready, e.start, own + allowance) {
                     out.push(Violation::Precedence {
                         from: u,
                         to: v,
@@ -375,6 +407,14 @@ fn rounding(times: &[f64]) -> f64 {
     let largest = times.iter().fold(0.0f64, |a, t| a.max(t.abs()));
     let r = PRECISION_MARGIN * spacing(largest);
     if r.is_finite() { r } else { 0.0 }
+}
+
+/// The subject of a [`Violation::Precision`]: the task (`t3`), or the edge `t1 -> t3`.
+fn precision_subject(task: TaskId, from: Option<TaskId>) -> String {
+    match from {
+        Some(u) => format!("edge {u} -> {task}"),
+        None => task.to_string(),
+    }
 }
 
 /// Whether `start` is before `earliest` by more than `tol` (also when the difference is not
@@ -480,6 +520,24 @@ impl Explained<'_> {
             .tasks()
             .get(v.index())
             .map(|e| (e.start, e.finish))
+    }
+
+    /// The communication time of the edge `u → v` between the GPUs of the schedule, if
+    /// both tasks have an entry on a GPU of the problem and the edge exists.
+    fn comm(&self, u: TaskId, v: TaskId) -> Option<f64> {
+        let entry = |t: TaskId| {
+            self.schedule.tasks().get(t.index()).filter(|e| {
+                e.gpu.index() < self.problem.n_gpus() && t.index() < self.problem.n_tasks()
+            })
+        };
+        let (eu, ev) = (entry(u)?, entry(v)?);
+        let edge = self
+            .problem
+            .graph()
+            .preds(v)
+            .iter()
+            .find(|nb| nb.task == u)?;
+        Some(self.problem.comm_time(edge.bytes, eu.gpu, ev.gpu))
     }
 
     fn interval(&self, v: TaskId) -> String {
@@ -601,6 +659,33 @@ impl std::fmt::Display for Explained<'_> {
             }
             Violation::Precision {
                 task,
+                from: Some(from),
+                time,
+                spacing,
+                tolerance,
+            } => {
+                write!(
+                    f,
+                    "{c}: the data of {}{} for {}{}",
+                    self.task(from),
+                    self.interval(from),
+                    self.task(task),
+                    self.interval(task)
+                )?;
+                if let Some(comm) = self.comm(from, task) {
+                    write!(f, " takes {} s of communication, which", num(comm))?;
+                }
+                write!(
+                    f,
+                    " drowns at {} s, where f64 times are {} s apart, too coarse to check the precedence to its {} s tolerance (move the time origin nearer the schedule's start)",
+                    num(time),
+                    num(spacing),
+                    num(tolerance)
+                )
+            }
+            Violation::Precision {
+                task,
+                from: None,
                 time,
                 spacing,
                 tolerance,
@@ -615,5 +700,116 @@ impl std::fmt::Display for Explained<'_> {
             ),
             Violation::Makespan { .. } => write!(f, "{}", self.violation),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClusterBuilder, GpuModel, Link, Network, ScheduledTask};
+    use std::sync::Arc;
+    use worl_dag::WorkloadBuilder;
+
+    /// a(1 s) -> b(1 s) with 0 bytes, each on its own single-GPU machine (speed 1), linked
+    /// by a link of 370 µs latency: the edge's communication time is 370 µs.
+    fn edge_problem() -> Problem {
+        let mut w = WorkloadBuilder::new("w");
+        let j = w.add_job("j").unwrap();
+        let a = w.add_task(j, "a", 1.0, None).unwrap();
+        let b = w.add_task(j, "b", 1.0, None).unwrap();
+        w.add_edge(a, b, 0.0).unwrap();
+        let mut c = ClusterBuilder::new("c");
+        let model = GpuModel::custom("S1", 1.0, 32.0).unwrap();
+        for i in 0..2 {
+            let m = c.add_machine(format!("node-{i}"));
+            c.add_gpu(m, &model).unwrap();
+        }
+        c.network(Network::uniform(
+            Link::NVLINK2,
+            Link::new(1e9, 370e-6).unwrap(),
+        ));
+        Problem::new(Arc::new(w.build().unwrap()), Arc::new(c.build().unwrap())).unwrap()
+    }
+
+    /// a on g0 at `[t0, t0 + 1]`, b on g1 starting `gap` s after a finishes.
+    fn edge_schedule(t0: f64, gap: f64) -> Schedule {
+        let fa = t0 + 1.0;
+        let entry = |gpu: usize, start: f64| ScheduledTask {
+            gpu: GpuId::new(gpu),
+            start,
+            finish: start + 1.0,
+        };
+        Schedule::new(2, vec![entry(0, t0), entry(1, fa + gap)]).unwrap()
+    }
+
+    #[test]
+    fn an_edge_drowned_in_rounding_at_1e12_is_a_precision_violation() {
+        let p = edge_problem();
+        let (a, b) = (TaskId::new(0), TaskId::new(1));
+        // near 0 the 370 µs transfer is checked: skipping it is a precedence violation
+        assert_eq!(edge_schedule(0.0, 370e-6).validate(&p), vec![]);
+        let v = edge_schedule(0.0, 0.0).validate(&p);
+        assert_eq!(v.len(), 1);
+        assert!(
+            matches!(v[0], Violation::Precedence { from, to, amount, .. }
+                if from == a && to == b && (amount - 370e-6).abs() < 1e-12),
+            "{v:?}"
+        );
+        // at 1e12 s f64 numbers are 2^-13 s = 122 µs apart: 4 spacings (488 µs) swallow the
+        // transfer, so skipping it passes the precedence check; the edge is a precision
+        // violation whether the schedule waits for the data or not
+        let fa = 1e12 + 1.0;
+        assert_eq!(spacing(fa), 2f64.powi(-13));
+        for gap in [0.0, 370e-6] {
+            let s = edge_schedule(1e12, gap);
+            let sb = s.tasks()[1].start;
+            let v = s.validate(&p);
+            assert_eq!(
+                v,
+                vec![Violation::Precision {
+                    task: b,
+                    from: Some(a),
+                    time: sb.max(fa + 370e-6),
+                    spacing: 2f64.powi(-13),
+                    tolerance: 1e-7 + 1e-9,
+                }],
+                "gap {gap}"
+            );
+            assert_eq!(
+                v[0].to_string(),
+                format!(
+                    "precision: edge t0 -> t1's times reach {} s, where f64 numbers are \
+                     0.0001220703125 s apart, too coarse for its 1.0099999999999999e-7 s tolerance",
+                    num(sb.max(fa + 370e-6))
+                )
+            );
+            let line = v[0].explain(&p, &s).to_string();
+            assert!(
+                line.starts_with("precision: the data of `j/a` (t0) [1000000000000 s, ")
+                    && line.contains("for `j/b` (t1)")
+                    && line.contains("takes 0.00037 s of communication, which drowns at"),
+                "{line}"
+            );
+        }
+        // a task of 1 s is not a precision violation there: only the edge is
+        assert!(
+            edge_schedule(1e12, 370e-6)
+                .validate(&p)
+                .iter()
+                .all(|v| matches!(v, Violation::Precision { from: Some(_), .. }))
+        );
+        // a transfer longer than the allowance is still checked at 1e12 s: 1 ms skipped is a
+        // precedence violation, not a precision one
+        let slow = {
+            let mut w = WorkloadBuilder::new("w");
+            let j = w.add_job("j").unwrap();
+            let a = w.add_task(j, "a", 1.0, None).unwrap();
+            let b = w.add_task(j, "b", 1.0, None).unwrap();
+            w.add_edge(a, b, 1e6).unwrap(); // 1 MB at 1 GB/s: 1 ms + 370 µs
+            Problem::new(Arc::new(w.build().unwrap()), Arc::new(p.cluster().clone())).unwrap()
+        };
+        let v = edge_schedule(1e12, 0.0).validate(&slow);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].constraint(), "precedence");
     }
 }

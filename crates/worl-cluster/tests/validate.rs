@@ -313,6 +313,7 @@ fn a_task_at_1e308_is_refused() {
         v,
         vec![Violation::Precision {
             task: t(2),
+            from: None,
             time: 1e308,
             spacing: worl_cluster::validate::spacing(1e308),
             tolerance: 1e-7 + 1e-9,
