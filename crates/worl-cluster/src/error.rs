@@ -18,7 +18,7 @@ pub enum ClusterError {
     },
     /// A number is out of its allowed range (zero, negative, NaN or infinite where that is not
     /// allowed).
-    #[error("{item}: {field} = {} is invalid (expected {expected})", num(*value))]
+    #[error("{}: {field} = {} is invalid (expected {expected})", clip(item), num(*value))]
     InvalidValue {
         /// The item holding the value (`g3`, `machine node-1`, `link node-0 -> node-1`,
         /// `GPU model V100-32GB`, `exec[t4, g2]`, ...).
@@ -51,13 +51,13 @@ pub enum ClusterError {
         len: usize,
     },
     /// Two different GPU models share a name.
-    #[error("two different GPU models are named `{name}`")]
+    #[error("two different GPU models are named `{}`", clip(name))]
     DuplicateModel {
         /// The name.
         name: String,
     },
     /// A GPU model name that is neither in the catalog nor defined by the input.
-    #[error("unknown GPU model `{name}`")]
+    #[error("unknown GPU model `{}`", clip(name))]
     UnknownModel {
         /// The name.
         name: String,
@@ -154,7 +154,7 @@ pub enum ClusterError {
     /// More GPUs than a machine or a cluster may hold
     /// ([`MAX_GPUS_PER_MACHINE`](crate::cluster::MAX_GPUS_PER_MACHINE),
     /// [`MAX_GPUS`](crate::cluster::MAX_GPUS)).
-    #[error("{item}: {count} GPUs exceed the limit of {limit}")]
+    #[error("{}: {count} GPUs exceed the limit of {limit}", clip(item))]
     TooManyGpus {
         /// The machine (`machine node-3`) or cluster (`cluster pai`).
         item: String,
@@ -210,7 +210,7 @@ pub enum ClusterError {
     },
     /// A file given as a schedule file is another kind of file (a workload, a cluster, a
     /// WfFormat workflow without an `execution` section, a CSV without schedule columns).
-    #[error("not a schedule file: {file}: {reason}")]
+    #[error("not a schedule file: {file}: {}", clip_quoted(reason))]
     NotAScheduleFile {
         /// The file (or `<memory>`).
         file: String,
@@ -218,7 +218,9 @@ pub enum ClusterError {
         reason: String,
     },
     /// A file is malformed at a given line (1-based; 0 when the format has no line notion).
-    #[error("{file}:{line}: {message}")]
+    /// Quoted values of the message longer than [`SHOWN_VALUE_CHARS`] are shown clipped
+    /// ([`clip_quoted`]).
+    #[error("{file}:{line}: {}", clip_quoted(message))]
     Parse {
         /// The file (or `<memory>` for in-memory input).
         file: String,
@@ -230,6 +232,82 @@ pub enum ClusterError {
 }
 
 pub(crate) use worl_dag::error::num;
+
+/// Longest value, in characters, an error message quotes whole ([`clip`]).
+pub const SHOWN_VALUE_CHARS: usize = 80;
+
+/// A value as an error message quotes it: whole up to [`SHOWN_VALUE_CHARS`] characters,
+/// else its first [`SHOWN_VALUE_CHARS`] characters, `…` and its length in bytes, so that a
+/// message stays short however long the offending value (a 10 MB cell of a schedule file).
+///
+/// ```
+/// use worl_cluster::error::clip;
+/// assert_eq!(clip("node-1"), "node-1");
+/// let long = "x".repeat(1000);
+/// assert_eq!(clip(&long), format!("{}… (1000 bytes)", "x".repeat(80)));
+/// ```
+pub fn clip(value: &str) -> std::borrow::Cow<'_, str> {
+    match value.char_indices().nth(SHOWN_VALUE_CHARS) {
+        None => value.into(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &value[..cut], value.len()).into(),
+    }
+}
+
+/// `message` with every quoted value (between backticks, or between double quotes with
+/// `\` escapes) longer than [`SHOWN_VALUE_CHARS`] characters [`clip`]ped; a quote left
+/// open runs to the end. Used by the messages of [`ClusterError::Parse`] and
+/// [`ClusterError::NotAScheduleFile`], whatever parser (schedule files, cluster files,
+/// serde, TOML, CSV) wrote them.
+///
+/// ```
+/// use worl_cluster::error::clip_quoted;
+/// let long = "9".repeat(100);
+/// assert_eq!(
+///     clip_quoted(&format!("column `start`: `{long}x` is not a number")),
+///     format!("column `start`: `{}… (101 bytes)` is not a number", "9".repeat(80)),
+/// );
+/// assert_eq!(clip_quoted("invalid type: string \"a\", expected f64"), "invalid type: string \"a\", expected f64");
+/// ```
+pub fn clip_quoted(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.len() <= SHOWN_VALUE_CHARS {
+        return message.into();
+    }
+    let mut out = String::new();
+    let mut clipped = false;
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest.as_bytes()[open];
+        out.push_str(&rest[..=open]);
+        let body = &rest[open + 1..];
+        let end = closing_quote(body, quote).unwrap_or(body.len());
+        let value = clip(&body[..end]);
+        clipped |= matches!(value, std::borrow::Cow::Owned(_));
+        out.push_str(&value);
+        rest = if end < body.len() {
+            out.push(char::from(quote));
+            &body[end + 1..]
+        } else {
+            ""
+        };
+    }
+    out.push_str(rest);
+    if clipped { out.into() } else { message.into() }
+}
+
+/// The byte position of the quote closing `body` (a backtick; a double quote not escaped
+/// by a `\`).
+fn closing_quote(body: &str, quote: u8) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 2,
+            b if b == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
 
 /// Result alias of this crate.
 pub type Result<T, E = ClusterError> = std::result::Result<T, E>;
@@ -265,5 +343,30 @@ pub(crate) fn non_negative(
             value,
             expected: "a finite number >= 0",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Cluster;
+
+    #[test]
+    fn a_10_mb_value_is_clipped_in_cluster_file_errors() {
+        let big = "x".repeat(10 << 20);
+        let toml = format!("name = \"c\"\nmachines = 1\ngpus_per_machine = 1\nmodel = \"{big}\"\n");
+        let json = format!(
+            r#"{{"name": "c", "machines": 1, "gpus_per_machine": 1, "model": "A100-80GB", "{big}": 1}}"#
+        );
+        for e in [
+            Cluster::from_toml_str(&toml).unwrap_err(),
+            Cluster::from_json_str(&json).unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(
+                e.len() < 1000 && e.contains(&format!("{}… (10485760 bytes)", "x".repeat(80))),
+                "{}",
+                &e[..1000.min(e.len())]
+            );
+        }
     }
 }

@@ -14,7 +14,7 @@
 //! * [`check`] is the validator of a schedule, [`Schedule::validate`]; each violation's
 //!   [`explain`](Violation::explain) is one line naming the broken constraint.
 
-use crate::error::{ClusterError, Result, num};
+use crate::error::{ClusterError, Result, clip, num};
 use crate::ids::{GpuId, MachineId};
 use crate::problem::Problem;
 use crate::schedule::{Schedule, ScheduledTask};
@@ -210,7 +210,7 @@ impl fmt::Display for RowRef {
 #[non_exhaustive]
 pub enum MatchError {
     /// A row's task id or `(job, task)` names no task of the workload.
-    #[error("{at}: task `{task}`{} is not in workload `{workload}`", id_note(*id))]
+    #[error("{at}: task `{}`{} is not in workload `{workload}`", clip(task), id_note(*id))]
     UnknownTask {
         /// The row.
         at: RowRef,
@@ -222,7 +222,10 @@ pub enum MatchError {
         workload: String,
     },
     /// A row's task id names a task whose job or name differs from the row's.
-    #[error("{at}: task id {id} is `{expected}` in workload `{workload}`, the row names `{found}`")]
+    #[error(
+        "{at}: task id {id} is `{expected}` in workload `{workload}`, the row names `{}`",
+        clip(found)
+    )]
     TaskMismatch {
         /// The row.
         at: RowRef,
@@ -256,7 +259,7 @@ pub enum MatchError {
         id: TaskId,
     },
     /// A row's GPU id or `(machine, gpu_index)` names no GPU of the cluster.
-    #[error("{at}: GPU {gpu} is not in cluster `{cluster}`")]
+    #[error("{at}: GPU {} is not in cluster `{cluster}`", clip(gpu))]
     UnknownGpu {
         /// The row.
         at: RowRef,
@@ -273,7 +276,10 @@ pub enum MatchError {
     },
     /// A row's GPU id names a GPU whose machine, index on the machine or model differs from
     /// the row's.
-    #[error("{at}: GPU g{id} is {expected} in cluster `{cluster}`, the row says {found}")]
+    #[error(
+        "{at}: GPU g{id} is {expected} in cluster `{cluster}`, the row says {}",
+        clip(found)
+    )]
     GpuMismatch {
         /// The row.
         at: RowRef,
@@ -500,15 +506,25 @@ impl ScheduleFile {
     /// [`from_csv_str`](Self::from_csv_str) say.
     pub fn read(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let kind = Kind::of(path)?;
+        Kind::of(path)?;
         let text = std::fs::read_to_string(path).map_err(|source| ClusterError::Io {
             path: path.to_owned(),
             source,
         })?;
+        Self::from_str_at(&text, path)
+    }
+
+    /// A schedule file from `text` read from `path` (by a caller that reads files its own
+    /// way): JSON for a `.json` extension, CSV for `.csv` (any case), as
+    /// [`read`](Self::read) does; errors name `path`.
+    ///
+    /// Errors: as [`read`](Self::read), but for [`ClusterError::Io`].
+    pub fn from_str_at(text: &str, path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
         let origin = path.display().to_string();
-        match kind {
-            Kind::Json => Self::parse_json(&text, &origin),
-            Kind::Csv => Self::parse_csv(&text, &origin),
+        match Kind::of(path)? {
+            Kind::Json => Self::parse_json(text, &origin),
+            Kind::Csv => Self::parse_csv(text, &origin),
         }
     }
 
@@ -547,11 +563,14 @@ impl ScheduleFile {
         /// The top-level keys that tell the kinds of JSON file apart.
         #[derive(Deserialize)]
         struct Probe {
-            format: Option<serde::de::IgnoredAny>,
+            format: Option<serde_json::Value>,
             rows: Option<serde::de::IgnoredAny>,
             workflow: Option<serde::de::IgnoredAny>,
             #[serde(rename = "schemaVersion")]
             schema_version: Option<serde::de::IgnoredAny>,
+            jobs: Option<serde::de::IgnoredAny>,
+            machines: Option<serde::de::IgnoredAny>,
+            task_graph: Option<serde::de::IgnoredAny>,
         }
         let probe: Probe = match serde_json::from_str(text) {
             Ok(p) => p,
@@ -565,9 +584,34 @@ impl ScheduleFile {
             }
             Err(e) => return Err(parse_err(origin, e.line(), e.to_string())),
         };
+        let other_kind = |what: &str| ClusterError::NotAScheduleFile {
+            file: origin.to_owned(),
+            reason: format!(
+                "{what}, with neither `rows` (a worl schedule file, as `worl schedule --out \
+                 FILE.json` writes) nor `workflow.execution` (a WfFormat plan)"
+            ),
+        };
+        let format = probe.format.as_ref().and_then(serde_json::Value::as_str);
+        if format == Some(worl_dag::formats::native::FORMAT) {
+            return Err(other_kind(&format!(
+                "a worl workload file (`\"format\": \"{}\"`)",
+                worl_dag::formats::native::FORMAT
+            )));
+        }
         if probe.rows.is_none() && probe.format.is_none() {
             if probe.workflow.is_some() || probe.schema_version.is_some() {
                 return crate::wfformat::parse(text, origin);
+            }
+            if probe.task_graph.is_some() {
+                return Err(other_kind(
+                    "a saga / dag-bench problem instance (`task_graph`)",
+                ));
+            }
+            if probe.jobs.is_some() {
+                return Err(other_kind("a workload (`jobs`)"));
+            }
+            if probe.machines.is_some() {
+                return Err(other_kind("a cluster file (`machines`)"));
             }
             return Err(ClusterError::NotAScheduleFile {
                 file: origin.to_owned(),
@@ -1183,7 +1227,14 @@ fn tasks_of(v: &Violation) -> Vec<TaskId> {
         | Violation::BeforeReady { task, .. }
         | Violation::Memory { task, .. }
         | Violation::Duration { task, .. }
-        | Violation::Precision { task, .. } => vec![task],
+        | Violation::Precision {
+            task, from: None, ..
+        } => vec![task],
+        Violation::Precision {
+            task,
+            from: Some(from),
+            ..
+        } => vec![from, task],
         Violation::Precedence { from, to, .. } => vec![from, to],
         Violation::Overlap { first, second, .. } => vec![first, second],
         Violation::Makespan { .. } => Vec::new(),
@@ -1260,5 +1311,72 @@ impl Kind {
                 ),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workload_json_given_as_a_schedule_is_named_a_workload_file() {
+        let workload = r#"{"format": "worl-workload", "version": 1, "name": "chain",
+            "jobs": [{"name": "j", "tasks": [{"name": "a", "work": 1.0}]}]}"#;
+        let e = ScheduleFile::from_json_str(workload).unwrap_err();
+        assert!(matches!(e, ClusterError::NotAScheduleFile { .. }), "{e:?}");
+        let e = e.to_string();
+        assert!(
+            e.starts_with("not a schedule file: <memory>: a worl workload file")
+                && !e.contains("unknown field"),
+            "{e}"
+        );
+        for (text, what) in [
+            (r#"{"name": "w", "jobs": []}"#, "a workload (`jobs`)"),
+            (
+                r#"{"name": "c", "machines": 2}"#,
+                "a cluster file (`machines`)",
+            ),
+            (
+                r#"{"task_graph": {}}"#,
+                "a saga / dag-bench problem instance",
+            ),
+        ] {
+            let e = ScheduleFile::from_json_str(text).unwrap_err().to_string();
+            assert!(e.contains(what), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_10_mb_value_is_clipped_in_schedule_file_errors() {
+        let big = "9".repeat(10 << 20);
+        let csv = format!("task,job,start,finish\na,j,0,{big}x\n");
+        let e = ScheduleFile::from_csv_str(&csv).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "<memory>:2: column `finish`: `{}… ({} bytes)` is not a number",
+                "9".repeat(80),
+                big.len() + 1
+            )
+        );
+        // serde's messages too: a string where a number belongs, an unknown field
+        let json =
+            format!(r#"{{"rows": [{{"task": "a", "job": "j", "start": 0, "finish": "{big}"}}]}}"#);
+        let e = ScheduleFile::from_json_str(&json).unwrap_err().to_string();
+        assert!(
+            e.len() < 300 && e.contains("… (10485760 bytes)"),
+            "{}",
+            &e[..300.min(e.len())]
+        );
+        let json = format!(r#"{{"rows": [], "{big}": 1}}"#);
+        let e = ScheduleFile::from_json_str(&json).unwrap_err().to_string();
+        assert!(
+            e.len() < 400 && e.contains("unknown field `9999"),
+            "{}",
+            &e[..400.min(e.len())]
+        );
+        // names in match errors
+        let header = format!("# cluster: {big}\ntask,job,start,finish\n");
+        assert!(ScheduleFile::from_csv_str(&header).is_ok());
     }
 }
