@@ -8,7 +8,11 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
     /// A description (`4x8:A100-80GB:100GbE`, `pai-mix:16`, `homogeneous:8:A100-80GB`,
-    /// `dgx:2:H100`, `paper-pool:50:500`) or a cluster file to normalise.
+    /// `dgx:2:H100`, `paper-pool:50:500`) or a cluster file to normalise. A
+    /// per-machine-pair network (`paper-pool`, a saga network) of more than 1,024 machines
+    /// is neither printed nor written (its file holds two n² matrices: 680 MB of JSON at
+    /// 4,096 machines): give the description itself wherever a cluster is asked for, it is
+    /// rebuilt from its seed.
     description: String,
     /// Write the cluster file here (`.toml` or `.json`) instead of printing TOML.
     #[arg(long)]
@@ -16,23 +20,33 @@ pub(crate) struct Args {
 }
 
 /// Prints the cluster as a TOML cluster file (the compact form where it describes the
-/// cluster exactly, else the full one), or writes it (`.toml` or `.json`, same rule).
+/// cluster exactly, else the full one), or writes it (`.toml` or `.json`, same rule; JSON is
+/// streamed). A per-machine-pair network of more than
+/// [`MAX_WRITTEN_PAIR_MACHINES`](worl::cluster::formats::native::MAX_WRITTEN_PAIR_MACHINES)
+/// machines is refused before anything is written ([`worl::cluster::Cluster::check_writable`]).
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let c = inputs::cluster(&args.description)?;
+    c.check_writable()?;
     match &args.out {
         Some(path) => {
-            let text = match super::convert::extension(path).as_str() {
-                "toml" => c.to_compact_toml_string()?,
-                "json" => c.to_compact_json_string(),
-                other => {
-                    return Err(format!(
-                        "{}: cannot write clusters as `.{other}` (writable: .toml, .json)",
-                        path.display()
-                    )
-                    .into());
-                }
-            };
-            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let ext = super::convert::extension(path);
+            if ext != "toml" && ext != "json" {
+                return Err(format!(
+                    "{}: cannot write clusters as `.{ext}` (writable: .toml, .json)",
+                    path.display()
+                )
+                .into());
+            }
+            let io = |e: std::io::Error| format!("{}: {e}", path.display());
+            if ext == "toml" {
+                std::fs::write(path, c.to_compact_toml_string()?).map_err(io)?;
+            } else {
+                let file = std::fs::File::create(path).map_err(io)?;
+                c.write_compact_json(file).map_err(|e| match e {
+                    worl::cluster::ClusterError::Io { source, .. } => io(source),
+                    other => other.to_string(),
+                })?;
+            }
             crate::errln!(
                 "wrote {} ({} machines, {} GPUs)",
                 path.display(),

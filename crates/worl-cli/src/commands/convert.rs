@@ -22,10 +22,33 @@ pub(crate) struct Args {
 
 /// Reads `input` and writes `output` in the format of its extension.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    inputs::distinct_files(
+        &[("the output", Some(&args.output))],
+        &[
+            ("the input", Some(&args.input)),
+            ("--cluster", args.cluster.as_deref().map(Path::new)),
+        ],
+    )?;
+    // A cluster that a saga instance cannot hold is refused before the workload is read.
+    let saga_cluster = match (&args.cluster, is_saga(&args.output)) {
+        (Some(a), true) => {
+            let c = inputs::cluster(a)?;
+            worl::cluster::formats::saga::check_cluster(&c)?;
+            Some(c)
+        }
+        (Some(_), false) => {
+            return Err(format!(
+                "{}: --cluster is only used for a `.saga.json` output",
+                args.output.display()
+            )
+            .into());
+        }
+        (None, _) => None,
+    };
     let (w, own) = inputs::load(&args.input)?;
     if is_saga(&args.output) {
-        let c = match (&args.cluster, own) {
-            (Some(a), _) => inputs::cluster(a)?,
+        let c = match (saga_cluster, own) {
+            (Some(c), _) => c,
             (None, Some(c)) => c,
             (None, None) => {
                 return Err(format!(
@@ -37,13 +60,6 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         };
         worl::cluster::formats::saga::save(&w, &c, &args.output)?;
     } else {
-        if args.cluster.is_some() {
-            return Err(format!(
-                "{}: --cluster is only used for a `.saga.json` output",
-                args.output.display()
-            )
-            .into());
-        }
         write(&w, &args.output)?;
     }
     crate::errln!(
