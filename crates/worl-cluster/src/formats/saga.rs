@@ -442,7 +442,7 @@ fn cannot(name: &'static str, reason: String) -> ClusterError {
 }
 
 /// The saga problem instance of `workload` on `cluster`, pretty-printed JSON (the schema of
-/// the [module documentation](self)), named after the workload. [`write`] and [`save`]
+/// the [module documentation](self)), named after the workload. [`write()`] and [`save`]
 /// write the same text without holding it in memory.
 ///
 /// Everything that can be refused is checked first, in `O(tasks + machines)` (plus
