@@ -5,6 +5,7 @@
 //! worl compare WORKLOAD... --cluster CLUSTER --schedulers A,B,... --seeds N --out DIR
 //! worl compare WORKLOAD... --cluster CLUSTER ... --shard K/N --results FILE.jsonl
 //! worl merge FILE.jsonl... --out DIR
+//! worl simulate WORKLOAD... --cluster CLUSTER [--policy plan:heft,eft,...] [--arrivals poisson:R|trace|batch] [--noise lognormal:CV] [--contention fair|none] [--failures mtbf:H] [--seeds N] [--out DIR]
 //! worl export SCHEDULE --workload W --cluster C --to slurm|argo|ray --out DIR|FILE [--command T] [--hosts MAP]
 //! worl validate WORKLOAD --cluster CLUSTER --schedule FILE
 //! worl info WORKLOAD [--bandwidth B]
@@ -112,6 +113,10 @@ enum Command {
     Compare(commands::compare::Args),
     /// Join the results files of sharded `compare --shard K/N` runs and write compare's outputs.
     Merge(commands::merge::Args),
+    /// Execute workloads in a discrete-event simulation (job arrivals, runtime noise, shared
+    /// links, GPU failures) under static plans and online policies; print and write the
+    /// measures (makespan, JCT, slowdown, utilisation, contention delay, ...).
+    Simulate(commands::simulate::Args),
     /// Write a schedule as a runnable Slurm script, Argo Workflow or Ray driver, every task
     /// pinned to its planned machine and GPU.
     Export(commands::export::Args),
@@ -134,6 +139,7 @@ fn main() -> ExitCode {
         Command::Schedule(a) => commands::schedule::run(&a),
         Command::Compare(a) => commands::compare::run(&a),
         Command::Merge(a) => commands::merge::run(&a),
+        Command::Simulate(a) => commands::simulate::run(&a),
         Command::Export(a) => commands::export::run(&a),
         Command::Validate(a) => commands::validate::run(&a),
         Command::Info(a) => commands::info::run(&a),

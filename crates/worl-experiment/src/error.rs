@@ -49,6 +49,19 @@ pub enum ExperimentError {
         /// The first violation, rendered.
         first: String,
     },
+    /// A simulation run failed (`worl-sim`): a policy that cannot be built or fails, an
+    /// arrival process or simulation setting refused.
+    #[error("simulating policy `{policy}` on problem `{problem}` with seed {seed}: {source}")]
+    Simulation {
+        /// The problem's name.
+        problem: String,
+        /// The policy's label (or `arrivals` / `simulation` for the setting).
+        policy: String,
+        /// The run's seed.
+        seed: u64,
+        /// The simulator's error.
+        source: Box<worl_sim::SimError>,
+    },
     /// Two problems (or two schedulers) share a name, which would make records ambiguous.
     #[error("duplicate {what} name `{name}`")]
     Duplicate {

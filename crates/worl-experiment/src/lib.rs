@@ -16,7 +16,8 @@
 //! | [`gaps`] | [`GapTable`]: each scheduler's gap to the best known makespan and to proven optima |
 //! | [`stats`] | [`Stats`], ranks, [`Friedman`](stats::Friedman), Nemenyi `q_α` and CD, [`RankTest`] (Demšar 2006) |
 //! | [`report`] | Markdown tables, CSV (runs, summaries, curves), JSON |
-//! | `plot` (feature `plots`, default on) | SVG: Gantt chart, convergence curves, mean ± std against size, critical-difference diagram |
+//! | [`simulation`] | [`SimStudy`](simulation::SimStudy): policies × problems × seeds executed by `worl-sim` (arrivals, noise, contention, failures), recorded as [`RunRecord`]s and every simulation measure |
+//! | `plot` (feature `plots`, default on) | SVG: Gantt chart, convergence curves, mean ± std against size, critical-difference diagram, CDFs (JCT) |
 //! | [`study`] | the SPD–FTG correlation study behind RTGS |
 //! | [`error`] | [`ExperimentError`] |
 //!
@@ -74,6 +75,7 @@ pub mod plot;
 pub mod problems;
 pub mod report;
 pub mod run;
+pub mod simulation;
 pub mod spec;
 pub mod stats;
 pub mod study;

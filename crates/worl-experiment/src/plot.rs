@@ -551,6 +551,98 @@ pub fn mean_std_lines(
     root.present().map_err(|e| plot_err(path, e))
 }
 
+/// Writes empirical cumulative distribution functions to `path` (SVG, 900 × 560): for each
+/// `(label, values)` a step line through `(x_(i), i / n)` over the sorted values (e.g. the
+/// job completion times of one simulation policy, the JCT CDF of Decima, Mao et al.,
+/// SIGCOMM 2019, Fig. 9). Non-finite values are left out; the x axis is logarithmic when the
+/// positive values span a factor of 100 or more. At most 2,000 points per line are drawn
+/// (evenly spaced quantiles).
+///
+/// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
+pub fn cdf(
+    series: &[(String, Vec<f64>)],
+    title: &str,
+    x_label: &str,
+    path: impl AsRef<Path>,
+) -> Result<()> {
+    const MAX_POINTS: usize = 2_000;
+    let path = path.as_ref();
+    ensure_dir(path)?;
+    let lines: Vec<(&str, Vec<(f64, f64)>)> = series
+        .iter()
+        .map(|(label, values)| {
+            let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            let step = n.div_ceil(MAX_POINTS).max(1);
+            let mut pts: Vec<(f64, f64)> = (0..n)
+                .step_by(step)
+                .map(|i| (v[i], (i + 1) as f64 / n as f64))
+                .collect();
+            if let (Some(&last), Some(p)) = (v.last(), pts.last())
+                && p.1 < 1.0
+            {
+                pts.push((last, 1.0));
+            }
+            (label.as_str(), pts)
+        })
+        .collect();
+    let (lo, hi) = lines
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo, hi)
+    } else if lo.is_finite() {
+        (lo - 1.0, hi + 1.0)
+    } else {
+        (0.0, 1.0)
+    };
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+    macro_rules! draw {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .light_line_style(TRANSPARENT)
+                .x_desc(x_label)
+                .y_desc("fraction of jobs")
+                .draw()
+                .map_err(|e| plot_err(path, e))?;
+            for (i, (label, pts)) in lines.iter().enumerate() {
+                let col = color(i);
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), col.stroke_width(2)))
+                    .map_err(|e| plot_err(path, e))?
+                    .label(label.to_string())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2))
+                    });
+            }
+            legend(&mut chart, SeriesLabelPosition::LowerRight, path)?;
+        }};
+    }
+    let mut builder = line_chart(&root, title);
+    if lo > 0.0 && hi / lo >= 100.0 {
+        draw!(
+            builder
+                .build_cartesian_2d((lo * 0.9..hi * 1.1).log_scale(), 0.0..1.02)
+                .map_err(|e| plot_err(path, e))?
+        );
+    } else {
+        let pad = (hi - lo) * 0.03;
+        draw!(
+            builder
+                .build_cartesian_2d(lo - pad..hi + pad, 0.0..1.02)
+                .map_err(|e| plot_err(path, e))?
+        );
+    }
+    root.present().map_err(|e| plot_err(path, e))
+}
+
 /// Writes the critical-difference diagram of `test` to `path` (SVG): the average-rank axis
 /// (1 on the left), each scheduler joined to its rank, the best half labelled on the left
 /// and the rest on the right, the CD as a bar above the axis, and thick bars joining groups

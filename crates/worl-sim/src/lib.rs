@@ -88,6 +88,7 @@ mod noise;
 pub mod policies;
 mod policy;
 mod result;
+pub mod spec;
 mod state;
 
 pub use check::{LogViolation, check_log};

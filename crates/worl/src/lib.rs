@@ -18,6 +18,7 @@
 //! | [`woa`] | `worl-woa` | the Whale Optimization Algorithm engine (Mirjalili & Lewis 2016), continuous and over plans |
 //! | `ddqn` (feature `ddqn`) | `worl-ddqn` | the Double DQN agent on burn (wgpu GPU backend with feature `wgpu`, flex CPU backend) |
 //! | [`rtgs`] | `worl-rtgs` | the `Scheduler` trait, `Registry`, every scheduler by family, conformance check |
+//! | [`sim`] | `worl-sim` | discrete-event execution: job releases, runtime noise, max-min fair link sharing, GPU failures; static plans replayed and online policies |
 //! | `experiment` (feature `experiment`) | `worl-experiment` | harness: problems × schedulers × seeds, statistics, reports, plots (feature `plots`), SPD–FTG study |
 //!
 //! Data flows one way: loaders → `Workload` + `Cluster` → `Problem` → `Scheduler` →
@@ -52,6 +53,7 @@ pub use worl_experiment as experiment;
 pub use worl_rtgs as rtgs;
 #[cfg(feature = "ddqn")]
 pub use worl_rtgs::worl_ddqn as ddqn;
+pub use worl_sim as sim;
 pub use worl_woa as woa;
 
 /// The names most programs need: workloads, clusters, problems, schedules, schedulers and

@@ -7,6 +7,7 @@ pub(crate) mod export;
 pub(crate) mod info;
 pub(crate) mod merge;
 pub(crate) mod schedule;
+pub(crate) mod simulate;
 pub(crate) mod validate;
 
 use crate::{Result, outln};

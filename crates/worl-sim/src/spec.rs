@@ -1,0 +1,202 @@
+//! [`PolicySpec`]: a policy named in a string (`plan:heft`, `replan:ils`, `eft`, ...), as
+//! `worl simulate --policy` and Python's `worl.simulate(policies=...)` take it.
+
+use crate::error::{Result, SimError};
+use crate::policies::AsPlanned;
+use crate::policy::OnlinePolicy;
+use std::fmt;
+use std::str::FromStr;
+use worl_cluster::{Problem, Schedule};
+use worl_rtgs::registry::spec::split_spec_list;
+use worl_rtgs::{Budget, Registry, RunContext};
+
+/// A simulation policy by name.
+///
+/// | spec | policy |
+/// |---|---|
+/// | `plan:SCHEDULER` | the static plan of a registered scheduler (`plan:heft`, `plan:ils[restarts=4]`), made once before the run with every job present at time 0, replayed with [`AsPlanned`] |
+/// | `replan:SCHEDULER` | [`Replan`]: the scheduler re-run on the not-yet-started tasks at each arrival or failure |
+/// | `eft` (or `online-eft`) | [`OnlineEft`]: HEFT's rule over the ready tasks of arrived jobs |
+/// | `least-connection` | [`LeastConnection`] |
+/// | `round-robin` | [`RoundRobin`] |
+///
+/// `SCHEDULER` is a registry spec (see `worl schedulers`); names are case-insensitive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicySpec {
+    /// Replay a static scheduler's plan.
+    Plan(String),
+    /// Re-plan with a static scheduler at each arrival or failure.
+    Replan(String),
+    /// Online earliest finish time.
+    OnlineEft,
+    /// Least connection.
+    LeastConnection,
+    /// Round robin.
+    RoundRobin,
+}
+
+/// A policy built from a [`PolicySpec`] for one problem and seed: the policy, and for
+/// `plan:` the static schedule it replays (to compare planned with realised times).
+pub struct BuiltPolicy {
+    /// The policy, ready for [`Simulation::run`](crate::Simulation::run).
+    pub policy: Box<dyn OnlinePolicy>,
+    /// The planned schedule (for `plan:` specs).
+    pub planned: Option<Schedule>,
+    /// Whether the policy's decisions depend on the seed (a stochastic scheduler's plan).
+    pub stochastic: bool,
+}
+
+impl fmt::Debug for BuiltPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuiltPolicy")
+            .field("policy", &self.policy.name())
+            .field("planned", &self.planned.as_ref().map(Schedule::makespan))
+            .field("stochastic", &self.stochastic)
+            .finish()
+    }
+}
+
+impl PolicySpec {
+    /// Parses a comma- or semicolon-separated list (`plan:heft,replan:ils[restarts=2],eft`):
+    /// commas inside `[...]` belong to a scheduler's options.
+    ///
+    /// Errors: [`SimError::InvalidSpec`] naming the list or the piece that does not parse,
+    /// and for an empty list.
+    pub fn parse_list(list: &str) -> Result<Vec<PolicySpec>> {
+        let pieces = split_spec_list(list).map_err(|e| SimError::InvalidSpec {
+            what: "policy list",
+            spec: list.to_owned(),
+            reason: e.to_string(),
+        })?;
+        if pieces.is_empty() {
+            return Err(SimError::InvalidSpec {
+                what: "policy list",
+                spec: list.to_owned(),
+                reason: "no policy named".into(),
+            });
+        }
+        pieces.iter().map(|p| p.parse()).collect()
+    }
+
+    /// The policy's label in tables: the spec in canonical form (`plan:heft`).
+    pub fn label(&self) -> String {
+        self.to_string()
+    }
+
+    /// Builds the policy for `problem`: for `plan:` runs the scheduler from `registry` once
+    /// (with `budget` and `seed`) and replays its schedule; for `replan:` the scheduler is
+    /// re-run at each decision with `budget`.
+    ///
+    /// Errors: [`SimError::Scheduler`] for an unknown scheduler or a failed plan.
+    pub fn build(
+        &self,
+        problem: &Problem,
+        registry: &Registry,
+        budget: &Budget,
+        seed: u64,
+    ) -> Result<BuiltPolicy> {
+        let simple = |policy: Box<dyn OnlinePolicy>| BuiltPolicy {
+            policy,
+            planned: None,
+            stochastic: false,
+        };
+        Ok(match self {
+            PolicySpec::Plan(spec) => {
+                let mut scheduler = registry.build_spec(spec)?;
+                let mut ctx = RunContext::new(seed).with_budget(budget.clone());
+                let schedule = scheduler.schedule(problem, &mut ctx)?;
+                BuiltPolicy {
+                    policy: Box::new(AsPlanned::new(problem, &schedule)?),
+                    planned: Some(schedule),
+                    stochastic: scheduler.is_stochastic(),
+                }
+            }
+            _ => {
+                let _ = simple;
+                return Err(SimError::NotImplemented("policy"));
+            }
+        })
+    }
+}
+
+impl FromStr for PolicySpec {
+    type Err = SimError;
+
+    /// Errors: [`SimError::InvalidSpec`] naming the spec and the policies known.
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |reason: String| SimError::InvalidSpec {
+            what: "policy",
+            spec: s.to_owned(),
+            reason,
+        };
+        let t = s.trim();
+        let scheduler = |rest: &str| {
+            let rest = rest.trim();
+            if rest.is_empty() {
+                Err(bad(
+                    "a scheduler spec is needed after the colon, e.g. `plan:heft`".into(),
+                ))
+            } else {
+                Ok(rest.to_owned())
+            }
+        };
+        if let Some((head, rest)) = t.split_once(':') {
+            match head.trim().to_ascii_lowercase().as_str() {
+                "plan" => return Ok(PolicySpec::Plan(scheduler(rest)?)),
+                "replan" => return Ok(PolicySpec::Replan(scheduler(rest)?)),
+                _ => {}
+            }
+        }
+        match t.to_ascii_lowercase().as_str() {
+            "eft" | "online-eft" => Ok(PolicySpec::OnlineEft),
+            "least-connection" => Ok(PolicySpec::LeastConnection),
+            "round-robin" => Ok(PolicySpec::RoundRobin),
+            _ => Err(bad(
+                "expected plan:SCHEDULER, replan:SCHEDULER, eft, least-connection or round-robin"
+                    .into(),
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicySpec::Plan(s) => write!(f, "plan:{s}"),
+            PolicySpec::Replan(s) => write!(f, "replan:{s}"),
+            PolicySpec::OnlineEft => f.write_str("eft"),
+            PolicySpec::LeastConnection => f.write_str("least-connection"),
+            PolicySpec::RoundRobin => f.write_str("round-robin"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PolicySpec;
+
+    #[test]
+    fn lists_keep_bracketed_options_together() {
+        let specs =
+            PolicySpec::parse_list("plan:heft, replan:ils[restarts=2,seed-moves=3];eft").unwrap();
+        assert_eq!(
+            specs,
+            [
+                PolicySpec::Plan("heft".into()),
+                PolicySpec::Replan("ils[restarts=2,seed-moves=3]".into()),
+                PolicySpec::OnlineEft
+            ]
+        );
+        assert_eq!(specs[1].label(), "replan:ils[restarts=2,seed-moves=3]");
+    }
+
+    #[test]
+    fn unknown_and_empty_policies_are_typed_errors_naming_the_spec() {
+        let e = "fastest".parse::<PolicySpec>().unwrap_err().to_string();
+        assert!(e.contains("`fastest`") && e.contains("round-robin"), "{e}");
+        let e = "plan:".parse::<PolicySpec>().unwrap_err().to_string();
+        assert!(e.contains("`plan:`") && e.contains("scheduler spec"), "{e}");
+        assert!(PolicySpec::parse_list("").is_err());
+        assert!(PolicySpec::parse_list("plan:ils[").is_err());
+    }
+}
