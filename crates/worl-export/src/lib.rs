@@ -148,6 +148,18 @@ pub enum ExportError {
         /// The second machine.
         second: String,
     },
+    /// A machine has an empty host name: an empty machine name in the cluster, where the
+    /// host map does not give it a host. An empty host would not pin its tasks anywhere
+    /// (`--nodelist=` and an empty node selector place them on any node).
+    #[error(
+        "machine {index} of cluster `{cluster}` has an empty name, so its host would be empty and its tasks not pinned: name the machine in the cluster file, or give it a host with --hosts"
+    )]
+    EmptyHost {
+        /// The machine's index in the cluster (0-based).
+        index: usize,
+        /// The cluster's name.
+        cluster: String,
+    },
     /// A host map gives one machine twice.
     #[error("host map {origin}: machine `{machine}` is given twice")]
     DuplicateMachine {
@@ -189,8 +201,13 @@ pub enum ExportError {
         /// The entry.
         entry: String,
     },
-    /// A command template has an unknown placeholder or an unmatched brace.
-    #[error("command template `{template}`: {why}")]
+    /// A command template has an unknown placeholder or an unmatched brace. Displayed with
+    /// control characters escaped: `\r`, `\n`, `\t`, `\u{1b}`.
+    #[error(
+        "command template `{}`: {}",
+        template::printable(template),
+        template::printable(why)
+    )]
     Template {
         /// The template.
         template: String,
@@ -454,9 +471,36 @@ impl ExportOptions {
     /// Applies a `--policy` value: comma-separated `key=value` entries; the only key is
     /// `devices` (`planned`, or `slurm` / `engine`; see [`DevicePolicy`]).
     ///
-    /// Errors: [`ExportError::Policy`] naming the entry.
+    /// Errors: [`ExportError::Policy`] naming the entry; a key given twice is one (naming
+    /// the key), not the last one winning.
     pub fn set_policy(&mut self, spec: &str) -> Result<()> {
-        for entry in spec.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        self.set_policies([spec])
+    }
+
+    /// Applies several `--policy` values ([`set_policy`](Self::set_policy)) as one: a key
+    /// may be given once over all of them.
+    ///
+    /// Errors: [`ExportError::Policy`] naming the entry, and for a key given twice, the key
+    /// and its first entry.
+    pub fn set_policies<'a>(&mut self, specs: impl IntoIterator<Item = &'a str>) -> Result<()> {
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        let entries = specs
+            .into_iter()
+            .flat_map(|spec| spec.split(','))
+            .map(str::trim)
+            .filter(|e| !e.is_empty());
+        for entry in entries {
+            if let Some((k, _)) = entry.split_once('=')
+                && let Some(first) = seen.insert(k.trim(), entry)
+            {
+                return Err(ExportError::Policy {
+                    spec: entry.to_owned(),
+                    why: format!(
+                        "policy key `{}` is given twice (first as `{first}`): give each key once",
+                        k.trim()
+                    ),
+                });
+            }
             let bad = |why: &str| ExportError::Policy {
                 spec: entry.to_owned(),
                 why: why.to_owned(),
@@ -551,6 +595,7 @@ impl ExportPlan {
     /// Errors: [`ExportError::Shape`] if the schedule's task or GPU count is not the
     /// problem's; [`ExportError::UnknownMachine`] for a host map entry of a machine the
     /// cluster lacks; [`ExportError::SharedHost`] for two machines with one host;
+    /// [`ExportError::EmptyHost`] for a machine whose host name is empty;
     /// [`ExportError::Nul`] for a name (workload, job, task, cluster, machine, host,
     /// workflow name, image, command template) with a NUL character;
     /// [`ExportError::Invalid`] listing every violation of an invalid schedule;
@@ -594,8 +639,14 @@ impl ExportPlan {
             }
         }
         let mut host_of: BTreeMap<&str, &str> = BTreeMap::new();
-        for m in c.machines() {
+        for (index, m) in c.machines().iter().enumerate() {
             let host = options.hosts.host(m);
+            if host.is_empty() {
+                return Err(ExportError::EmptyHost {
+                    index,
+                    cluster: c.name().to_owned(),
+                });
+            }
             if let Some(first) = host_of.insert(host, m) {
                 return Err(ExportError::SharedHost {
                     host: host.to_owned(),
@@ -846,4 +897,62 @@ fn check_names(problem: &Problem, options: &ExportOptions) -> Result<()> {
     }
     nul("container image".into(), &options.image)?;
     nul("command template".into(), options.command.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_machine_name_without_a_host_is_refused() {
+        use std::sync::Arc;
+        use worl_cluster::{ClusterBuilder, GpuId, GpuModel, ScheduledTask};
+        let mut w = worl_dag::WorkloadBuilder::new("w");
+        let j = w.add_job("j").unwrap();
+        w.add_task(j, "a", 1.0, None).unwrap();
+        let mut c = ClusterBuilder::new("c");
+        let m = c.add_machine("");
+        c.add_gpu(m, &GpuModel::t4()).unwrap();
+        let p = Problem::new(Arc::new(w.build().unwrap()), Arc::new(c.build().unwrap())).unwrap();
+        let exec = p.exec_time(TaskId::new(0), GpuId::new(0));
+        let s = Schedule::new(
+            1,
+            vec![ScheduledTask {
+                gpu: GpuId::new(0),
+                start: 0.0,
+                finish: exec,
+            }],
+        )
+        .unwrap();
+        let e = ExportPlan::new(&p, &s, &ExportOptions::default()).unwrap_err();
+        assert!(
+            matches!(&e, ExportError::EmptyHost { index: 0, cluster } if cluster == "c"),
+            "{e}"
+        );
+        // a host for it pins its tasks again
+        let mut o = ExportOptions::default();
+        o.hosts.insert("", "gpu-0");
+        let plan = ExportPlan::new(&p, &s, &o).unwrap();
+        assert_eq!(plan.tasks()[0].host, "gpu-0");
+    }
+
+    #[test]
+    fn a_repeated_policy_key_is_an_error_naming_the_key() {
+        let mut o = ExportOptions::default();
+        let e = o.set_policy("devices=planned, devices=slurm").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "policy `devices=slurm`: policy key `devices` is given twice (first as \
+             `devices=planned`): give each key once"
+        );
+        let mut o = ExportOptions::default();
+        let e = o
+            .set_policies(["devices=planned", "devices=planned"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("policy key `devices` is given twice"), "{e}");
+        let mut o = ExportOptions::default();
+        o.set_policies(["devices=planned", ""]).unwrap();
+        assert_eq!(o.devices, DevicePolicy::Planned);
+    }
 }

@@ -314,6 +314,24 @@ impl ShellContext {
     }
 }
 
+/// `text` with every control character escaped (`\r`, `\n`, `\t`, `\0`, `\u{1b}`, ...),
+/// other characters (quotes among them) as they are: how an error message shows a user's
+/// template, so that a `\r` in it cannot rewrite the terminal line the message is on.
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,6 +392,26 @@ mod tests {
         ] {
             CommandTemplate::new(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
         }
+    }
+
+    #[test]
+    fn template_errors_escape_control_characters() {
+        let e = CommandTemplate::new("echo {task}\r\x1b[2K{bad}")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.chars().any(char::is_control), "{e:?}");
+        assert!(
+            e.starts_with(
+                "command template `echo {task}\\r\\u{1b}[2K{bad}`: unknown placeholder `{bad}`"
+            ),
+            "{e}"
+        );
+        let e = CommandTemplate::new("echo {ta\rsk}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown placeholder `{ta\\rsk}`"), "{e}");
+        assert_eq!(printable("echo \"$HOME/\"{task}"), "echo \"$HOME/\"{task}");
+        assert_eq!(printable("a\tb\n\0"), "a\\tb\\n\\0");
     }
 
     #[test]
