@@ -22,17 +22,45 @@ pub const MAX_BATCH_SIZE: usize = 4096;
 
 /// Most `batch_size × Σ hidden widths`: the hidden activations of one training step per
 /// candidate action (a mini-batch scores every candidate of every sampled transition, so
-/// activations are this times the candidates, times 4 bytes, kept for the backward pass).
-/// With up to 64 candidates it keeps a step's activations under about 512 MiB.
-pub const MAX_BATCH_ACTIVATIONS: usize = 1 << 21;
+/// activations are this times the candidates, times 4 bytes). 2¹⁸ keeps a step's
+/// activations with 64 candidates under 64 MiB (measured before this bound: batch 512 ×
+/// one layer of 4096 with 64 candidates, 2²¹ per candidate, peaked at 570 MB).
+pub const MAX_BATCH_ACTIVATIONS: usize = 1 << 18;
+
+/// Most parameters of the hidden layers (`Σ h_i·h_{i+1} + Σ h_i`: the weights between
+/// hidden layers and their biases, which dominate; the input and output layers add at most
+/// `(inputs + branches) × widest` more). 2²³ ≈ 8.4 million: `8 × 1024` or `2 × 2048` fit,
+/// `3 × 2048` and `8 × 4096` (117 million, 2.9 GB with Adam and the target network) do
+/// not. The agent keeps about 8 f32 copies of every parameter
+/// ([`AgentConfig::memory_estimate`]), so this caps them near 270 MB.
+pub const MAX_HIDDEN_PARAMETERS: usize = 1 << 23;
+
+/// Most memory an agent may be estimated to need ([`AgentConfig::memory_estimate`]), bytes:
+/// 512 MiB, so a scheduler run stays well under 1 GB.
+pub const MAX_AGENT_MEMORY: u64 = 512 << 20;
+
+/// The hidden-layer parameters [`MAX_HIDDEN_PARAMETERS`] bounds: `Σ h_i·h_{i+1} + Σ h_i`
+/// (saturating).
+///
+/// ```
+/// use worl_ddqn::config::hidden_parameters;
+/// assert_eq!(hidden_parameters(&[64, 32]), 64 * 32 + 64 + 32);
+/// assert_eq!(hidden_parameters(&[4096; 8]), 7 * 4096 * 4096 + 8 * 4096);
+/// ```
+pub fn hidden_parameters(hidden: &[usize]) -> usize {
+    let weights = hidden.windows(2).fold(0usize, |acc, w| {
+        acc.saturating_add(w[0].saturating_mul(w[1]))
+    });
+    hidden.iter().fold(weights, |acc, &h| acc.saturating_add(h))
+}
 
 /// Largest replay buffer, transitions ([`AgentConfig::validate`]; the buffer is allocated
 /// whole when the agent is made).
 pub const MAX_REPLAY_CAPACITY: usize = 1_000_000;
 
 /// Checks the network and batch sizes against [`MAX_HIDDEN_LAYERS`],
-/// [`MAX_HIDDEN_WIDTH`], [`MAX_BATCH_SIZE`] and [`MAX_BATCH_ACTIVATIONS`]; the reason
-/// names the limit. Used by [`AgentConfig::validate`] and by option parsers that want the
+/// [`MAX_HIDDEN_WIDTH`], [`MAX_HIDDEN_PARAMETERS`], [`MAX_BATCH_SIZE`] and
+/// [`MAX_BATCH_ACTIVATIONS`]; the reason names the limit. Used by [`AgentConfig::validate`] and by option parsers that want the
 /// user's option name in the error.
 ///
 /// # Errors
@@ -44,6 +72,10 @@ pub const MAX_REPLAY_CAPACITY: usize = 1_000_000;
 /// let (field, why) = check_network_size(&[100_000_000], 32).unwrap_err();
 /// assert_eq!(field, "hidden");
 /// assert!(why.contains("4096"), "{why}");
+/// // 8 layers of 4096: 117 million parameters.
+/// let (field, why) = check_network_size(&[4096; 8], 1).unwrap_err();
+/// assert_eq!(field, "hidden");
+/// assert!(why.contains("8388608"), "{why}");
 /// ```
 pub fn check_network_size(
     hidden: &[usize],
@@ -66,6 +98,15 @@ pub fn check_network_size(
         return Err((
             "hidden",
             format!("layer {i} has width {w}; at most {MAX_HIDDEN_WIDTH}"),
+        ));
+    }
+    let params = hidden_parameters(hidden);
+    if params > MAX_HIDDEN_PARAMETERS {
+        return Err((
+            "hidden",
+            format!(
+                "{params} parameters between the hidden layers; at most {MAX_HIDDEN_PARAMETERS} (use fewer or narrower layers)"
+            ),
         ));
     }
     if batch_size > MAX_BATCH_SIZE {
@@ -385,6 +426,90 @@ impl AgentConfig {
         Ok(config)
     }
 
+    /// An upper estimate of the memory the agent needs with at most `candidates` candidate
+    /// actions per decision, bytes, by component (f32 = 4 bytes, `P` parameters of
+    /// [`NetworkSpec::num_params`], `B` the batch size, `k = candidates`):
+    ///
+    /// * parameters, `32 · P`: eight copies (online weights, their gradients, the clipped
+    ///   gradients, Adam's two moments, the updated weights, the target network, the host
+    ///   snapshot acting reads);
+    /// * activations of a training step, `8 · B · (k + 1) · Σ hidden`: Q of the `B` sampled
+    ///   rows and of their next states' `k` candidates, a layer's input and output alive
+    ///   together (measured: about half of this);
+    /// * the replay buffer, `capacity · (4 · (2 · state_dim + action_dim + 1 + k ·
+    ///   action_dim) + 25)` (state, action, reward, next state, next candidates, done flag,
+    ///   the candidates' vector header), plus `32 · capacity` rounded up to a power of two
+    ///   for prioritized replay's trees.
+    ///
+    /// ```
+    /// use worl_ddqn::AgentConfig;
+    /// let c = AgentConfig { hidden: vec![64], batch_size: 32, replay_capacity: 1000, ..AgentConfig::new(4, 8) };
+    /// let m = c.memory_estimate(8);
+    /// assert_eq!(m.parameters, 32 * ((12 * 64 + 64) + (64 + 1)));
+    /// assert_eq!(m.activations, 8 * 32 * 9 * 64);
+    /// assert_eq!(m.replay, 1000 * (4 * (8 + 8 + 1 + 64) + 25));
+    /// assert_eq!(m.total(), m.parameters + m.activations + m.replay);
+    /// ```
+    pub fn memory_estimate(&self, candidates: usize) -> MemoryEstimate {
+        let u = |x: usize| x as u64;
+        let params = u(self.network_spec().num_params());
+        let k = u(candidates);
+        let width = self
+            .hidden
+            .iter()
+            .fold(0u64, |a, &h| a.saturating_add(u(h)));
+        let activations = 8u64
+            .saturating_mul(u(self.batch_size))
+            .saturating_mul(k.saturating_add(1))
+            .saturating_mul(width);
+        let per_transition = 4u64
+            .saturating_mul(
+                (2 * u(self.state_dim) + u(self.action_dim) + 1)
+                    .saturating_add(k.saturating_mul(u(self.action_dim))),
+            )
+            .saturating_add(25);
+        let mut replay = u(self.replay_capacity).saturating_mul(per_transition);
+        if matches!(self.replay, ReplayConfig::Prioritized { .. }) {
+            let leaves = u(self
+                .replay_capacity
+                .checked_next_power_of_two()
+                .unwrap_or(usize::MAX));
+            replay = replay.saturating_add(32u64.saturating_mul(leaves));
+        }
+        MemoryEstimate {
+            parameters: 32u64.saturating_mul(params),
+            activations,
+            replay,
+        }
+    }
+
+    /// Checks [`memory_estimate`](Self::memory_estimate) with `candidates` against
+    /// [`MAX_AGENT_MEMORY`].
+    ///
+    /// # Errors
+    /// [`DdqnError::InvalidConfig`] naming the field behind the largest component
+    /// (`hidden` for the parameters, `batch_size` for the activations, `replay_capacity`
+    /// for the replay buffer), with the estimate in the reason.
+    ///
+    /// ```
+    /// use worl_ddqn::AgentConfig;
+    /// let small = AgentConfig { hidden: vec![64, 64], ..AgentConfig::new(4, 8) };
+    /// assert!(small.check_memory(64).is_ok());
+    /// let big = AgentConfig { replay_capacity: 1_000_000, ..small };
+    /// let e = big.check_memory(64).unwrap_err();
+    /// assert!(e.to_string().contains("replay_capacity"), "{e}");
+    /// ```
+    pub fn check_memory(&self, candidates: usize) -> Result<()> {
+        let m = self.memory_estimate(candidates);
+        if m.total() <= MAX_AGENT_MEMORY {
+            return Ok(());
+        }
+        Err(DdqnError::InvalidConfig {
+            field: m.largest(),
+            reason: m.describe(candidates),
+        })
+    }
+
     /// The network architecture this config describes.
     pub fn network_spec(&self) -> NetworkSpec {
         NetworkSpec {
@@ -392,6 +517,121 @@ impl AgentConfig {
             action_dim: self.action_dim,
             hidden: self.hidden.clone(),
             branches: self.branches,
+        }
+    }
+}
+
+/// An agent's estimated memory by component, bytes ([`AgentConfig::memory_estimate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// Copies of the parameters: weights, gradients, Adam's moments, target, snapshot.
+    pub parameters: u64,
+    /// Activations of one training step.
+    pub activations: u64,
+    /// The replay buffer when full.
+    pub replay: u64,
+}
+
+impl MemoryEstimate {
+    /// The sum of the components (saturating).
+    pub fn total(&self) -> u64 {
+        self.parameters
+            .saturating_add(self.activations)
+            .saturating_add(self.replay)
+    }
+
+    /// The config field behind the largest component: `hidden`, `batch_size` or
+    /// `replay_capacity`.
+    pub fn largest(&self) -> &'static str {
+        if self.parameters >= self.activations && self.parameters >= self.replay {
+            "hidden"
+        } else if self.activations >= self.replay {
+            "batch_size"
+        } else {
+            "replay_capacity"
+        }
+    }
+
+    /// A sentence giving the estimate, its components and the limit, in MiB.
+    pub fn describe(&self, candidates: usize) -> String {
+        let mib = |b: u64| b as f64 / f64::from(1u32 << 20);
+        format!(
+            "the agent would need about {:.0} MiB with {candidates} candidates (parameters {:.0}, training activations {:.0}, replay buffer {:.0}); at most {:.0} MiB",
+            mib(self.total()),
+            mib(self.parameters),
+            mib(self.activations),
+            mib(self.replay),
+            mib(MAX_AGENT_MEMORY)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_layers_of_4096_are_refused_naming_hidden() {
+        let (field, why) = check_network_size(&[4096; 8], 1).unwrap_err();
+        assert_eq!(field, "hidden");
+        assert!(
+            why.contains(&format!("{}", 7 * 4096 * 4096 + 8 * 4096)),
+            "{why}"
+        );
+        let c = AgentConfig {
+            hidden: vec![4096; 8],
+            batch_size: 1,
+            replay_capacity: 1,
+            learning_starts: 1,
+            ..AgentConfig::new(4, 8)
+        };
+        match c.validate() {
+            Err(DdqnError::InvalidConfig { field, .. }) => assert_eq!(field, "hidden"),
+            other => panic!("expected InvalidConfig, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn hidden_parameters_are_bounded_at_the_limit() {
+        // 2 × 2048: 2048² + 2·2048 = 4,198,400 parameters; 3 × 2048: 8,394,752 > 2²³.
+        assert!(check_network_size(&[2048, 2048], 32).is_ok());
+        assert_eq!(check_network_size(&[2048; 3], 32).unwrap_err().0, "hidden");
+        assert!(check_network_size(&[1024; 8], 32).is_ok());
+        assert_eq!(hidden_parameters(&[usize::MAX, usize::MAX]), usize::MAX);
+        // batch × Σ hidden at the activation limit and one over.
+        assert!(check_network_size(&[512], 512).is_ok());
+        assert_eq!(check_network_size(&[513], 512).unwrap_err().0, "hidden");
+    }
+
+    #[test]
+    fn the_largest_allowed_agent_fits_the_memory_bound_with_the_schedulers_replay() {
+        // The widest network and step the size checks allow, 64 candidates, 20,000
+        // transitions of replay (the deep-RL schedulers' default), as MDTS with 16 branches.
+        let c = AgentConfig {
+            hidden: vec![1024; 8],
+            batch_size: 32,
+            replay_capacity: 20_000,
+            branches: 16,
+            ..AgentConfig::new(4, 8 + 16)
+        };
+        assert!(check_network_size(&c.hidden, c.batch_size).is_ok());
+        let m = c.memory_estimate(64);
+        assert_eq!(m.parameters, 32 * c.network_spec().num_params() as u64);
+        assert_eq!(m.activations, 8 * 32 * 65 * 8192);
+        assert_eq!(m.replay, 20_000 * (4 * (8 + 24 + 1 + 64 * 24) + 25));
+        assert!(m.total() <= MAX_AGENT_MEMORY, "{m:?}");
+        assert!(c.check_memory(64).is_ok());
+        // A full million-transition replay of 64 candidates would not.
+        let big = AgentConfig {
+            replay_capacity: 1_000_000,
+            ..c
+        };
+        match big.check_memory(64) {
+            Err(DdqnError::InvalidConfig { field, reason }) => {
+                assert_eq!(field, "replay_capacity");
+                assert!(reason.contains("at most 512 MiB"), "{reason}");
+            }
+            other => panic!("expected InvalidConfig, got {other:?}"),
         }
     }
 }

@@ -148,7 +148,7 @@ pub use checkpoint::{
     CheckpointManifest, load_checkpoint, load_checkpoint_expecting, load_policy, read_manifest,
     save_checkpoint,
 };
-pub use config::{AgentConfig, ReplayConfig, TargetUpdate, TdTarget};
+pub use config::{AgentConfig, MemoryEstimate, ReplayConfig, TargetUpdate, TdTarget};
 pub use device::{
     ComputeDevice, DEVICE_ENV_VAR, DeviceChoice, DeviceKind, device_from_env, select_device,
 };
