@@ -143,8 +143,8 @@ impl AgentStart {
 /// Reads the agent options `hidden` (widths like `16-16`), `td` (`double` or `vanilla`),
 /// `gamma`, `learning-rate` and `batch` over `agent`, and validates the result; network
 /// and batch sizes are bounded ([`worl_ddqn::config::check_network_size`]: at most 8
-/// hidden layers of at most 4096 units, batches of at most 4096, batch × hidden units at
-/// most 2²¹).
+/// hidden layers of at most 4096 units and 2²³ hidden-layer parameters, batches of at most
+/// 4096, batch × hidden units at most 2¹⁸).
 ///
 /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption) naming the
 /// option.

@@ -64,6 +64,25 @@
 //!   A pre-trained agent (`agent=PATH`) starts from its checkpoint; `learn=false` runs its
 //!   greedy episode only.
 //!
+//! ## Budgets and sizes
+//! * **Evaluations.** One evaluation is one decoded schedule: every episode, training or
+//!   greedy, counts one. A run makes at most `max_evaluations − 1` training episodes, then
+//!   the greedy one ([`training_episodes`]), and ε falls over the training episodes the
+//!   budget leaves. A run's training work is thus at most `(max_evaluations − 1) × n`
+//!   task placements and as many over `train-every` gradient steps.
+//! * **CPU time.** Checked before every episode, decision and gradient step. Once spent, the
+//!   agent is no longer asked: the remaining tasks of the episode in progress and of the
+//!   greedy episode go to their smallest-EFT candidate, so the run ends about one HEFT pass
+//!   later with a complete schedule.
+//! * **Memory.** Options are refused before any allocation when the network or the batch is
+//!   too large ([`worl_ddqn::config::check_network_size`]: at most 2²³ hidden-layer
+//!   parameters, batch × Σ hidden ≤ 2¹⁸) or when the agent's
+//!   [memory estimate](worl_ddqn::AgentConfig::memory_estimate) with `candidates` — weights,
+//!   gradients, Adam's moments, target network, a training step's activations and the full
+//!   replay buffer — passes [`worl_ddqn::config::MAX_AGENT_MEMORY`] (512 MiB); the error
+//!   names the option (`hidden`, `batch` or `candidates`). `hidden=4096-4096-…` (8 layers)
+//!   is refused naming `hidden`.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use worl_cluster::{presets, Problem};
@@ -96,7 +115,7 @@ use worl_ddqn::{
 
 use crate::error::Result;
 use crate::registry::Options;
-use crate::scheduler::{Progress, RunContext, Scheduler};
+use crate::scheduler::{Budget, Progress, RunContext, Scheduler};
 use crate::schedulers::agents::{AgentStart, take_agent_options};
 use crate::schedulers::search::options::{MAX_ITERATIONS, take_count, take_in_range};
 use episode::{Decision, Episode, Statics};
@@ -112,7 +131,8 @@ pub struct DrlConfig {
     /// default 8).
     pub candidates: usize,
     /// Training episodes per run before the greedy one (option `episodes`, at least 1;
-    /// default 30). Each episode is one plan evaluation of the budget.
+    /// default 30). Each episode, the greedy one included, is one plan evaluation of the
+    /// budget ([`run_drl`]).
     pub episodes: usize,
     /// Placement of a task on its GPU (option `policy`; default insertion).
     pub policy: Policy,
@@ -212,6 +232,24 @@ impl DrlConfig {
                 format!("must not exceed epsilon-start = {}", config.epsilon_start),
             ));
         }
+        // The agent's memory with this many candidates, before anything is allocated.
+        if let Err(worl_ddqn::DdqnError::InvalidConfig { field, reason }) =
+            config.agent_config(1).check_memory(config.candidates)
+        {
+            return Err(match field {
+                "batch_size" => opts.invalid("batch", config.agent.batch_size, reason),
+                "replay_capacity" => opts.invalid("candidates", config.candidates, reason),
+                _ => {
+                    let widths: Vec<String> = config
+                        .agent
+                        .hidden
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect();
+                    opts.invalid("hidden", widths.join("-"), reason)
+                }
+            });
+        }
         if !config.start.learn && config.start.checkpoint.is_none() {
             return Err(opts.invalid(
                 "learn",
@@ -263,29 +301,51 @@ pub struct DrlOutcome {
     pub agent: Agent,
 }
 
-/// Runs one episode: greedy when `train` is false (nothing stored, clocks unchanged),
-/// else ε-greedy with every transition stored and a gradient step every `train_every`
-/// decisions. Returns the schedule.
+/// How [`run_episode`] chooses its actions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// ε-greedy, every transition stored, a gradient step every `train_every` placements.
+    Train,
+    /// The agent's greedy actions; nothing stored, clocks unchanged.
+    Greedy,
+}
+
+/// Runs one episode in `mode` and returns its schedule and whether the CPU-time budget cut
+/// it. The budget is checked before every decision and every gradient step: once it is
+/// spent the agent is no longer asked (no acting, storing or training); the tasks of the
+/// decision in progress take their candidate of smallest EFT (row 0), and the remaining
+/// tasks are placed one at a time in upward-rank order on their GPU of smallest EFT
+/// (HEFT's rule), so the episode still ends in a complete schedule.
 fn run_episode(
     problem: &Problem,
     statics: &Statics,
     config: &DrlConfig,
     agent: &mut Agent,
-    train: bool,
-) -> Result<Schedule> {
+    mode: Mode,
+    ctx: &RunContext<'_>,
+) -> Result<(Schedule, bool)> {
     let mut ep = Episode::new(problem, statics, config.policy);
     let mut decision = Decision::default();
     let mut obs = Observation::default();
     let mut actions = Vec::new();
     let mut rewards = Vec::new();
+    let mut cut = ctx.out_of_time();
+    let train = mode == Mode::Train;
     // The previous decision's per-branch (state, chosen row, reward), waiting for its next
     // state.
     let mut prev_state: Vec<f32> = Vec::new();
     let mut prev_rows: Vec<Vec<f32>> = Vec::new();
     let mut prev_rewards: Vec<f32> = Vec::new();
     loop {
-        let more = ep.next_decision(config.branches, config.candidates, &mut decision)?;
-        if train {
+        cut = cut || ctx.out_of_time();
+        // Once cut, one task per decision and only its smallest-EFT GPU: HEFT's step.
+        let (branches, candidates) = if cut {
+            (1, 1)
+        } else {
+            (config.branches, config.candidates)
+        };
+        let more = ep.next_decision(branches, candidates, &mut decision)?;
+        if train && !cut {
             for (b, (row, &reward)) in prev_rows.iter().zip(&prev_rewards).enumerate() {
                 let nb = b.min(decision.tasks.len().saturating_sub(1));
                 agent.remember(&Transition {
@@ -303,13 +363,21 @@ fn run_episode(
         }
         actions.clear();
         for b in 0..decision.tasks.len() {
+            if cut {
+                actions.push(0);
+                continue;
+            }
             obs.clear();
             obs.state.extend_from_slice(&decision.state);
             obs.candidates.extend_from_slice(decision.rows(b));
             let a = if train {
                 let a = agent.act(&obs)?;
                 if agent.env_steps().is_multiple_of(config.train_every) {
-                    agent.train_step()?;
+                    if ctx.out_of_time() {
+                        cut = true;
+                    } else {
+                        agent.train_step()?;
+                    }
                 }
                 a
             } else {
@@ -318,7 +386,7 @@ fn run_episode(
             actions.push(a);
         }
         ep.apply(&decision, &actions, &mut rewards)?;
-        if train {
+        if train && !cut {
             prev_state.clone_from(&decision.state);
             prev_rows.clear();
             prev_rows.extend(
@@ -330,18 +398,44 @@ fn run_episode(
             prev_rewards.clone_from(&rewards);
         }
     }
-    Ok(ep.partial().to_schedule()?)
+    Ok((ep.partial().to_schedule()?, cut))
+}
+
+/// Training episodes a run of `config` makes under `budget`: `episodes` when learning is
+/// on (0 otherwise), but at most `max_evaluations − 1`, the greedy episode taking the
+/// last evaluation (at least the greedy one is always run).
+pub fn training_episodes(config: &DrlConfig, budget: &Budget) -> usize {
+    let training = if config.start.learn {
+        config.episodes
+    } else {
+        0
+    };
+    match budget.max_evaluations {
+        Some(b) => training.min(usize::try_from(b.saturating_sub(1)).unwrap_or(usize::MAX)),
+        None => training,
+    }
 }
 
 /// Runs the deep-RL list scheduler of `config` on `problem` from `agent` (fresh or
-/// pre-trained; its sizes must be those of [`DrlConfig::agent_config`]): `episodes`
-/// training episodes when learning is on (fewer when the context's budget — one
-/// evaluation per episode, or CPU time — runs out or its observer stops the run), then
-/// one greedy episode. Seeded by the agent's seed; reproducible on flex.
+/// pre-trained; its sizes must be those of [`DrlConfig::agent_config`]): the
+/// [`training_episodes`] of the context's budget, then one greedy episode. Seeded by the
+/// agent's seed; reproducible on flex without a time budget.
 ///
-/// Errors: [`ScheduleError::Ddqn`](crate::ScheduleError::Ddqn) for an agent of other sizes
-/// or a training failure; [`ScheduleError::Cluster`](crate::ScheduleError::Cluster) for a
-/// task no GPU fits.
+/// **Budget.** One evaluation is one decoded schedule, i.e. one episode (training or
+/// greedy): a run spends at most `max_evaluations` (and at least 1, the greedy episode),
+/// so its training work is at most `(max_evaluations − 1) × n_tasks` placements and as
+/// many over `train_every` gradient steps. The CPU-time budget is checked before every
+/// episode, decision and gradient step; once spent, the agent is no longer asked and the
+/// remaining tasks of the episode in progress, then of the final greedy one, go to their
+/// smallest-EFT candidate ([`run_episode`]'s rule), so a cut run still returns a complete
+/// schedule about one HEFT pass after the budget. The observer may stop training between
+/// episodes.
+///
+/// Errors: [`ScheduleError::Ddqn`](crate::ScheduleError::Ddqn) for an agent of other sizes,
+/// one whose [memory estimate](worl_ddqn::AgentConfig::check_memory) with `candidates`
+/// passes [`worl_ddqn::config::MAX_AGENT_MEMORY`] (e.g. a checkpoint's replay capacity), or
+/// a training failure; [`ScheduleError::Cluster`](crate::ScheduleError::Cluster) for a task
+/// no GPU fits.
 pub fn run_drl(
     problem: &Problem,
     config: &DrlConfig,
@@ -361,18 +455,17 @@ pub fn run_drl(
         }
         .into());
     }
+    agent.config().check_memory(config.candidates)?;
     let statics = Statics::new(problem);
-    let training = if config.start.learn {
-        config.episodes
-    } else {
-        0
-    };
-    let budget = ctx.budget().max_evaluations.map_or(u64::MAX, |b| b.max(1));
-    let total = (training as u64 + 1).min(budget);
+    let training = training_episodes(config, ctx.budget()) as u64;
+    let total = training + 1;
     let mut best: Option<Schedule> = None;
     let mut episodes = 0usize;
-    for e in 0..total.saturating_sub(1) {
-        let s = run_episode(problem, &statics, config, &mut agent, true)?;
+    for e in 0..training {
+        if ctx.out_of_time() {
+            break;
+        }
+        let (s, cut) = run_episode(problem, &statics, config, &mut agent, Mode::Train, ctx)?;
         episodes += 1;
         if best.as_ref().is_none_or(|b| s.makespan() < b.makespan()) {
             best = Some(s);
@@ -383,11 +476,11 @@ pub fn run_drl(
             evaluations: e + 1,
             best_makespan: best.as_ref().map_or(f64::INFINITY, Schedule::makespan),
         };
-        if ctx.report(progress).is_break() {
+        if ctx.report(progress).is_break() || cut {
             break;
         }
     }
-    let greedy = run_episode(problem, &statics, config, &mut agent, false)?;
+    let (greedy, _) = run_episode(problem, &statics, config, &mut agent, Mode::Greedy, ctx)?;
     episodes += 1;
     let greedy_makespan = greedy.makespan();
     let schedule = match best {
@@ -421,8 +514,13 @@ impl DrlRunner {
             self.device = Some(self.config.start.device()?);
         }
         let device = self.device.as_ref().expect("selected above");
+        // ε falls over the training the budget leaves, not over episodes it cuts off.
+        let budgeted = DrlConfig {
+            episodes: training_episodes(&self.config, ctx.budget()).max(1),
+            ..self.config.clone()
+        };
         let agent = self.config.start.agent(
-            &self.config.agent_config(problem.n_tasks()),
+            &budgeted.agent_config(problem.n_tasks()),
             ctx.seed(),
             device,
         )?;
