@@ -1,9 +1,13 @@
 //! [`check_log`]: an independent checker of a simulation's event log against the problem.
 
-use crate::error::SimError;
-use crate::result::SimResult;
+use crate::result::{Event, SimResult};
+use std::collections::HashMap;
 use std::fmt;
-use worl_cluster::Problem;
+use worl_cluster::{GpuId, Problem};
+use worl_dag::TaskId;
+
+/// Relative tolerance of the transfer-duration check (rounding of `start + duration`).
+const REL_TOL: f64 = 1e-9;
 
 /// One inconsistency found by [`check_log`], with the time and the items involved.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,11 +24,322 @@ impl fmt::Display for LogViolation {
     }
 }
 
-/// Checks `result`'s event log against `problem`.
+/// A task's state while replaying the log.
+#[derive(Copy, Clone, Debug, Default)]
+struct TaskLog {
+    /// GPU of the running attempt.
+    running: Option<GpuId>,
+    /// GPU and start of the last attempt.
+    gpu: Option<GpuId>,
+    start: f64,
+    /// Finish time, if finished.
+    finish: Option<f64>,
+    /// Index of the last `Dispatched` event.
+    dispatched_at: Option<usize>,
+    attempts: u32,
+}
+
+/// Checks `result`'s event log (recorded with
+/// [`SimConfig::record_events`](crate::SimConfig)) against `problem`, replaying it without
+/// the engine's state. It checks that:
+///
+/// * event times are finite and non-decreasing;
+/// * a task starts only when dispatched, released (its job's `Released` event and release
+///   time passed), on a GPU that is up, past its ready time and idle (no two tasks overlap
+///   on a GPU), and once every input has arrived: a parent on the same GPU has finished, a
+///   parent elsewhere has a `TransferFinished` to it after the task's last dispatch, which
+///   started after the parent finished and took at least `Problem::comm_time` (relative
+///   tolerance 1e-9);
+/// * a task finishes (or is lost) only while running, on its GPU, finishes exactly once,
+///   and a GPU failing under a running task loses it at the failure time;
+/// * GPUs go down and up alternately;
+/// * at the end every task has finished once, and the task records match the log.
+///
+/// Errors: every violation found, in log order, each naming the task (`job/task` label),
+/// GPU or job.
 pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogViolation>> {
-    let _ = (problem, result, SimError::NotImplemented("check_log"));
-    Err(vec![LogViolation {
-        time: 0.0,
-        what: "check_log is not implemented yet".to_string(),
-    }])
+    let mut v = Vec::new();
+    let n = problem.n_tasks();
+    let m = problem.n_gpus();
+    let g = problem.graph();
+    let w = problem.workload();
+    let label = |t: TaskId| {
+        if t.index() < n {
+            problem.task_label(t)
+        } else {
+            format!("task #{} (out of range)", t.index())
+        }
+    };
+    let events = &result.events;
+    if events.is_empty() && n > 0 {
+        v.push(LogViolation {
+            time: 0.0,
+            what: "the log is empty (run with record_events)".to_string(),
+        });
+        return Err(v);
+    }
+    let mut tasks = vec![TaskLog::default(); n];
+    let mut gpu_running: Vec<Option<TaskId>> = vec![None; m];
+    let mut gpu_down = vec![false; m];
+    let mut released = vec![false; w.n_jobs()];
+    // Edge (u, v) -> (start time, finish time, finish event index) of its last transfer.
+    let mut transfer: HashMap<(usize, usize), (f64, Option<(f64, usize)>)> = HashMap::new();
+    let mut last = f64::NEG_INFINITY;
+    for (i, e) in events.iter().enumerate() {
+        let time = e.time();
+        let mut bad = |what: String| v.push(LogViolation { time, what });
+        if !time.is_finite() || time < last {
+            bad(format!(
+                "event {i} ({e:?}) is out of time order (previous at {last} s)"
+            ));
+        }
+        last = last.max(time);
+        // Ids out of range make every other check meaningless for that event.
+        let (task, gpu) = match *e {
+            Event::Dispatched { task, gpu, .. }
+            | Event::Started { task, gpu, .. }
+            | Event::Finished { task, gpu, .. }
+            | Event::Lost { task, gpu, .. } => (Some(task), Some(gpu)),
+            Event::TransferStarted {
+                from_task, to_task, ..
+            }
+            | Event::TransferFinished {
+                from_task, to_task, ..
+            } => {
+                if from_task.index() >= n {
+                    bad(format!("{} in a transfer", label(from_task)));
+                    continue;
+                }
+                (Some(to_task), None)
+            }
+            Event::GpuDown { gpu, .. } | Event::GpuUp { gpu, .. } => (None, Some(gpu)),
+            Event::Released { job, .. } => {
+                if job.index() >= w.n_jobs() {
+                    bad(format!("unknown job #{}", job.index()));
+                    continue;
+                }
+                (None, None)
+            }
+        };
+        if let Some(t) = task
+            && t.index() >= n
+        {
+            bad(label(t));
+            continue;
+        }
+        if let Some(k) = gpu
+            && k.index() >= m
+        {
+            bad(format!("unknown GPU {k}"));
+            continue;
+        }
+        match *e {
+            Event::Released { job, .. } => {
+                let j = job.index();
+                if released[j] {
+                    bad(format!("job {} released twice", w.job(job).name));
+                }
+                if time < w.job(job).release {
+                    bad(format!(
+                        "job {} released before its release time {} s",
+                        w.job(job).name,
+                        w.job(job).release
+                    ));
+                }
+                released[j] = true;
+            }
+            Event::Dispatched { task, gpu, .. } => {
+                let t = &mut tasks[task.index()];
+                if t.running.is_some() || t.finish.is_some() {
+                    bad(format!(
+                        "{} dispatched to {gpu} while running or finished",
+                        label(task)
+                    ));
+                }
+                t.dispatched_at = Some(i);
+                t.gpu = Some(gpu);
+            }
+            Event::Started { task, gpu, .. } => {
+                let tl = tasks[task.index()];
+                let name = label(task);
+                let job = g.task(task).job;
+                if tl.finish.is_some() {
+                    bad(format!("{name} started on {gpu} after it finished"));
+                }
+                if tl.running.is_some() {
+                    bad(format!("{name} started on {gpu} while already running"));
+                }
+                match tl.dispatched_at {
+                    None => bad(format!("{name} started on {gpu} without being dispatched")),
+                    Some(_) if tl.gpu != Some(gpu) => bad(format!(
+                        "{name} started on {gpu} but was dispatched to {:?}",
+                        tl.gpu
+                    )),
+                    _ => {}
+                }
+                if !released[job.index()] || time < w.job(job).release {
+                    bad(format!(
+                        "{name} started before its job {} was released (release {} s)",
+                        w.job(job).name,
+                        w.job(job).release
+                    ));
+                }
+                if gpu_down[gpu.index()] {
+                    bad(format!("{name} started on {gpu}, which is down"));
+                }
+                if time < problem.ready_time(gpu) {
+                    bad(format!(
+                        "{name} started on {gpu} before its ready time {} s",
+                        problem.ready_time(gpu)
+                    ));
+                }
+                if let Some(other) = gpu_running[gpu.index()] {
+                    bad(format!(
+                        "{name} started on {gpu} while {} runs there",
+                        label(other)
+                    ));
+                }
+                for nb in g.preds(task) {
+                    let u = nb.task;
+                    let ul = tasks[u.index()];
+                    let Some(fu) = ul.finish else {
+                        bad(format!(
+                            "{name} started before its parent {} finished",
+                            label(u)
+                        ));
+                        continue;
+                    };
+                    let gu = ul.gpu.unwrap_or(gpu);
+                    if gu == gpu {
+                        if time < fu {
+                            bad(format!(
+                                "{name} started before its parent {} finished",
+                                label(u)
+                            ));
+                        }
+                        continue;
+                    }
+                    let need = problem.comm_time(nb.bytes, gu, gpu);
+                    match transfer.get(&(u.index(), task.index())) {
+                        Some(&(s, Some((f, at)))) if tl.dispatched_at.is_some_and(|d| at > d) => {
+                            if s < fu {
+                                bad(format!(
+                                    "the transfer {} -> {name} started at {s} s, before the parent finished at {fu} s",
+                                    label(u)
+                                ));
+                            }
+                            if f - s < need * (1.0 - REL_TOL) - 1e-12 {
+                                bad(format!(
+                                    "the transfer {} -> {name} took {} s, less than its contention-free time {need} s",
+                                    label(u),
+                                    f - s
+                                ));
+                            }
+                        }
+                        _ => bad(format!(
+                            "{name} started on {gpu} before its input from {} on {gu} arrived",
+                            label(u)
+                        )),
+                    }
+                }
+                let t = &mut tasks[task.index()];
+                t.running = Some(gpu);
+                t.start = time;
+                t.attempts += 1;
+                gpu_running[gpu.index()] = Some(task);
+            }
+            Event::Finished { task, gpu, .. } | Event::Lost { task, gpu, .. } => {
+                let lost = matches!(e, Event::Lost { .. });
+                let verb = if lost { "lost" } else { "finished" };
+                let name = label(task);
+                let t = &mut tasks[task.index()];
+                if !lost && t.finish.is_some() {
+                    bad(format!("{name} finished twice"));
+                }
+                if t.running != Some(gpu) {
+                    bad(format!("{name} {verb} on {gpu} without running there"));
+                } else {
+                    if time < t.start {
+                        bad(format!("{name} {verb} before it started"));
+                    }
+                    gpu_running[gpu.index()] = None;
+                }
+                if lost && !gpu_down[gpu.index()] {
+                    bad(format!("{name} lost on {gpu}, which did not fail"));
+                }
+                t.running = None;
+                if !lost {
+                    t.finish = Some(time);
+                }
+            }
+            Event::TransferStarted {
+                from_task, to_task, ..
+            } => {
+                if !g.preds(to_task).iter().any(|nb| nb.task == from_task) {
+                    bad(format!(
+                        "transfer {} -> {}: no such edge",
+                        label(from_task),
+                        label(to_task)
+                    ));
+                }
+                transfer.insert((from_task.index(), to_task.index()), (time, None));
+            }
+            Event::TransferFinished {
+                from_task, to_task, ..
+            } => match transfer.get_mut(&(from_task.index(), to_task.index())) {
+                Some((_, f @ None)) => *f = Some((time, i)),
+                _ => bad(format!(
+                    "transfer {} -> {} finished without starting",
+                    label(from_task),
+                    label(to_task)
+                )),
+            },
+            Event::GpuDown { gpu, .. } => {
+                if gpu_down[gpu.index()] {
+                    bad(format!("{gpu} failed while down"));
+                }
+                gpu_down[gpu.index()] = true;
+                if let Some(r) = gpu_running[gpu.index()] {
+                    let lost_next = matches!(
+                        events.get(i + 1),
+                        Some(&Event::Lost { task, gpu: k, time: t }) if task == r && k == gpu && t == time
+                    );
+                    if !lost_next {
+                        bad(format!("{gpu} failed under {} without losing it", label(r)));
+                    }
+                }
+            }
+            Event::GpuUp { gpu, .. } => {
+                if !gpu_down[gpu.index()] {
+                    bad(format!("{gpu} repaired while up"));
+                }
+                gpu_down[gpu.index()] = false;
+            }
+        }
+    }
+    for (i, t) in tasks.iter().enumerate() {
+        let name = label(TaskId::new(i));
+        let Some(f) = t.finish else {
+            v.push(LogViolation {
+                time: last,
+                what: format!("{name} never finished"),
+            });
+            continue;
+        };
+        match result.tasks.get(i) {
+            Some(r) if r.finish == f && r.start == t.start && Some(r.gpu) == t.gpu && r.attempts == t.attempts => {}
+            Some(r) => v.push(LogViolation {
+                time: f,
+                what: format!(
+                    "the record of {name} (on {}, {}..{} s, {} attempts) differs from the log (on {:?}, {}..{f} s, {} attempts)",
+                    r.gpu, r.start, r.finish, r.attempts, t.gpu, t.start, t.attempts
+                ),
+            }),
+            None => v.push(LogViolation {
+                time: f,
+                what: format!("{name} has no task record"),
+            }),
+        }
+    }
+    if v.is_empty() { Ok(()) } else { Err(v) }
 }
