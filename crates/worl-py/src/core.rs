@@ -14,10 +14,14 @@ use std::time::{Duration, Instant};
 use worl::cluster::formats::saga;
 use worl::cluster::{Cluster, GpuModel, Problem, Schedule, ScheduleFile, ScheduleMeta, presets};
 use worl::dag::Workload;
+use worl::experiment::simulation::{SimOutcome, SimStudy};
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{Experiment, KeepSchedules, NamedProblem, ProblemSet, Results};
 use worl::rtgs::registry::Spec;
 use worl::rtgs::{Budget, Registry, RunContext, Scheduler};
+use worl::sim::arrivals::Arrivals;
+use worl::sim::spec::PolicySpec;
+use worl::sim::{Contention, Failures, RuntimeNoise, SimConfig};
 
 /// Any error of the library, boxed (the messages are the library's own).
 pub type Error = Box<dyn StdError + Send + Sync>;
@@ -373,6 +377,143 @@ pub fn compare(problems: Vec<(String, Problem)>, options: &CompareOptions) -> Re
         .run()?)
 }
 
+/// The policies [`simulate`] runs when none are named: the `worl simulate` command's default
+/// (static plans of HEFT and ILS, HEFT re-planning, and the three online rules).
+pub const DEFAULT_POLICIES: &str =
+    "plan:heft,plan:ils,replan:heft,eft,least-connection,round-robin";
+
+/// Most seeds [`simulate`] takes (as `worl simulate --seeds`).
+pub const MAX_SIM_SEEDS: u64 = 10_000;
+
+/// The options of [`simulate`], as the Python function and `worl simulate` take them: every
+/// setting a specification string.
+#[derive(Clone, Debug)]
+pub struct SimulateOptions {
+    /// Policy specs or comma/semicolon-separated spec lists (`plan:heft`, `replan:ils`,
+    /// `eft`, `least-connection`, `round-robin`); [`DEFAULT_POLICIES`] if empty.
+    pub policies: Vec<String>,
+    /// How jobs arrive: `trace`, `batch` or `poisson:R` (jobs per hour).
+    pub arrivals: String,
+    /// Runtime noise: `none`, `lognormal:CV` or `uniform:LO..HI`.
+    pub noise: String,
+    /// Network contention: `fair` or `none`.
+    pub contention: String,
+    /// GPU failures: `none`, `mtbf:HOURS` or `mtbf:HOURS:REPAIR_S`.
+    pub failures: String,
+    /// Seeds `1..=seeds` (arrivals, noise, failures, planners), in `1..=`[`MAX_SIM_SEEDS`].
+    pub seeds: u64,
+    /// The budget of each planning call (`plan:` once per run, `replan:` per decision).
+    pub budget: Budget,
+}
+
+impl Default for SimulateOptions {
+    /// The Python function's defaults: the default policies, `trace` arrivals, no noise,
+    /// `fair` contention, no failures, 3 seeds, no budget.
+    fn default() -> Self {
+        Self {
+            policies: Vec::new(),
+            arrivals: "trace".into(),
+            noise: "none".into(),
+            contention: "fair".into(),
+            failures: "none".into(),
+            seeds: 3,
+            budget: Budget::default(),
+        }
+    }
+}
+
+/// The settings of `options`, every spec parsed (so that a bad one is reported before any
+/// problem is built): the policies (each list by [`PolicySpec::parse_list`]), arrivals,
+/// noise, contention and failures, and the seed count checked.
+///
+/// Errors: `SimError::InvalidSpec` (``invalid noise `lognormal:x`: ...``) naming the spec
+/// that does not parse; ``seeds <n>: must be in 1..=10000``.
+pub fn sim_settings(options: &SimulateOptions) -> Result<SimSettings> {
+    if !(1..=MAX_SIM_SEEDS).contains(&options.seeds) {
+        return Err(format!("seeds {}: must be in 1..={MAX_SIM_SEEDS}", options.seeds).into());
+    }
+    let mut policies = Vec::new();
+    if options.policies.is_empty() {
+        policies = PolicySpec::parse_list(DEFAULT_POLICIES)?;
+    } else {
+        for list in &options.policies {
+            policies.extend(PolicySpec::parse_list(list)?);
+        }
+    }
+    let config = SimConfig {
+        noise: options.noise.parse::<RuntimeNoise>()?,
+        contention: options.contention.parse::<Contention>()?,
+        failures: options.failures.parse::<Failures>()?,
+        record_events: false,
+        charge_decision_time: false,
+    };
+    Ok(SimSettings {
+        policies,
+        config,
+        arrivals: options.arrivals.parse::<Arrivals>()?,
+        seeds: options.seeds,
+        budget: options.budget.clone(),
+    })
+}
+
+/// Parsed [`SimulateOptions`] ([`sim_settings`]).
+#[derive(Clone, Debug)]
+pub struct SimSettings {
+    /// The policies, in the order named.
+    pub policies: Vec<PolicySpec>,
+    /// Noise, contention and failures (no event log, decision time not charged).
+    pub config: SimConfig,
+    /// How jobs arrive.
+    pub arrivals: Arrivals,
+    /// Seeds `1..=seeds`.
+    pub seeds: u64,
+    /// The budget of each planning call.
+    pub budget: Budget,
+}
+
+/// Simulates every policy of `settings` on every problem with seeds `1..=seeds`, as `worl
+/// simulate` does (without its files): a [`SimStudy`] on the built-in registry.
+///
+/// Errors: `ExperimentError` for a repeated problem name, no problem, or a failed run
+/// (naming the problem, policy and seed: an unknown scheduler in `plan:`, a policy not
+/// written yet, a stalled simulation).
+pub fn simulate(problems: Vec<(String, Problem)>, settings: &SimSettings) -> Result<SimOutcome> {
+    let mut set = ProblemSet::new();
+    for (name, p) in problems {
+        set.push(NamedProblem::new(name, p))?;
+    }
+    let study = SimStudy::new(set, settings.policies.clone())
+        .seeds(1..=settings.seeds)
+        .config(settings.config.clone())
+        .arrivals(settings.arrivals)
+        .with_registry(Registry::with_builtins())
+        .budget(settings.budget.clone());
+    Ok(study.run(&mut |_, _, _, _| {})?)
+}
+
+/// The job completion times (s, job id order) of `policy` on the first problem with the
+/// first seed, from [`SimOutcome::kept`]. `policy` is a label, or a spec whose label is one
+/// up to ASCII case (` PLAN:HEFT` finds `plan:heft`, `online-eft` finds `eft`).
+///
+/// Errors: ``no policy `<policy>` in this simulation (policies: ...)``.
+pub fn jcts(outcome: &SimOutcome, policy: &str) -> Result<Vec<f64>> {
+    let label = policy
+        .parse::<PolicySpec>()
+        .map_or_else(|_| policy.trim().to_owned(), |s| s.label());
+    let first = outcome.runs.first().map(|r| r.problem.as_str());
+    for kept in &outcome.kept {
+        let run = &outcome.runs[kept.run];
+        if Some(run.problem.as_str()) == first && run.policy.eq_ignore_ascii_case(&label) {
+            return Ok(kept.result.jobs.iter().map(|j| j.jct).collect());
+        }
+    }
+    Err(format!(
+        "no policy `{policy}` in this simulation (policies: {})",
+        outcome.policies().join(", ")
+    )
+    .into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,6 +563,74 @@ mod tests {
         }
         assert_eq!(s.meta.scheduler, "HEFT");
         assert!(s.schedule.validate(&p).is_empty());
+    }
+
+    /// `plan:heft` without contention, noise or failures replays HEFT's plan exactly: the
+    /// diamond's realised makespan is the hand-computed 8.00005 s of every seed, and its one
+    /// job completes at that time (released at 0).
+    #[test]
+    fn simulating_the_heft_plan_realises_its_makespan() {
+        let cluster = Arc::new(parse_cluster("2x1:V100-16GB:25GbE").unwrap());
+        let p = problem(Arc::new(diamond()), cluster).unwrap();
+        let settings = sim_settings(&SimulateOptions {
+            policies: vec!["plan:heft".into()],
+            contention: "none".into(),
+            seeds: 2,
+            ..SimulateOptions::default()
+        })
+        .unwrap();
+        let out = simulate(vec![("diamond".into(), p)], &settings).unwrap();
+        assert_eq!(out.runs.len(), 2);
+        for (r, seed) in out.runs.iter().zip(1..) {
+            assert_eq!(
+                (r.problem.as_str(), r.policy.as_str(), r.seed),
+                ("diamond", "plan:heft", seed)
+            );
+            assert!(
+                (r.metrics.makespan - 8.00005).abs() < 1e-9,
+                "{}",
+                r.metrics.makespan
+            );
+            assert!((r.planned_makespan.unwrap() - 8.00005).abs() < 1e-9);
+            assert!((r.metrics.mean_jct - 8.00005).abs() < 1e-9);
+        }
+        let j = jcts(&out, " PLAN:HEFT").unwrap();
+        assert_eq!(j.len(), 1);
+        assert!((j[0] - 8.00005).abs() < 1e-9, "{j:?}");
+        let e = jcts(&out, "eft").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "no policy `eft` in this simulation (policies: plan:heft)"
+        );
+    }
+
+    #[test]
+    fn bad_simulation_specs_are_named() {
+        let with = |f: &dyn Fn(&mut SimulateOptions)| {
+            let mut o = SimulateOptions::default();
+            f(&mut o);
+            match sim_settings(&o) {
+                Ok(_) => panic!("{o:?} accepted"),
+                Err(e) => e.to_string(),
+            }
+        };
+        let e = with(&|o| o.noise = "lognormal:abc".into());
+        assert!(e.starts_with("invalid noise `lognormal:abc`"), "{e}");
+        let e = with(&|o| o.contention = "unfair".into());
+        assert!(e.contains("`unfair`"), "{e}");
+        let e = with(&|o| o.failures = "mtbf:-1".into());
+        assert!(e.contains("`mtbf:-1`"), "{e}");
+        let e = with(&|o| o.arrivals = "poisson".into());
+        assert!(e.contains("`poisson`"), "{e}");
+        let e = with(&|o| o.policies = vec!["plan:heft,fastest".into()]);
+        assert!(e.contains("`fastest`"), "{e}");
+        let e = with(&|o| o.seeds = 0);
+        assert_eq!(e, "seeds 0: must be in 1..=10000");
+        // the defaults parse, and name the command's default policies
+        let s = sim_settings(&SimulateOptions::default()).unwrap();
+        let labels: Vec<String> = s.policies.iter().map(PolicySpec::label).collect();
+        assert_eq!(labels.join(","), DEFAULT_POLICIES);
+        assert_eq!(s.seeds, 3);
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The Python module `worl` (native part `worl._worl`): classes `Workload`, `Cluster`,
-//! `Schedule`, `Comparison`, functions `schedule`, `validate`, `compare`, `schedulers`,
-//! `gpu_models`, `links`, and the exceptions `WorlError` > `LoadError`, `ScheduleError`.
+//! `Schedule`, `Comparison`, `Simulation`, functions `schedule`, `validate`, `compare`,
+//! `simulate`, `schedulers`, `gpu_models`, `links`, and the exceptions `WorlError` >
+//! `LoadError`, `ScheduleError`.
 //!
-//! Every loading, scheduling, validating and comparing call releases the GIL
+//! Every loading, scheduling, validating, comparing and simulating call releases the GIL
 //! ([`Python::detach`]) while Rust works, so Python threads run meanwhile.
 
 use crate::core::{self, Kind, Loaded, Scheduled};
@@ -17,6 +18,7 @@ use worl::cluster::{Cluster as RCluster, Problem, ScheduleFile, presets};
 use worl::dag::formats::native;
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::dag::{TaskId, Workload as RWorkload, WorkloadBuilder};
+use worl::experiment::simulation::SimOutcome;
 use worl::rtgs::Registry;
 
 create_exception!(
@@ -409,6 +411,13 @@ impl Workload {
             l.append(d)?;
         }
         Ok(l)
+    }
+
+    /// The jobs' release (arrival) times, s from the start, in job order (the names of
+    /// `jobs`); 0 for a batch workload. `simulate(arrivals="trace")` releases each job then.
+    #[getter]
+    fn releases(&self) -> Vec<f64> {
+        self.inner.jobs().iter().map(|j| j.release).collect()
     }
 
     /// The workload's name.
@@ -1066,32 +1075,20 @@ impl Comparison {
     }
 }
 
-/// Runs the schedulers `schedulers` (specs such as `"heft"`, `"rtgs[whales=10]"`; all
-/// registered when None) on each workload on `cluster` with seeds 1..=`seeds` per
-/// stochastic scheduler and at most `time` seconds per search run, as `worl compare` does,
-/// in parallel when `parallel`. `workloads` holds `Workload`s or file paths; each is one
-/// problem, named after the workload (paths: the file name).
+/// The problems' workloads of `compare` and `simulate`: each item of `workloads` a
+/// `Workload` (named after it) or a file path (loaded, named after the file name); a
+/// repeated name becomes `name (2)`, `name (3)`, ...
 ///
-/// Raises `ScheduleError` for a bad spec or a failed run, `LoadError` for bad inputs.
-#[pyfunction]
-#[pyo3(signature = (workloads, cluster, schedulers = None, seeds = 3, time = None, parallel = false))]
-fn compare(
+/// Raises `LoadError` for a file that does not load, `TypeError` for another item.
+fn named_workloads(
     py: Python<'_>,
     workloads: &Bound<'_, PyAny>,
-    cluster: &Bound<'_, PyAny>,
-    schedulers: Option<Vec<String>>,
-    seeds: u64,
-    time: Option<f64>,
-    parallel: bool,
-) -> PyResult<Comparison> {
+) -> PyResult<Vec<(String, Arc<RWorkload>)>> {
     let mut problems: Vec<(String, Arc<RWorkload>)> = Vec::new();
-    let mut first: Option<Bound<'_, Workload>> = None;
     for item in workloads.try_iter()? {
         let item = item?;
         let (name, w) = if let Ok(w) = item.cast::<Workload>() {
-            let name = w.get().inner.name().to_owned();
-            first.get_or_insert_with(|| w.clone());
-            (name, w.get().inner.clone())
+            (w.get().inner.name().to_owned(), w.get().inner.clone())
         } else {
             let path: PathBuf = item.extract()?;
             let l = load(py.detach(|| core::load_workload(&path)))?;
@@ -1110,17 +1107,46 @@ fn compare(
         }
         problems.push((unique, w));
     }
-    let c = match cluster.cast::<Cluster>() {
-        Ok(c) => c.get().inner.clone(),
-        Err(_) => Cluster::parse(py, &cluster.extract::<String>()?)?.inner,
-    };
+    Ok(problems)
+}
+
+/// The cluster of `compare` and `simulate`: a `Cluster`, or a description / file path as
+/// `str` (`Cluster.parse`).
+///
+/// Raises `LoadError` for a bad description, `TypeError` for another type.
+fn cluster_arg(py: Python<'_>, cluster: &Bound<'_, PyAny>) -> PyResult<Arc<RCluster>> {
+    match cluster.cast::<Cluster>() {
+        Ok(c) => Ok(c.get().inner.clone()),
+        Err(_) => Ok(Cluster::parse(py, &cluster.extract::<String>()?)?.inner),
+    }
+}
+
+/// Runs the schedulers `schedulers` (specs such as `"heft"`, `"rtgs[whales=10]"`; all
+/// registered when None) on each workload on `cluster` with seeds 1..=`seeds` per
+/// stochastic scheduler and at most `time` seconds per search run, as `worl compare` does,
+/// in parallel when `parallel`. `workloads` holds `Workload`s or file paths; each is one
+/// problem, named after the workload (paths: the file name).
+///
+/// Raises `ScheduleError` for a bad spec or a failed run, `LoadError` for bad inputs.
+#[pyfunction]
+#[pyo3(signature = (workloads, cluster, schedulers = None, seeds = 3, time = None, parallel = false))]
+fn compare(
+    py: Python<'_>,
+    workloads: &Bound<'_, PyAny>,
+    cluster: &Bound<'_, PyAny>,
+    schedulers: Option<Vec<String>>,
+    seeds: u64,
+    time: Option<f64>,
+    parallel: bool,
+) -> PyResult<Comparison> {
+    let problems = named_workloads(py, workloads)?;
+    let c = cluster_arg(py, cluster)?;
     let options = core::CompareOptions {
         schedulers: schedulers.unwrap_or_default(),
         seeds,
         budget: sched(core::budget(time, None))?,
         parallel,
     };
-    drop(first);
     let (results, normalised, markdown) = py.detach(|| -> PyResult<_> {
         let mut ps = Vec::with_capacity(problems.len());
         for (name, w) in problems {
@@ -1171,6 +1197,195 @@ fn compare(
         schedulers: normalised.schedulers.clone(),
         baseline: normalised.baseline.clone(),
         markdown,
+    })
+}
+
+// ------------------------------------------------------------------ simulate
+
+/// The outcome of `worl.simulate`: every run's measures, the job completion times of the
+/// first workload and seed, and the Markdown table.
+#[pyclass(frozen, module = "worl", name = "Simulation")]
+pub struct Simulation {
+    outcome: SimOutcome,
+    n_problems: usize,
+    n_seeds: u64,
+}
+
+/// The keys of a `Simulation.runs` dict, in order: the run, then every `SimMetrics` measure.
+const SIM_RUN_KEYS: [&str; 18] = [
+    "problem",
+    "policy",
+    "seed",
+    "planned_makespan",
+    "makespan",
+    "mean_jct",
+    "p50_jct",
+    "p99_jct",
+    "mean_slowdown",
+    "mean_wait",
+    "utilisation",
+    "load_imbalance",
+    "bytes_moved",
+    "contention_delay",
+    "lost_time",
+    "replans",
+    "decision_latency_p50",
+    "decision_latency_p99",
+];
+
+#[pymethods]
+impl Simulation {
+    /// One dict per run (problem, seed, policy order): `problem`, `policy` (its label),
+    /// `seed`, `planned_makespan` (s; the plan of a `plan:` policy with every job at 0, no
+    /// noise or contention; None for the others), and every measure of the simulation:
+    /// `makespan`, `mean_jct`, `p50_jct`, `p99_jct` (s), `mean_slowdown`, `mean_wait` (s),
+    /// `utilisation` (0..1), `load_imbalance` (max / mean GPU busy time), `bytes_moved`
+    /// (bytes), `contention_delay`, `lost_time` (s), `replans` (decision points after time 0
+    /// that dispatched), `decision_latency_p50`, `decision_latency_p99` (wall-clock s).
+    #[getter]
+    fn runs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let l = PyList::empty(py);
+        for r in &self.outcome.runs {
+            let m = &r.metrics;
+            let d = PyDict::new(py);
+            let [problem, policy, seed, planned, rest @ ..] = SIM_RUN_KEYS;
+            d.set_item(problem, &r.problem)?;
+            d.set_item(policy, &r.policy)?;
+            d.set_item(seed, r.seed)?;
+            d.set_item(planned, r.planned_makespan)?;
+            let values = [
+                m.makespan,
+                m.mean_jct,
+                m.p50_jct,
+                m.p99_jct,
+                m.mean_slowdown,
+                m.mean_wait,
+                m.utilisation,
+                m.load_imbalance,
+                m.bytes_moved,
+                m.contention_delay,
+                m.lost_time,
+                m.replans,
+                m.decision_latency_p50,
+                m.decision_latency_p99,
+            ];
+            for (k, v) in rest.iter().zip(values) {
+                d.set_item(k, v)?;
+            }
+            l.append(d)?;
+        }
+        Ok(l)
+    }
+
+    /// The policies' labels, in the order run (`plan:heft`, `eft`, ...).
+    #[getter]
+    fn policies(&self) -> Vec<String> {
+        self.outcome
+            .policies()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The table `worl simulate` prints first: a row per policy, each measure the mean over
+    /// workloads and seeds (makespan, realised / planned, mean and p99 JCT, slowdown, wait,
+    /// utilisation, imbalance, GB moved, contention delay, time lost to failures, replans,
+    /// decision latency p50 and p99 in ms).
+    #[getter]
+    fn markdown(&self) -> String {
+        self.outcome.markdown()
+    }
+
+    /// The job completion times (s, in job order) of `policy` on the first workload with
+    /// seed 1: a label of `policies`, or a spec naming one up to case (`"PLAN:HEFT"`).
+    ///
+    /// Raises `ValueError` for a policy that was not simulated, listing those that were.
+    fn jcts(&self, policy: &str) -> PyResult<Vec<f64>> {
+        core::jcts(&self.outcome, policy)
+            .map_err(|e| PyValueError::new_err(worl::error_line(e.as_ref())))
+    }
+
+    /// The runs as a `pandas.DataFrame` (raises ImportError without pandas).
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        data_frame(py, self.runs(py)?.into_any())
+    }
+
+    fn __str__(&self) -> String {
+        self.outcome.markdown()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Simulation({} problems x {} policies x {} seeds, {} runs)",
+            self.n_problems,
+            self.outcome.policies().len(),
+            self.n_seeds,
+            self.outcome.runs.len()
+        )
+    }
+}
+
+/// Executes each workload on `cluster` with the discrete-event simulator, as `worl simulate`
+/// does: every policy of `policies` (spec strings, or one comma-separated string: `plan:heft`
+/// replays HEFT's static plan, `replan:SCHEDULER` re-runs a scheduler at each arrival or
+/// failure, `eft`, `least-connection`, `round-robin` decide online; None: the command's
+/// default list) with seeds 1..=`seeds`, jobs released by `arrivals` (`trace`, `batch`,
+/// `poisson:R`), runtime `noise` (`none`, `lognormal:CV`, `uniform:LO..HI`), network
+/// `contention` (`fair`, `none`) and GPU `failures` (`none`, `mtbf:HOURS[:REPAIR_S]`); each
+/// planning call within `time` seconds and `max_evaluations` plan evaluations. `workloads`
+/// holds `Workload`s or file paths, `cluster` is a `Cluster` or a description / file path.
+///
+/// Raises `ScheduleError` for a bad spec (naming it), a seed count outside 1..=10000 or a
+/// failed run (naming the problem, policy and seed); `LoadError` for bad inputs.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the Python signature: keyword arguments with defaults
+#[pyo3(signature = (workloads, cluster, policies = None, arrivals = "trace", noise = "none", contention = "fair", failures = "none", seeds = 3, time = None, max_evaluations = None))]
+fn simulate(
+    py: Python<'_>,
+    workloads: &Bound<'_, PyAny>,
+    cluster: &Bound<'_, PyAny>,
+    policies: Option<&Bound<'_, PyAny>>,
+    arrivals: &str,
+    noise: &str,
+    contention: &str,
+    failures: &str,
+    seeds: u64,
+    time: Option<f64>,
+    max_evaluations: Option<u64>,
+) -> PyResult<Simulation> {
+    let policies = match policies {
+        None => Vec::new(),
+        Some(p) if p.is_none() => Vec::new(),
+        Some(p) => match p.extract::<String>() {
+            Ok(list) => vec![list],
+            Err(_) => p.extract::<Vec<String>>()?,
+        },
+    };
+    let options = core::SimulateOptions {
+        policies,
+        arrivals: arrivals.to_owned(),
+        noise: noise.to_owned(),
+        contention: contention.to_owned(),
+        failures: failures.to_owned(),
+        seeds,
+        budget: sched(core::budget(time, max_evaluations))?,
+    };
+    // the specs first: a bad one is reported before any file is read
+    let settings = sched(core::sim_settings(&options))?;
+    let problems = named_workloads(py, workloads)?;
+    let c = cluster_arg(py, cluster)?;
+    let n_problems = problems.len();
+    let outcome = py.detach(|| -> PyResult<_> {
+        let mut ps = Vec::with_capacity(problems.len());
+        for (name, w) in problems {
+            ps.push((name, load(core::problem(w, c.clone()))?));
+        }
+        sched(core::simulate(ps, &settings))
+    })?;
+    Ok(Simulation {
+        outcome,
+        n_problems,
+        n_seeds: seeds,
     })
 }
 
@@ -1240,9 +1455,11 @@ fn worl_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Cluster>()?;
     m.add_class::<Schedule>()?;
     m.add_class::<Comparison>()?;
+    m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(schedule, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_models, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;
