@@ -3,7 +3,8 @@
 A Rust core (HEFT, CPOP, PEFT, Min-Min, RTGS, WORL-RTGS, WOA/PSO/GA, ...) with a Python
 API: load a workload (``Workload.load``, ``Workload.from_networkx``), describe a cluster
 (``Cluster.parse("4x8:A100-80GB:100GbE")``), schedule (``schedule``), check any schedule
-(``validate``) and compare schedulers (``compare``). See ``docs/python.md``.
+(``validate``), compare schedulers (``compare``) and simulate execution under arrivals,
+noise, contention and failures (``simulate``). See ``docs/python.md``.
 """
 
 from ._worl import (
@@ -17,6 +18,7 @@ from ._worl import (
     LoadError,
     Schedule,
     ScheduleError,
+    Simulation,
     Workload,
     WorlError,
     __version__,
@@ -25,6 +27,7 @@ from ._worl import (
     links,
     schedule,
     schedulers,
+    simulate,
     validate,
 )
 
@@ -39,6 +42,7 @@ __all__ = [
     "LoadError",
     "Schedule",
     "ScheduleError",
+    "Simulation",
     "Workload",
     "WorlError",
     "__version__",
@@ -47,5 +51,6 @@ __all__ = [
     "links",
     "schedule",
     "schedulers",
+    "simulate",
     "validate",
 ]

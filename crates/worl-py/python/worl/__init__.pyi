@@ -92,6 +92,10 @@ class Workload:
     @property
     def jobs(self) -> List[str]: ...
     @property
+    def releases(self) -> List[float]:
+        """The jobs' release (arrival) times, s, in the order of ``jobs``; 0 for a batch
+        workload. ``simulate(arrivals="trace")`` releases each job then."""
+    @property
     def total_work(self) -> float:
         """Total work, reference GPU-seconds."""
     @property
@@ -190,6 +194,29 @@ class Comparison:
     def to_pandas(self) -> Any: ...
     def runs_to_pandas(self) -> Any: ...
 
+class Simulation:
+    """The outcome of ``simulate``."""
+
+    @property
+    def runs(self) -> List[Dict[str, Any]]:
+        """One dict per run (problem, seed, policy order): ``problem``, ``policy``, ``seed``,
+        ``planned_makespan`` (s; None for online policies), then every simulation measure:
+        ``makespan``, ``mean_jct``, ``p50_jct``, ``p99_jct`` (s), ``mean_slowdown``,
+        ``mean_wait`` (s), ``utilisation`` (0..1), ``load_imbalance``, ``bytes_moved``
+        (bytes), ``contention_delay``, ``lost_time`` (s), ``replans``,
+        ``decision_latency_p50``, ``decision_latency_p99`` (wall-clock s)."""
+    @property
+    def policies(self) -> List[str]:
+        """The policies' labels, in the order run."""
+    @property
+    def markdown(self) -> str:
+        """A row per policy, each measure the mean over workloads and seeds."""
+    def jcts(self, policy: str) -> List[float]:
+        """Job completion times (s, job order) of ``policy`` on the first workload with seed
+        1. Raises ValueError for a policy that was not simulated."""
+    def to_pandas(self) -> Any:
+        """The runs as a pandas DataFrame (ImportError without pandas)."""
+
 def schedule(
     workload: Workload,
     cluster: Optional[_ClusterArg] = None,
@@ -224,6 +251,28 @@ def compare(
     parallel: bool = False,
 ) -> Comparison:
     """Run several schedulers on several workloads, as ``worl compare`` does."""
+
+def simulate(
+    workloads: Sequence[Union[Workload, _Path]],
+    cluster: Union[Cluster, str],
+    policies: Optional[Union[str, Sequence[str]]] = None,
+    arrivals: str = "trace",
+    noise: str = "none",
+    contention: str = "fair",
+    failures: str = "none",
+    seeds: int = 3,
+    time: Optional[float] = None,
+    max_evaluations: Optional[int] = None,
+) -> Simulation:
+    """Execute workloads on a cluster with the discrete-event simulator, as ``worl simulate``
+    does. ``policies``: specs (``plan:SCHEDULER``, ``replan:SCHEDULER``, ``eft``,
+    ``least-connection``, ``round-robin``) as a list or one comma-separated string; None:
+    ``plan:heft,plan:ils,replan:heft,eft,least-connection,round-robin``. ``arrivals``:
+    ``trace``, ``batch``, ``poisson:R`` (jobs per hour); ``noise``: ``none``,
+    ``lognormal:CV``, ``uniform:LO..HI``; ``contention``: ``fair``, ``none``; ``failures``:
+    ``none``, ``mtbf:HOURS[:REPAIR_S]``; seeds 1..=``seeds``; ``time`` (s) and
+    ``max_evaluations`` bound each planning call. Raises ScheduleError for a bad spec
+    (naming it) or a failed run, LoadError for bad inputs."""
 
 def schedulers() -> Dict[str, str]:
     """Registered scheduler names -> one-line descriptions."""
