@@ -126,6 +126,19 @@ except ImportError as e:
     print(e)
 
 # %% [markdown]
+# ## Simulating execution
+#
+# `worl.simulate` executes the workloads with the discrete-event simulator: HEFT's static
+# plan replayed (`plan:heft`) and online policies, under runtime noise (actual time =
+# estimate x a log-normal factor of mean 1), max-min fair link sharing and seeded arrivals.
+
+# %%
+sim = worl.simulate(ws, mixed, policies="plan:heft,eft,round-robin", arrivals="batch",
+                    noise="lognormal:0.2", contention="fair", seeds=2)
+print(sim.markdown)
+print("JCTs under plan:heft (first workload, seed 1):", sim.jcts("plan:heft")[:5])
+
+# %% [markdown]
 # ## Saving
 #
 # Workloads save as worl JSON or DOT (both read back equal); clusters as TOML or JSON.

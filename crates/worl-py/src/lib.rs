@@ -13,7 +13,7 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`core`] | what the Python functions do, without Python (loading, cluster descriptions, specs with options, scheduling, schedule files, comparisons); built and tested by plain `cargo test` |
+//! | [`core`] | what the Python functions do, without Python (loading, cluster descriptions, specs with options, scheduling, schedule files, comparisons, simulations); built and tested by plain `cargo test` |
 //! | `py` (feature `python`) | the PyO3 classes and functions of the module `worl._worl` |
 //!
 //! Features: `python` (the PyO3 module; maturin switches it on, see `pyproject.toml`; plain
