@@ -131,6 +131,16 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     if !(1..=MAX_SEEDS).contains(&args.seeds) {
         return Err(format!("--seeds {}: must be in 1..={MAX_SEEDS}", args.seeds).into());
     }
+    let written = output_files(args.out.as_deref());
+    let mut outputs: Vec<(&str, Option<&Path>)> = vec![("--results", args.results.as_deref())];
+    outputs.extend(written.iter().map(|p| ("--out", Some(p.as_path()))));
+    let mut given: Vec<(&str, Option<&Path>)> = vec![("--cluster", Some(Path::new(&args.cluster)))];
+    given.extend(
+        args.workloads
+            .iter()
+            .map(|w| ("a workload", Some(w.as_path()))),
+    );
+    inputs::distinct_files(&outputs, &given)?;
     let cluster = Arc::new(inputs::cluster(&args.cluster)?);
     let mut problems = ProblemSet::new();
     let file_name = |p: &PathBuf| p.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -203,6 +213,21 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let out = args.out.as_deref().ok_or("--out DIR is needed")?;
     write_outputs(&results, out, args.quiet)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files [`write_outputs`] writes into `out`.
+const OUTPUT_FILES: [&str; 5] = [
+    "summary.md",
+    "normalised.csv",
+    "runs.csv",
+    "results.json",
+    "cd.svg",
+];
+
+/// The paths of the files [`write_outputs`] writes into `out` (none without `out`).
+pub(crate) fn output_files(out: Option<&Path>) -> Vec<PathBuf> {
+    out.map(|d| OUTPUT_FILES.iter().map(|f| d.join(f)).collect())
+        .unwrap_or_default()
 }
 
 /// Prints the tables and writes `summary.md`, `normalised.csv`, `runs.csv`, `results.json`

@@ -3,8 +3,7 @@
 use crate::{Result, inputs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use worl::cluster::ScheduleFile;
-use worl_export::{CommandTemplate, Engine, ExportOptions, ExportPlan, HostMap};
+use worl_export::{CommandTemplate, Engine, ExportOptions, ExportPlan};
 
 /// Arguments of `worl export`.
 #[derive(clap::Args, Debug)]
@@ -55,31 +54,43 @@ pub(crate) struct Args {
 /// Writes the artifact and prints where, with the task count.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let engine: Engine = args.to.parse()?;
-    let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
-    let file = ScheduleFile::read(&args.schedule)?;
-    let mut options = ExportOptions::default();
-    if let Some(c) = &args.command {
-        options.command = CommandTemplate::new(c)?;
-    }
-    if let Some(h) = &args.hosts {
-        options.hosts = HostMap::from_arg(h)?;
-    }
-    options.name.clone_from(&args.name);
-    if let Some(i) = &args.image {
-        options.image.clone_from(i);
-    }
-    for p in &args.policy {
-        options.set_policy(p)?;
-    }
-    options.allow_invalid = args.allow_invalid;
-    let plan = ExportPlan::from_file(&problem, &file, &options)?;
-    let text = plan.render(engine);
     let as_dir = args.out.is_dir() || args.out.to_string_lossy().ends_with(['/', '\\']);
     let path = if as_dir {
         args.out.join(engine.file_name())
     } else {
         args.out.clone()
     };
+    let hosts_file = args
+        .hosts
+        .as_deref()
+        .filter(|h| !h.contains('='))
+        .map(Path::new);
+    inputs::distinct_files(
+        &[("--out", Some(&path))],
+        &[
+            ("the schedule", Some(&args.schedule)),
+            ("--workload", Some(&args.workload)),
+            ("--cluster", args.cluster.as_deref().map(Path::new)),
+            ("--hosts", hosts_file),
+        ],
+    )?;
+    let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
+    let file = inputs::schedule_file(&args.schedule)?;
+    let mut options = ExportOptions::default();
+    if let Some(c) = &args.command {
+        options.command = CommandTemplate::new(c)?;
+    }
+    if let Some(h) = &args.hosts {
+        options.hosts = inputs::host_map(h)?;
+    }
+    options.name.clone_from(&args.name);
+    if let Some(i) = &args.image {
+        options.image.clone_from(i);
+    }
+    options.set_policies(args.policy.iter().map(String::as_str))?;
+    options.allow_invalid = args.allow_invalid;
+    let plan = ExportPlan::from_file(&problem, &file, &options)?;
+    let text = plan.render(engine);
     write(&path, &text, engine != Engine::Argo)?;
     crate::errln!(
         "wrote {} ({} tasks, {engine})",

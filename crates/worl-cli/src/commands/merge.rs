@@ -1,7 +1,7 @@
 //! `worl merge`: join the results files of `worl compare --shard K/N` runs.
 
 use crate::Result;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use worl::experiment::shard;
 
@@ -19,6 +19,17 @@ pub(crate) struct Args {
 
 /// Merges the shards (every run once, in the grid's order) and writes compare's outputs.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    let written = super::compare::output_files(Some(&args.out));
+    let outputs: Vec<(&str, Option<&Path>)> = written
+        .iter()
+        .map(|p| ("--out", Some(p.as_path())))
+        .collect();
+    let given: Vec<(&str, Option<&Path>)> = args
+        .files
+        .iter()
+        .map(|f| ("a results file", Some(f.as_path())))
+        .collect();
+    crate::inputs::distinct_files(&outputs, &given)?;
     let results = shard::merge(&args.files)?;
     crate::errln!(
         "merged {} runs from {} file(s)",

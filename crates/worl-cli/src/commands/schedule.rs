@@ -47,6 +47,16 @@ pub(crate) fn seconds(s: f64) -> Result<Duration> {
 
 /// Schedules the workload, prints a summary line and writes the files.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    inputs::distinct_files(
+        &[
+            ("--out", Some(&args.out)),
+            ("--gantt", args.gantt.as_deref()),
+        ],
+        &[
+            ("the workload", Some(&args.workload)),
+            ("--cluster", args.cluster.as_deref().map(Path::new)),
+        ],
+    )?;
     let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
     let mut scheduler = Registry::with_builtins().build_spec(&args.scheduler)?;
     let budget = Budget {

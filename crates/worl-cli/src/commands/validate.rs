@@ -3,7 +3,6 @@
 use crate::{Result, inputs, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use worl::cluster::ScheduleFile;
 
 /// Arguments of `worl validate`.
 #[derive(clap::Args, Debug)]
@@ -23,7 +22,7 @@ pub(crate) struct Args {
 /// Prints each violation on its own line (the constraint it breaks); exit status 1 if any.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
-    let file = ScheduleFile::read(&args.schedule)?;
+    let file = inputs::schedule_file(&args.schedule)?;
     let (violations, schedule) = file.check_with_schedule(&problem)?;
     for v in &violations {
         outln!(
