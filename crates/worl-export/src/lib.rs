@@ -481,7 +481,7 @@ impl ExportOptions {
     /// may be given once over all of them.
     ///
     /// Errors: [`ExportError::Policy`] naming the entry, and for a key given twice, the key
-    /// and its first entry.
+    /// and its first entry; on an error nothing is applied.
     pub fn set_policies<'a>(&mut self, specs: impl IntoIterator<Item = &'a str>) -> Result<()> {
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
         let entries = specs
@@ -489,6 +489,7 @@ impl ExportOptions {
             .flat_map(|spec| spec.split(','))
             .map(str::trim)
             .filter(|e| !e.is_empty());
+        let mut devices = self.devices;
         for entry in entries {
             if let Some((k, _)) = entry.split_once('=')
                 && let Some(first) = seen.insert(k.trim(), entry)
@@ -509,10 +510,12 @@ impl ExportOptions {
                 .split_once('=')
                 .ok_or_else(|| bad("expected `key=value`, e.g. `devices=planned`"))?;
             match k.trim() {
-                "devices" => self.devices = v.trim().parse()?,
+                "devices" => devices = v.trim().parse()?,
                 _ => return Err(bad("unknown key (known: devices)")),
             }
         }
+        // applied only once every entry is good
+        self.devices = devices;
         Ok(())
     }
 }
@@ -951,6 +954,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("policy key `devices` is given twice"), "{e}");
+        assert_eq!(
+            o.devices,
+            DevicePolicy::Engine,
+            "nothing applied on an error"
+        );
         let mut o = ExportOptions::default();
         o.set_policies(["devices=planned", ""]).unwrap();
         assert_eq!(o.devices, DevicePolicy::Planned);

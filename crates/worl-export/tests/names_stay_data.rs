@@ -275,7 +275,12 @@ fn device_policy_spec_parses_and_errors_name_the_entry() {
     assert_eq!(o.devices, DevicePolicy::Planned);
     o.set_policy(" devices = SLURM ").unwrap();
     assert_eq!(o.devices, DevicePolicy::Engine);
-    o.set_policy("devices=planned,devices=engine").unwrap();
+    let e = o.set_policy("devices=planned,devices=engine").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("policy key `devices` is given twice"),
+        "{e}"
+    );
     assert_eq!(o.devices, DevicePolicy::Engine);
     assert_eq!(
         o.set_policy("devices=gpu0").unwrap_err().to_string(),
