@@ -113,7 +113,7 @@ fn an_empty_machine_name_is_refused_naming_the_machine() {
             dir.path().join("x.sh"),
         ],
     ] {
-        let e = one_line_error(worl().args(&args).arg("--cluster").arg(&blank), 2);
+        let e = one_line_error(worl().args(args).arg("--cluster").arg(&blank), 2);
         assert_eq!(
             e,
             format!(
