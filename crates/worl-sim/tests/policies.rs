@@ -321,9 +321,11 @@ fn configs() -> Vec<SimConfig> {
         SimConfig {
             noise: RuntimeNoise::LogNormal { cv: 0.3 },
             contention: Contention::Fair,
+            // MTBF 15 min per GPU, 1 min repairs: several failures per run, but a task of
+            // up to 100 s at 0.2 effective speed still usually completes.
             failures: Failures::Mtbf {
-                hours: 0.02,
-                repair_s: 30.0,
+                hours: 0.25,
+                repair_s: 60.0,
             },
             ..SimConfig::default()
         },
