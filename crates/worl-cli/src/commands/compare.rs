@@ -112,6 +112,24 @@ fn default_specs(
     )
 }
 
+/// The name of the problem of workload file `path` among `all`: its file name, or the whole
+/// path where two workloads share a file name.
+pub(crate) fn problem_name(path: &Path, all: &[PathBuf]) -> String {
+    let file_name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    match file_name(path) {
+        Some(n)
+            if all
+                .iter()
+                .filter(|q| file_name(q).as_ref() == Some(&n))
+                .count()
+                == 1 =>
+        {
+            n
+        }
+        _ => path.display().to_string(),
+    }
+}
+
 /// `K/N` with `0 <= K < N`.
 fn parse_shard(s: &str) -> Result<(usize, usize)> {
     let bad = || format!("--shard `{s}`: expected K/N with 0 <= K < N, e.g. 0/4");
@@ -143,23 +161,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     inputs::distinct_files(&outputs, &given)?;
     let cluster = Arc::new(inputs::cluster(&args.cluster)?);
     let mut problems = ProblemSet::new();
-    let file_name = |p: &PathBuf| p.file_name().map(|n| n.to_string_lossy().into_owned());
     for path in &args.workloads {
         let w = inputs::workload(path)?;
-        // the file name, or the whole path where two workloads share a file name
-        let name = match file_name(path) {
-            Some(n)
-                if args
-                    .workloads
-                    .iter()
-                    .filter(|q| file_name(q).as_ref() == Some(&n))
-                    .count()
-                    == 1 =>
-            {
-                n
-            }
-            _ => path.display().to_string(),
-        };
+        let name = problem_name(path, &args.workloads);
         let p = worl::cluster::Problem::new(Arc::new(w), cluster.clone())?;
         problems.push(NamedProblem::new(name, p))?;
     }

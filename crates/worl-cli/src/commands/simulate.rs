@@ -2,7 +2,7 @@
 //! links and GPU failures, with static plans and online policies.
 
 use crate::{Result, inputs, outln};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use worl::experiment::simulation::{SimStudy, realised_schedule, write_event_log};
@@ -116,12 +116,38 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         max_evaluations: args.evaluations,
         max_time: args.time.map(super::schedule::seconds).transpose()?,
     };
+    let written: Vec<PathBuf> = args.out.as_deref().map_or_else(Vec::new, |d| {
+        [
+            "simulation.md",
+            "sim.csv",
+            "runs.csv",
+            "results.json",
+            "jct-cdf.svg",
+        ]
+        .iter()
+        .map(|f| d.join(f))
+        .collect()
+    });
+    let outputs: Vec<(&str, Option<&Path>)> = written
+        .iter()
+        .map(|p| ("--out", Some(p.as_path())))
+        .collect();
+    let mut given: Vec<(&str, Option<&Path>)> = vec![("--cluster", Some(Path::new(&args.cluster)))];
+    given.extend(
+        args.workloads
+            .iter()
+            .map(|w| ("a workload", Some(w.as_path()))),
+    );
+    inputs::distinct_files(&outputs, &given)?;
     let cluster = Arc::new(inputs::cluster(&args.cluster)?);
     let mut problems = ProblemSet::new();
     for path in &args.workloads {
         let w = inputs::workload(path)?;
         let p = worl::cluster::Problem::new(Arc::new(w), cluster.clone())?;
-        problems.push(NamedProblem::new(path.display().to_string(), p))?;
+        problems.push(NamedProblem::new(
+            super::compare::problem_name(path, &args.workloads),
+            p,
+        ))?;
     }
     let study = SimStudy::new(problems, policies)
         .seeds(1..=args.seeds)
