@@ -2,12 +2,12 @@
 //! `worl simulate --policy` and Python's `worl.simulate(policies=...)` take it.
 
 use crate::error::{Result, SimError};
-use crate::policies::AsPlanned;
+use crate::policies::{AsPlanned, LeastConnection, OnlineEft, Replan, RoundRobin};
 use crate::policy::OnlinePolicy;
 use std::fmt;
 use std::str::FromStr;
 use worl_cluster::{Problem, Schedule};
-use worl_rtgs::registry::spec::split_spec_list;
+use worl_rtgs::registry::split_spec_list;
 use worl_rtgs::{Budget, Registry, RunContext};
 
 /// A simulation policy by name.
@@ -111,10 +111,18 @@ impl PolicySpec {
                     stochastic: scheduler.is_stochastic(),
                 }
             }
-            _ => {
-                let _ = simple;
-                return Err(SimError::NotImplemented("policy"));
+            PolicySpec::Replan(spec) => {
+                let scheduler = registry.build_spec(spec)?;
+                let stochastic = scheduler.is_stochastic();
+                BuiltPolicy {
+                    policy: Box::new(Replan::new(scheduler, budget.clone()).with_seed(seed)),
+                    planned: None,
+                    stochastic,
+                }
             }
+            PolicySpec::OnlineEft => simple(Box::new(OnlineEft::new())),
+            PolicySpec::LeastConnection => simple(Box::new(LeastConnection::new())),
+            PolicySpec::RoundRobin => simple(Box::new(RoundRobin::new())),
         })
     }
 }
