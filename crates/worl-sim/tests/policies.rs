@@ -11,6 +11,7 @@ use worl_rtgs::testing::{ClusterKind, problems, random_problem};
 use worl_rtgs::{Budget, RunContext, Scheduler};
 use worl_sim::arrivals::Arrivals;
 use worl_sim::policies::{LeastConnection, OnlineEft, Replan, RoundRobin};
+use worl_sim::spec::PolicySpec;
 use worl_sim::{
     Contention, Failures, OnlinePolicy, Outage, RuntimeNoise, SimConfig, SimResult, Simulation,
     check_log,
@@ -267,6 +268,32 @@ fn replan_at_time_zero_plans_the_whole_problem() {
             );
             assert_eq!(r.metrics.replans, 0.0);
         }
+    }
+}
+
+#[test]
+fn policy_specs_build_the_online_policies() {
+    // `worl simulate`'s specs: each builds its policy, which runs to the same placements as
+    // the policy made by hand (two_independent_tasks_on_two_gpus).
+    let p = Problem::new(Arc::new(workload(&[4.0, 2.0], &[])), cluster(&[1.0, 2.0])).unwrap();
+    let registry = worl_rtgs::Registry::with_builtins();
+    for (spec, name, gpus) in [
+        ("replan:heft", "replan(HEFT)", [1, 0]),
+        ("eft", "online-eft", [1, 0]),
+        ("least-connection", "least-connection", [0, 1]),
+        ("round-robin", "round-robin", [0, 1]),
+    ] {
+        let built = spec
+            .parse::<PolicySpec>()
+            .unwrap()
+            .build(&p, &registry, &Budget::default(), 3)
+            .unwrap();
+        let mut policy = built.policy;
+        assert_eq!(policy.name(), name);
+        assert!(built.planned.is_none() && !built.stochastic, "{spec}");
+        let r = run(&p, SimConfig::default(), policy.as_mut());
+        let got: Vec<usize> = r.tasks.iter().map(|t| t.gpu.index()).collect();
+        assert_eq!(got, gpus, "{spec}");
     }
 }
 
