@@ -426,10 +426,10 @@ pub fn training_episodes(config: &DrlConfig, budget: &Budget) -> usize {
 /// so its training work is at most `(max_evaluations − 1) × n_tasks` placements and as
 /// many over `train_every` gradient steps. The CPU-time budget is checked before every
 /// episode, decision and gradient step; once spent, the agent is no longer asked and the
-/// remaining tasks of the episode in progress, then of the final greedy one, go to their
-/// smallest-EFT candidate ([`run_episode`]'s rule), so a cut run still returns a complete
-/// schedule about one HEFT pass after the budget. The observer may stop training between
-/// episodes.
+/// remaining tasks of the episode in progress, then of the final greedy one, go one at a
+/// time in upward-rank order to their GPU of smallest EFT (HEFT's rule), so a cut run
+/// still returns a complete schedule about one HEFT pass after the budget. The observer
+/// may stop training between episodes.
 ///
 /// Errors: [`ScheduleError::Ddqn`](crate::ScheduleError::Ddqn) for an agent of other sizes,
 /// one whose [memory estimate](worl_ddqn::AgentConfig::check_memory) with `candidates`
