@@ -51,6 +51,13 @@ impl FromStr for Contention {
     }
 }
 
+/// Up to this many active flows, every recomputation is exact.
+pub(crate) const EXACT_FLOWS: usize = 256;
+
+/// With more active flows, every component is recomputed exactly once the recomputations
+/// since the last refresh reach `active flows / REFRESH_DIVISOR`.
+pub(crate) const REFRESH_DIVISOR: usize = 4;
+
 /// Sentinel of an empty slot.
 const FREE: u32 = u32::MAX;
 
@@ -65,6 +72,8 @@ struct Resource {
     left: f64,
     /// Progressive filling: flows crossing it not yet frozen.
     unfrozen: u32,
+    /// Sum of the rates of its flows, bytes/s.
+    used: f64,
     /// Progressive filling: version of its heap entry.
     version: u32,
     /// Visit stamp of the component search.
@@ -139,11 +148,22 @@ impl Ord for Share {
 ///
 /// Rates are the max-min fair allocation (progressive filling: raise every rate equally;
 /// when a resource saturates, freeze its flows at the current rate; repeat with the
-/// others). A flow's start or finish changes only the rates of the flows of its connected
-/// component in the flow–resource graph, so [`recompute`](Self::recompute) redoes
-/// progressive filling only over the components of the resources touched since the last
-/// call: `O(F_c · log R_c)` for a component of `F_c` flows and `R_c` resources, using a
-/// heap of resource shares.
+/// others), with a heap of resource shares: `O(F_c · log R_c)` for a component of `F_c`
+/// flows and `R_c` resources. A flow's start or finish changes only the rates of its
+/// connected component in the flow–resource graph, so while at most [`EXACT_FLOWS`] flows
+/// are active [`recompute`](Self::recompute) redoes progressive filling exactly over the
+/// components of the resources touched since the last call.
+///
+/// With more flows the component is usually the whole network (every busy NIC links
+/// everything), and an exact recomputation at each of the `2 |E|` flow events would cost
+/// `O(|E| · F log R)` (about 100 s for the 100,000-task benchmark). Then a recomputation
+/// re-rates only the flows crossing a touched resource (the changed flow's NICs and link),
+/// by progressive filling over the capacity the other flows leave them — every rate stays
+/// feasible, never above a resource's capacity, so transfers are never faster than without
+/// contention — and every component is recomputed exactly once the recomputations since
+/// the last exact one reach `active flows / `[`REFRESH_DIVISOR`] (amortised
+/// `O(REFRESH_DIVISOR · log R)` per event). Between refreshes, capacity freed more than
+/// one resource away from a change waits for the next refresh.
 #[derive(Clone, Debug)]
 pub(crate) struct FlowNet {
     n_machines: usize,
@@ -156,6 +176,10 @@ pub(crate) struct FlowNet {
     /// Resources touched since the last recomputation.
     dirty: Vec<u32>,
     stamp: u32,
+    /// Active flows.
+    n_active: usize,
+    /// Recomputations since the last refresh.
+    since_refresh: usize,
     // Scratch of `recompute`.
     comp_flows: Vec<u32>,
     comp_res: Vec<u32>,
@@ -199,6 +223,8 @@ impl FlowNet {
             free: Vec::new(),
             dirty: Vec::new(),
             stamp: 0,
+            n_active: 0,
+            since_refresh: 0,
             comp_flows: Vec::new(),
             comp_res: Vec::new(),
             heap: std::collections::BinaryHeap::new(),
@@ -259,6 +285,7 @@ impl FlowNet {
         f.updated = now;
         f.version = f.version.wrapping_add(1);
         f.token = token;
+        self.n_active += 1;
         id
     }
 
@@ -270,13 +297,15 @@ impl FlowNet {
 
     /// Removes finished flow `flow`; returns its owner's token.
     pub(crate) fn remove(&mut self, flow: u32) -> u32 {
-        let (res, pos, n_res, token) = {
+        let (res, pos, n_res, token, rate) = {
             let f = &self.flows[flow as usize];
-            (f.res, f.pos, f.n_res, f.token)
+            (f.res, f.pos, f.n_res, f.token, f.rate)
         };
+        self.n_active -= 1;
         for i in 0..n_res as usize {
             let r = res[i] as usize;
             let p = pos[i] as usize;
+            self.resources[r].used -= rate;
             let list = &mut self.resources[r].flows;
             list.swap_remove(p);
             if let Some(&moved) = list.get(p) {
@@ -297,19 +326,36 @@ impl FlowNet {
         token
     }
 
-    /// Recomputes the max-min fair rates of the components touched since the last call
-    /// at time `now`, pushing the new finish time of every flow whose rate changed into
-    /// `out`.
+    /// Recomputes rates at time `now` after the flows added or removed since the last
+    /// call, pushing the new finish time of every flow whose rate changed into `out`.
+    ///
+    /// Exact (progressive filling over the connected components of the touched resources)
+    /// while at most [`EXACT_FLOWS`] flows are active, and at every refresh: once
+    /// [`REFRESH_DIVISOR`]` × (events since the last refresh) >= active flows`, every
+    /// component is recomputed. Between refreshes with more flows active, only the flows
+    /// crossing a touched resource are re-rated (local progressive filling over the
+    /// capacity the other flows leave), which keeps every rate feasible.
     pub(crate) fn recompute(&mut self, now: f64, out: &mut Vec<FlowFinish>) {
         if self.dirty.is_empty() {
             return;
         }
         self.stamp = self.stamp.wrapping_add(2);
         let (seen, frozen) = (self.stamp, self.stamp.wrapping_add(1));
-        // 1. The components of the dirty resources (breadth-first over flows/resources).
         self.comp_res.clear();
         self.comp_flows.clear();
         let mut dirty = std::mem::take(&mut self.dirty);
+        self.since_refresh += 1;
+        let exact =
+            self.n_active <= EXACT_FLOWS || self.since_refresh * REFRESH_DIVISOR >= self.n_active;
+        if exact && self.n_active > EXACT_FLOWS {
+            // Refresh: every resource with a flow.
+            self.since_refresh = 0;
+            dirty.clear();
+            dirty.extend(
+                (0..self.resources.len() as u32)
+                    .filter(|&r| !self.resources[r as usize].flows.is_empty()),
+            );
+        }
         for &r in &dirty {
             let res = &mut self.resources[r as usize];
             if res.stamp != seen {
@@ -319,6 +365,16 @@ impl FlowNet {
         }
         dirty.clear();
         self.dirty = dirty;
+        if exact {
+            self.exact(now, out, seen, frozen);
+        } else {
+            self.local(now, out, seen, frozen);
+        }
+    }
+
+    /// Exact: progressive filling over the components of `comp_res`.
+    fn exact(&mut self, now: f64, out: &mut Vec<FlowFinish>, seen: u32, frozen: u32) {
+        // The components (breadth-first over resources and flows).
         let mut i = 0;
         while i < self.comp_res.len() {
             let r = self.comp_res[i] as usize;
@@ -341,12 +397,75 @@ impl FlowNet {
                 }
             }
         }
-        // 2. Progressive filling over the component.
-        self.heap.clear();
         for &r in &self.comp_res {
             let res = &mut self.resources[r as usize];
             res.left = res.capacity;
             res.unfrozen = res.flows.len() as u32;
+        }
+        self.fill(now, out, frozen);
+        // Exact sums of the rates (no drift from incremental updates).
+        for &r in &self.comp_res {
+            let res = &self.resources[r as usize];
+            let used = res.flows.iter().map(|&f| self.flows[f as usize].rate).sum();
+            self.resources[r as usize].used = used;
+        }
+    }
+
+    /// Local: progressive filling over the flows crossing a resource of `comp_res`, on the
+    /// capacity the other flows leave.
+    fn local(&mut self, now: f64, out: &mut Vec<FlowFinish>, seen: u32, frozen: u32) {
+        let n_dirty = self.comp_res.len();
+        for i in 0..n_dirty {
+            let r = self.comp_res[i] as usize;
+            for k in 0..self.resources[r].flows.len() {
+                let fid = self.resources[r].flows[k];
+                let f = &mut self.flows[fid as usize];
+                if f.stamp != seen {
+                    f.stamp = seen;
+                    self.comp_flows.push(fid);
+                }
+            }
+        }
+        // Resources of the re-rated flows; `left` = capacity − rates of the other flows.
+        for i in 0..self.comp_flows.len() {
+            let f = &self.flows[self.comp_flows[i] as usize];
+            let (fres, n) = (f.res, f.n_res as usize);
+            for &r in &fres[..n] {
+                let res = &mut self.resources[r as usize];
+                if res.stamp != seen {
+                    res.stamp = seen;
+                    self.comp_res.push(r);
+                }
+            }
+        }
+        for &r in &self.comp_res {
+            let res = &mut self.resources[r as usize];
+            res.left = res.capacity - res.used;
+            res.unfrozen = 0;
+        }
+        for &fid in &self.comp_flows {
+            let f = &self.flows[fid as usize];
+            for &r in &f.res[..f.n_res as usize] {
+                let res = &mut self.resources[r as usize];
+                res.left += f.rate;
+                res.unfrozen += 1;
+            }
+        }
+        for &r in &self.comp_res {
+            let res = &mut self.resources[r as usize];
+            // Rounding of the incremental sums: never below a sliver of the capacity.
+            res.left = res.left.max(res.capacity * 1e-9);
+        }
+        self.fill(now, out, frozen);
+    }
+
+    /// Progressive filling of the flows stamped `frozen − 1` over the resources of
+    /// `comp_res`, whose `left` and `unfrozen` are set; updates `used`.
+    fn fill(&mut self, now: f64, out: &mut Vec<FlowFinish>, frozen: u32) {
+        let member = frozen.wrapping_sub(1);
+        self.heap.clear();
+        for &r in &self.comp_res {
+            let res = &mut self.resources[r as usize];
             res.version = res.version.wrapping_add(1);
             if res.unfrozen > 0 {
                 self.heap.push(Share {
@@ -372,14 +491,14 @@ impl FlowNet {
             for k in 0..self.resources[r as usize].flows.len() {
                 let fid = self.resources[r as usize].flows[k];
                 let f = &mut self.flows[fid as usize];
-                if f.stamp == frozen {
+                if f.stamp != member {
                     continue;
                 }
                 f.stamp = frozen;
-                let (fres, n) = (f.res, f.n_res as usize);
-                if f.rate != level {
+                let (fres, n, old) = (f.res, f.n_res as usize, f.rate);
+                if old != level {
                     // Bytes sent at the old rate since the last update.
-                    f.remaining = (f.remaining - f.rate * (now - f.updated)).max(0.0);
+                    f.remaining = (f.remaining - old * (now - f.updated)).max(0.0);
                     f.updated = now;
                     f.rate = level;
                     f.version = f.version.wrapping_add(1);
@@ -391,6 +510,7 @@ impl FlowNet {
                 }
                 for &r2 in &fres[..n] {
                     let res2 = &mut self.resources[r2 as usize];
+                    res2.used += level - old;
                     res2.left -= level;
                     res2.unfrozen -= 1;
                     if r2 != r && res2.unfrozen > 0 {
@@ -418,6 +538,7 @@ impl Resource {
         Self {
             capacity,
             flows: Vec::new(),
+            used: 0.0,
             left: 0.0,
             unfrozen: 0,
             version: 0,
