@@ -24,6 +24,9 @@ impl fmt::Display for LogViolation {
     }
 }
 
+/// Start time, and finish time and event index, of the last transfer of an edge.
+type LastTransfer = (f64, Option<(f64, usize)>);
+
 /// A task's state while replaying the log.
 #[derive(Copy, Clone, Debug, Default)]
 struct TaskLog {
@@ -82,8 +85,7 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
     let mut gpu_running: Vec<Option<TaskId>> = vec![None; m];
     let mut gpu_down = vec![false; m];
     let mut released = vec![false; w.n_jobs()];
-    // Edge (u, v) -> (start time, finish time, finish event index) of its last transfer.
-    let mut transfer: HashMap<(usize, usize), (f64, Option<(f64, usize)>)> = HashMap::new();
+    let mut transfer: HashMap<(usize, usize), LastTransfer> = HashMap::new();
     let mut last = f64::NEG_INFINITY;
     for (i, e) in events.iter().enumerate() {
         let time = e.time();

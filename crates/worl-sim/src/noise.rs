@@ -71,7 +71,7 @@ impl RuntimeNoise {
         self.validate()?;
         Ok(match *self {
             Self::None => NoiseSampler::One,
-            Self::LogNormal { cv } if cv == 0.0 => NoiseSampler::One,
+            Self::LogNormal { cv: 0.0 } => NoiseSampler::One,
             Self::LogNormal { cv } => {
                 let var = (1.0 + cv * cv).ln();
                 let dist =
