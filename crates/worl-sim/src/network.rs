@@ -610,4 +610,62 @@ mod tests {
         assert_eq!(net.rate(h), 3.0);
         assert_eq!(out.len(), 1);
     }
+
+    /// Checks that no resource carries more than its capacity and that the incremental
+    /// sums match the rates.
+    fn assert_feasible(net: &FlowNet) {
+        for (r, res) in net.resources.iter().enumerate() {
+            let sum: f64 = res.flows.iter().map(|&f| net.flows[f as usize].rate).sum();
+            assert!(
+                sum <= res.capacity * (1.0 + 1e-9),
+                "resource {r}: {sum} > {}",
+                res.capacity
+            );
+            assert!(
+                (sum - res.used).abs() <= 1e-6 * res.capacity,
+                "resource {r}: {sum} vs {}",
+                res.used
+            );
+        }
+    }
+
+    #[test]
+    fn many_flows_stay_feasible_and_refreshes_are_exact() {
+        // 600 flows among 3 machines (beyond EXACT_FLOWS: local re-rating), added and
+        // removed in a fixed pattern; after every recomputation no capacity is exceeded.
+        let mut net = net();
+        let mut out = Vec::new();
+        let mut live = Vec::new();
+        for i in 0..600u32 {
+            let (a, b) = [(0, 1), (0, 2), (1, 2), (2, 0), (1, 1)][i as usize % 5];
+            live.push(net.add(a, b, 1.0e6, i as f64, i));
+            if i % 7 == 3 {
+                let f = live.swap_remove((i as usize * 31) % live.len());
+                net.remove(f);
+            }
+            out.clear();
+            net.recompute(i as f64, &mut out);
+            assert_feasible(&net);
+            assert!(live.iter().all(|&f| net.rate(f) > 0.0));
+        }
+        // A refresh gives the max-min fair allocation, characterised by (Bertsekas &
+        // Gallager, §6.5.2): every flow has a bottleneck, a saturated resource on which no
+        // flow is faster than it.
+        net.dirty.push(0);
+        net.since_refresh = net.n_active;
+        out.clear();
+        net.recompute(600.0, &mut out);
+        assert_eq!(net.since_refresh, 0);
+        assert_feasible(&net);
+        for &f in &live {
+            let fl = &net.flows[f as usize];
+            let has_bottleneck = fl.res[..fl.n_res as usize].iter().any(|&r| {
+                let res = &net.resources[r as usize];
+                let rates = res.flows.iter().map(|&g| net.flows[g as usize].rate);
+                let (sum, max) = rates.fold((0.0, 0.0f64), |(s, m), x| (s + x, m.max(x)));
+                (sum - res.capacity).abs() <= 1e-9 * res.capacity && fl.rate >= max * (1.0 - 1e-12)
+            });
+            assert!(has_bottleneck, "flow {f} at {}", fl.rate);
+        }
+    }
 }
