@@ -107,3 +107,35 @@ fn bad_settings_are_one_line_errors_naming_the_spec() {
         assert!(err.contains(&format!("`{value}`")), "{flag}: {err}");
     }
 }
+
+#[test]
+fn schedule_simulate_prints_the_realised_makespan_beside_the_planned() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("two.json");
+    std::fs::write(&w, TWO_JOBS).unwrap();
+    let o = worl()
+        .arg("schedule")
+        .arg(&w)
+        .args(["--cluster", "homogeneous:2:V100-16GB", "--out"])
+        .arg(dir.path().join("s.json"))
+        .args(["--simulate", "--contention", "none"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    // HEFT plans 30 s with every job at 0; executed, the late job runs 100..104 s
+    assert!(out.contains("HEFT: makespan 30.000 s"), "{out}");
+    assert!(
+        out.contains("realised makespan 104.000 s = 3.4667 x planned, mean JCT 17.000 s"),
+        "{out}"
+    );
+    let o = worl()
+        .arg("schedule")
+        .arg(&w)
+        .args(["--cluster", "homogeneous:2:V100-16GB", "--out"])
+        .arg(dir.path().join("s2.json"))
+        .args(["--noise", "lognormal:0.3"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "--noise without --simulate is refused");
+}
