@@ -379,8 +379,7 @@ pub fn compare(problems: Vec<(String, Problem)>, options: &CompareOptions) -> Re
 
 /// The policies [`simulate`] runs when none are named: the `worl simulate` command's default
 /// (static plans of HEFT and ILS, HEFT re-planning, and the three online rules).
-pub const DEFAULT_POLICIES: &str =
-    "plan:heft,plan:ils,replan:heft,eft,least-connection,round-robin";
+pub use worl::sim::spec::DEFAULT_POLICIES;
 
 /// Most seeds [`simulate`] takes (as `worl simulate --seeds`).
 pub const MAX_SIM_SEEDS: u64 = 10_000;

@@ -10,6 +10,12 @@ use worl_cluster::{Problem, Schedule};
 use worl_rtgs::registry::split_spec_list;
 use worl_rtgs::{Budget, Registry, RunContext};
 
+/// The policies a study runs when none are named (`worl simulate`, Python's
+/// `worl.simulate`): static plans of HEFT and ILS, HEFT re-planning, and the three online
+/// rules.
+pub const DEFAULT_POLICIES: &str =
+    "plan:heft,plan:ils,replan:heft,eft,least-connection,round-robin";
+
 /// A simulation policy by name.
 ///
 /// | spec | policy |

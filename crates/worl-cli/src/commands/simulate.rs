@@ -9,11 +9,8 @@ use worl::experiment::simulation::{SimStudy, realised_schedule, write_event_log}
 use worl::experiment::{GroupBy, NamedProblem, ProblemSet, plot, report};
 use worl::rtgs::{Budget, Registry};
 use worl::sim::arrivals::Arrivals;
-use worl::sim::spec::PolicySpec;
+use worl::sim::spec::{DEFAULT_POLICIES, PolicySpec};
 use worl::sim::{Contention, Failures, RuntimeNoise, SimConfig};
-
-/// The policies simulated when `--policy` is absent.
-const DEFAULT_POLICIES: &str = "plan:heft,plan:ils,replan:heft,eft,least-connection,round-robin";
 
 /// Most seeds (`--seeds`).
 const MAX_SEEDS: u64 = 10_000;
