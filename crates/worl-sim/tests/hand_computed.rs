@@ -281,6 +281,35 @@ fn a_late_job_starts_at_its_release_on_an_idle_cluster() {
 }
 
 #[test]
+fn charged_decision_time_only_delays_dispatches() {
+    // With each decision's wall-clock time charged, dispatches take effect later: the log
+    // still checks, nothing starts earlier than uncharged, and the late job's x still
+    // waits for its release.
+    let mut wb = WorkloadBuilder::new("w");
+    let j0 = wb.add_job("j0").unwrap();
+    let t = wb.add_task(j0, "t", 2.0, None).unwrap();
+    let j1 = wb.add_job("j1").unwrap();
+    let x = wb.add_task(j1, "x", 3.0, None).unwrap();
+    let y = wb.add_task(j1, "y", 1.0, None).unwrap();
+    wb.add_edge(x, y, 1.0e9).unwrap();
+    wb.add_edge(t, y, 1.0e9).unwrap();
+    wb.set_release(j1, 10.0).unwrap();
+    let p = two_machines(wb.build().unwrap(), 2);
+    let free = run(&p, config(Contention::Fair), &mut Greedy);
+    let cfg = SimConfig {
+        charge_decision_time: true,
+        ..config(Contention::Fair)
+    };
+    let charged = run(&p, cfg, &mut Greedy);
+    for (c, f) in charged.tasks.iter().zip(&free.tasks) {
+        assert!(c.start >= f.start, "{} < {}", c.start, f.start);
+    }
+    assert!(charged.tasks[x.index()].start >= 10.0);
+    assert!(charged.metrics.makespan >= free.metrics.makespan);
+    assert!(charged.metrics.decision_latency_p99 >= charged.metrics.decision_latency_p50);
+}
+
+#[test]
 fn noise_is_seeded_and_mean_one() {
     // 20 000 independent tasks of work 1 on one GPU: the makespan is the sum of the
     // factors, mean 1 (standard error 0.3 / sqrt(20000) = 0.0021 for lognormal:0.3).
