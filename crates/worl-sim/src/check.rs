@@ -9,6 +9,14 @@ use worl_dag::TaskId;
 /// Relative tolerance of the transfer-duration check (rounding of `start + duration`).
 const REL_TOL: f64 = 1e-9;
 
+/// The rounding allowance of a duration measured as `finish - start` between two absolute
+/// times: 4 spacings of `f64` at the larger of them (the engine computes `finish` as a sum of
+/// a few rounded terms at that magnitude), so the check holds at any time origin.
+fn rounding(start: f64, finish: f64) -> f64 {
+    let t = start.abs().max(finish.abs());
+    4.0 * (f64::EPSILON * t)
+}
+
 /// One inconsistency found by [`check_log`], with the time and the items involved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogViolation {
@@ -51,8 +59,9 @@ struct TaskLog {
 ///   time passed), on a GPU that is up, past its ready time and idle (no two tasks overlap
 ///   on a GPU), and once every input has arrived: a parent on the same GPU has finished, a
 ///   parent elsewhere has a `TransferFinished` to it after the task's last dispatch, which
-///   started after the parent finished and took at least `Problem::comm_time` (relative
-///   tolerance 1e-9);
+///   started after the parent finished and took at least `Problem::comm_time` (tolerance
+///   1e-9 of it plus 1 ps plus the rounding of the two times compared, 4 `f64` spacings at
+///   their magnitude, so the verdict holds at any time origin);
 /// * a task finishes (or is lost) only while running, on its GPU, finishes exactly once,
 ///   and a GPU failing under a running task loses it at the failure time;
 /// * GPUs go down and up alternately;
@@ -230,7 +239,7 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                                     label(u)
                                 ));
                             }
-                            if f - s < need * (1.0 - REL_TOL) - 1e-12 {
+                            if f - s < need * (1.0 - REL_TOL) - 1e-12 - rounding(s, f) {
                                 bad(format!(
                                     "the transfer {} -> {name} took {} s, less than its contention-free time {need} s",
                                     label(u),

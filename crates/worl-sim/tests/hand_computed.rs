@@ -721,6 +721,118 @@ mod bad_logs {
         );
     }
 
+    /// `e` with its time moved by `dt`.
+    fn shifted(e: Event, dt: f64) -> Event {
+        match e {
+            Event::Released { time, job } => Event::Released {
+                time: time + dt,
+                job,
+            },
+            Event::Dispatched { time, task, gpu } => Event::Dispatched {
+                time: time + dt,
+                task,
+                gpu,
+            },
+            Event::Started { time, task, gpu } => Event::Started {
+                time: time + dt,
+                task,
+                gpu,
+            },
+            Event::Finished { time, task, gpu } => Event::Finished {
+                time: time + dt,
+                task,
+                gpu,
+            },
+            Event::Lost { time, task, gpu } => Event::Lost {
+                time: time + dt,
+                task,
+                gpu,
+            },
+            Event::TransferStarted {
+                time,
+                from_task,
+                to_task,
+            } => Event::TransferStarted {
+                time: time + dt,
+                from_task,
+                to_task,
+            },
+            Event::TransferFinished {
+                time,
+                from_task,
+                to_task,
+            } => Event::TransferFinished {
+                time: time + dt,
+                from_task,
+                to_task,
+            },
+            Event::GpuDown { time, gpu } => Event::GpuDown {
+                time: time + dt,
+                gpu,
+            },
+            Event::GpuUp { time, gpu } => Event::GpuUp {
+                time: time + dt,
+                gpu,
+            },
+        }
+    }
+
+    #[test]
+    fn the_verdict_holds_when_the_log_is_shifted_to_1e9_s() {
+        // At 1e9 s an f64 spacing is 1.2e-7 s, more than the 1e-9 relative tolerance of a
+        // 1.5 s transfer: the rounding of the shifted times must not make it "too fast".
+        let dt = 1e9 + 0.1;
+        let (events, tasks) = valid();
+        let events: Vec<Event> = events.into_iter().map(|e| shifted(e, dt)).collect();
+        let tasks: Vec<TaskRecord> = tasks
+            .into_iter()
+            .map(|t| TaskRecord {
+                start: t.start + dt,
+                finish: t.finish + dt,
+                ..t
+            })
+            .collect();
+        assert_eq!(
+            check_log(&problem(), &result(events.clone(), tasks.clone())),
+            Ok(())
+        );
+        // the transfer a -> c (1.5 s) one f64 spacing short of 1.5 s: rounding, not a breach
+        let mut events = events;
+        let i = events
+            .iter()
+            .position(|e| matches!(e, Event::TransferFinished { .. }))
+            .unwrap();
+        let start = events
+            .iter()
+            .find_map(|e| match e {
+                Event::TransferStarted { time, .. } => Some(*time),
+                _ => None,
+            })
+            .unwrap();
+        let short = f64::from_bits((start + 1.5).to_bits() - 1);
+        events[i] = shifted(events[i], short - events[i].time());
+        assert_eq!(
+            check_log(&problem(), &result(events.clone(), tasks.clone())),
+            Ok(())
+        );
+        // ... while a transfer 1 ms too fast is still caught there
+        let mut fast = events;
+        let i = fast
+            .iter()
+            .position(|e| matches!(e, Event::TransferFinished { .. }))
+            .unwrap();
+        fast[i] = shifted(fast[i], -1e-3);
+        let v = match check_log(&problem(), &result(fast, tasks)) {
+            Ok(()) => String::new(),
+            Err(v) => v
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        assert!(v.contains("less than its contention-free time"), "{v}");
+    }
+
     #[test]
     fn a_start_before_the_release() {
         let (mut e, _) = valid();
