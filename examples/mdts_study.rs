@@ -6,7 +6,8 @@
 //! ```sh
 //! cargo run --release --example mdts_study                 # the study (a few minutes)
 //! cargo run --release --example mdts_study -- --quick      # a smoke test
-//! cargo run --release --example mdts_study -- --write-docs # also writes its section of docs/results.md
+//! cargo run --release --example mdts_study -- --write-docs # also writes its sections of docs/results.md
+//! cargo run --release --example mdts_study -- --online-only --write-docs # pre-training and part 5 only
 //! ```
 //!
 //! Instances: `--tasks` tasks (300) of whole DAG jobs of the Alibaba cluster-trace-v2018
@@ -31,6 +32,16 @@
 //! 4. **Claims.** The direction of each of MDTS's reported results is checked: job execution
 //!    time −15.3 % vs least-connection and −39.8 % vs PSO; against raw DRL job execution time
 //!    −42.8 %, load imbalance −47.5 % and cost −59.0 %.
+//! 5. **Online** (section `mdts-online`; skipped with `--online-instances 0`). MDTS dispatches
+//!    *arriving* jobs, so the same kind of instances (`--online-instances`, 2, seeds `0..`)
+//!    are executed by the simulator (`worl::experiment::simulation::SimStudy`) with each job
+//!    released at its trace time (the loader's `Job::release`, kept by `sample_jobs`, shifted
+//!    so that the first job arrives at 0), max-min fair network sharing
+//!    (`Contention::Fair`), no noise or failures, `--online-seeds` (1) seeds: `replan:mdts`
+//!    and `replan:dqn` with the pre-trained checkpoints, `least-connection`, `replan:pso`,
+//!    `eft`, `replan:heft` and `replan:worl-rtgs`, every re-planning decision of a search
+//!    given `--decision-time` (0.1) CPU s. Measures: mean JCT (finish − arrival), load
+//!    imbalance, cost and makespan of the realised execution, and the five claims again.
 
 use clap::Parser;
 use std::fmt::Write as _;
@@ -39,13 +50,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use worl::cluster::{LoadState, Problem, presets};
-use worl::dag::Workload;
 use worl::dag::ccr::with_ccr;
 use worl::dag::formats::alibaba::{self, AlibabaOptions};
+use worl::dag::{JobId, Workload};
 use worl::ddqn::{Agent, ComputeDevice, save_checkpoint};
+use worl::experiment::simulation::SimStudy;
 use worl::experiment::{Experiment, NamedProblem, ProblemSet, Results, SchedulerSpec, report};
 use worl::rtgs::schedulers::drl::{DrlConfig, run_drl};
 use worl::rtgs::{Budget, RunContext};
+use worl::sim::arrivals::Arrivals;
+use worl::sim::spec::PolicySpec;
+use worl::sim::{Contention, SimConfig};
 
 type BoxError = Box<dyn std::error::Error>;
 
@@ -84,9 +99,21 @@ struct Args {
     /// A small, fast version (2 instances of 60 tasks, 1 seed, 0.2 s per run).
     #[arg(long)]
     quick: bool,
-    /// Write the study's section of docs/results.md.
+    /// Write the study's sections of docs/results.md.
     #[arg(long)]
     write_docs: bool,
+    /// Skip part 1's batch runs: pre-train, then run only the online part.
+    #[arg(long)]
+    online_only: bool,
+    /// Online part: test instances (seeds 0..online-instances); 0 skips the part.
+    #[arg(long, default_value_t = 2)]
+    online_instances: u64,
+    /// Online part: simulation seeds per policy and instance.
+    #[arg(long, default_value_t = 1)]
+    online_seeds: u64,
+    /// Online part: CPU seconds per re-planning decision of every search.
+    #[arg(long, default_value_t = 0.1)]
+    decision_time: f64,
 }
 
 /// CCR 1 at 1 Gbit/s, the pool's fastest link.
@@ -190,70 +217,24 @@ fn mean(results: &Results, scheduler: &str, measure: Measure) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
-fn run(args: &mut Args) -> Result<(), BoxError> {
-    if args.quick {
-        args.tasks = 60;
-        args.instances = 2;
-        args.train = 2;
-        args.rounds = 2;
-        args.episodes = 4;
-        args.seeds = 1;
-        args.time = 0.2;
-    }
+/// Part 1: every scheduler on the batch instances (every job at 0), the `mdts-study` section.
+fn batch_part(
+    args: &Args,
+    pool: &Workload,
+    agents: &[(&str, PathBuf)],
+    pretraining: &[(&str, f64)],
+) -> Result<(), BoxError> {
     let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/worl/mdts_study");
-    std::fs::create_dir_all(&out_dir)?;
-    let trace = match &args.trace {
-        Some(p) => p.clone(),
-        None => worl::dag::datasets::data_file("alibaba-v2018/batch_task_head50k.csv")?
-            .ok_or_else(|| {
-                format!(
-                    "the shared data directory is absent: give --trace, or set {}",
-                    worl::dag::datasets::DATA_DIR_ENV
-                )
-            })?,
-    };
-    let (pool, _) = alibaba::load(&trace, &AlibabaOptions::default().ccr(0.0))?;
-    println!(
-        "trace {}: {} jobs, {} tasks",
-        trace.display(),
-        pool.n_jobs(),
-        pool.graph().n_tasks()
-    );
-    let train: Vec<Problem> = (1000..1000 + args.train)
-        .map(|s| instance(&pool, args, s))
-        .collect::<Result<_, _>>()?;
-
-    let mut agents = Vec::new();
-    let mut pretraining = Vec::new();
-    for (name, branches) in [("dqn", 1), ("mdts", 4)] {
-        let config = DrlConfig {
-            branches,
-            episodes: args.episodes,
-            ..DrlConfig::default()
-        };
-        let path = out_dir.join(format!("{name}.bpk"));
-        println!(
-            "pre-training {name} ({} instances × {} rounds × {} episodes)...",
-            train.len(),
-            args.rounds,
-            args.episodes
-        );
-        let secs = pretrain(&config, &train, args.rounds, &path)?;
-        println!("  {secs:.1} s; saved {}", path.display());
-        pretraining.push((name, secs));
-        agents.push((name, path));
-    }
-
     let mut problems = ProblemSet::new();
     for seed in 0..args.instances {
-        let p = instance(&pool, args, seed)?;
+        let p = instance(pool, args, seed)?;
         let name = format!("{} | seed {seed}", p.workload().name());
         problems.push(NamedProblem::new(name, p))?;
     }
     let budget = Budget::cpu_time(Duration::try_from_secs_f64(args.time)?);
     // Searches get `time` CPU s; an episode cap far above what fits in it.
     let mut specs = Vec::new();
-    for (name, path) in &agents {
+    for (name, path) in agents {
         let label = if *name == "dqn" { "DQN" } else { "MDTS" };
         specs.push(
             SchedulerSpec::registry(format!("{name}:agent={},episodes=100000", path.display()))
@@ -360,6 +341,302 @@ fn run(args: &mut Args) -> Result<(), BoxError> {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         report::write_section(root.join("docs/results.md"), "mdts-study", &md)?;
         println!("wrote the mdts-study section of docs/results.md");
+    }
+    Ok(())
+}
+
+/// A test instance of part 2: [`instance`] with each job released at its trace time,
+/// shifted so that the instance's first job arrives at 0.
+fn online_instance(pool: &Workload, args: &Args, seed: u64) -> Result<Problem, BoxError> {
+    let p = instance(pool, args, seed)?;
+    let w = p.workload();
+    let t0 = w
+        .jobs()
+        .iter()
+        .map(|j| j.release)
+        .fold(f64::INFINITY, f64::min);
+    let mut b = w.to_builder();
+    for (j, job) in w.jobs().iter().enumerate() {
+        b.set_release(JobId::new(j), job.release - t0)?;
+    }
+    let w = b.build()?;
+    Ok(Problem::new(Arc::new(w), p.cluster_arc().clone())?)
+}
+
+/// Part 2: the policies executed by the simulator on the online instances (jobs arriving at
+/// their trace times, fair network sharing), the `mdts-online` section.
+fn online_part(
+    args: &Args,
+    pool: &Workload,
+    agents: &[(&str, PathBuf)],
+    pretraining: &[(&str, f64)],
+) -> Result<(), BoxError> {
+    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/worl/mdts_study");
+    let mut problems = ProblemSet::new();
+    let mut jobs = Vec::new();
+    let mut spans = Vec::new();
+    for seed in 0..args.online_instances {
+        let p = online_instance(pool, args, seed)?;
+        let w = p.workload();
+        jobs.push(w.n_jobs());
+        spans.push(w.jobs().iter().map(|j| j.release).fold(0.0, f64::max));
+        let name = format!("{} | seed {seed}", w.name());
+        problems.push(NamedProblem::new(name, p))?;
+    }
+    // (display label, policy): the searches re-plan with `decision_time` CPU s per decision.
+    let mut policies: Vec<(&str, PolicySpec)> = Vec::new();
+    for (name, path) in agents {
+        let label = if *name == "dqn" { "DQN" } else { "MDTS" };
+        let spec = format!("{name}:agent={},episodes=100000", path.display());
+        policies.push((label, PolicySpec::Replan(spec)));
+    }
+    policies.push(("least-connection", PolicySpec::LeastConnection));
+    policies.push(("PSO", PolicySpec::Replan("pso".into())));
+    policies.push(("online EFT", PolicySpec::OnlineEft));
+    policies.push(("HEFT", PolicySpec::Replan("heft".into())));
+    policies.push(("WORL-RTGS", PolicySpec::Replan("worl-rtgs".into())));
+    let study = SimStudy::new(problems, policies.iter().map(|(_, p)| p.clone()).collect())
+        .seeds(1..=args.online_seeds.max(1))
+        .arrivals(Arrivals::Trace)
+        .config(SimConfig {
+            contention: Contention::Fair,
+            ..SimConfig::default()
+        })
+        .budget(Budget::cpu_time(Duration::try_from_secs_f64(
+            args.decision_time,
+        )?));
+    println!(
+        "online part: {} simulations ({} CPU s per re-planning decision)...",
+        study.n_runs(),
+        args.decision_time
+    );
+    let started = Instant::now();
+    let outcome = study.run(&mut |i, problem, policy, seed| {
+        let policy = policies
+            .iter()
+            .find(|(_, p)| p.label() == policy)
+            .map_or(policy, |(l, _)| l);
+        println!("  [{}] {problem}, {policy}, seed {seed}", i + 1);
+    })?;
+    let wall = started.elapsed().as_secs_f64();
+    let mut results = outcome.results();
+    results.write_csv(out_dir.join("online-runs.csv"))?;
+    // Tables by display label.
+    let relabelled: Vec<_> = results
+        .records()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if let Some((l, _)) = policies.iter().find(|(_, p)| p.label() == r.scheduler) {
+                r.scheduler = (*l).to_owned();
+            }
+            r
+        })
+        .collect();
+    results = Results::from_records(relabelled);
+    let mean_replans = |label: &str| {
+        let spec = policies
+            .iter()
+            .find(|(l, _)| *l == label)
+            .map(|(_, p)| p.label());
+        let v: Vec<f64> = outcome
+            .runs
+            .iter()
+            .filter(|r| Some(&r.policy) == spec.as_ref())
+            .map(|r| r.metrics.replans)
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "## MDTS study online: jobs arriving at their trace times\n\n\
+         Generated by `cargo run --release --example mdts_study{}` (`examples/mdts_study.rs`); \
+         do not edit by hand. MDTS is an online dispatcher of arriving jobs, so this part \
+         executes the policies in the simulator (`worl-sim`) instead of planning a batch: \
+         {} test instances (seeds 0..{}) of {} tasks built as in the batch study (whole DAG \
+         jobs of the Alibaba v2018 trace, CCR 1 at 1 Gbit/s, {} busy GPUs of the PAI mix), \
+         each job released at its trace time (its first task's start in the trace; the \
+         instance's first job at 0; {} jobs per instance, the last arriving at {} s), \
+         max-min fair network sharing (`--contention fair`), no runtime noise, no failures; \
+         {} simulation seed(s) per policy and instance. MDTS and DQN are the pre-trained \
+         agents of the batch study ({}) re-planning the not-yet-started tasks at every job \
+         arrival (`replan:mdts`, `replan:dqn`, learning on), as are PSO, HEFT and WORL-RTGS \
+         (`replan:pso`, `replan:heft`, `replan:worl-rtgs`); every re-planning decision of a \
+         search (MDTS, DQN, PSO, WORL-RTGS) gets {} CPU s. Least-connection and online EFT \
+         dispatch ready tasks as GPUs free. The grid took {:.0} s of wall time.\n",
+        {
+            let a: Vec<String> = std::env::args().skip(1).collect();
+            if a.is_empty() {
+                String::new()
+            } else {
+                format!(" -- {}", a.join(" "))
+            }
+        },
+        args.online_instances,
+        args.online_instances,
+        args.tasks,
+        args.gpus,
+        jobs.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        spans
+            .iter()
+            .map(|s| format!("{s:.0}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.online_seeds.max(1),
+        pretraining
+            .iter()
+            .map(|(n, s)| format!("pre-trained {n} {s:.0} s"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.decision_time,
+        wall
+    );
+    let _ = writeln!(
+        md,
+        "| policy | spec | mean JCT (s) | load imbalance (CV) | cost (US$) | makespan (s) | re-planning decisions |\n|---|---|---:|---:|---:|---:|---:|"
+    );
+    for (label, spec) in &policies {
+        let spec = match spec {
+            PolicySpec::Replan(s) if s.contains("agent=") => {
+                format!("replan:{}", s.split(':').next().unwrap_or(s))
+            }
+            other => other.label(),
+        };
+        let _ = writeln!(
+            md,
+            "| {label} | `{spec}` | {:.1} | {:.3} | {:.3} | {:.1} | {:.1} |",
+            mean(&results, label, Measure::JobTime),
+            mean(&results, label, Measure::Imbalance),
+            mean(&results, label, Measure::Cost),
+            mean(&results, label, Measure::Makespan),
+            mean_replans(label)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nMeans over instances and seeds of the realised execution. Mean JCT: a job's last \
+         finish minus its arrival, averaged over jobs; load imbalance: coefficient of \
+         variation of the GPUs' busy time; cost: busy GPU-seconds at on-demand prices per \
+         GPU model; makespan: the last finish (the first job arrives at 0).\n"
+    );
+    let _ = writeln!(
+        md,
+        "| MDTS's claim | reported | measured online | direction reproduced online |\n|---|---:|---:|---|"
+    );
+    let mut online = Vec::new();
+    for (baseline, measure, reported) in CLAIMS {
+        let (m, b) = (
+            mean(&results, "MDTS", measure),
+            mean(&results, baseline, measure),
+        );
+        let reduction = if b > 0.0 { (b - m) / b * 100.0 } else { 0.0 };
+        online.push(reduction > 0.0);
+        let _ = writeln!(
+            md,
+            "| {} vs {baseline} | −{reported:.1} % | {} | {} |",
+            measure.label(),
+            signed_percent(-reduction),
+            if reduction > 0.0 { "yes" } else { "no" }
+        );
+    }
+    let claim = |i: usize| {
+        let (b, m, _) = CLAIMS[i];
+        format!("{} vs {b}", m.label())
+    };
+    let listed = |want: bool| {
+        let v: Vec<String> = (0..CLAIMS.len())
+            .filter(|&i| online[i] == want)
+            .map(claim)
+            .collect();
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    let _ = writeln!(
+        md,
+        "\n\"Measured online\": MDTS's mean minus the baseline's, over the baseline's \
+         (negative: MDTS is lower, as claimed). Online, the direction of {} reproduces; that \
+         of {} does not.",
+        listed(true),
+        listed(false)
+    );
+    println!("\n{md}");
+    if args.write_docs {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        report::write_section(root.join("docs/results.md"), "mdts-online", &md)?;
+        println!("wrote the mdts-online section of docs/results.md");
+    }
+    Ok(())
+}
+
+fn run(args: &mut Args) -> Result<(), BoxError> {
+    if args.quick {
+        args.tasks = 60;
+        args.instances = 2;
+        args.train = 2;
+        args.rounds = 2;
+        args.episodes = 4;
+        args.seeds = 1;
+        args.time = 0.2;
+        args.online_instances = args.online_instances.min(1);
+        args.decision_time = 0.05;
+    }
+    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/worl/mdts_study");
+    std::fs::create_dir_all(&out_dir)?;
+    let trace = match &args.trace {
+        Some(p) => p.clone(),
+        None => worl::dag::datasets::data_file("alibaba-v2018/batch_task_head50k.csv")?
+            .ok_or_else(|| {
+                format!(
+                    "the shared data directory is absent: give --trace, or set {}",
+                    worl::dag::datasets::DATA_DIR_ENV
+                )
+            })?,
+    };
+    let (pool, _) = alibaba::load(&trace, &AlibabaOptions::default().ccr(0.0))?;
+    println!(
+        "trace {}: {} jobs, {} tasks",
+        trace.display(),
+        pool.n_jobs(),
+        pool.graph().n_tasks()
+    );
+    let train: Vec<Problem> = (1000..1000 + args.train)
+        .map(|s| instance(&pool, args, s))
+        .collect::<Result<_, _>>()?;
+
+    let mut agents = Vec::new();
+    let mut pretraining = Vec::new();
+    for (name, branches) in [("dqn", 1), ("mdts", 4)] {
+        let config = DrlConfig {
+            branches,
+            episodes: args.episodes,
+            ..DrlConfig::default()
+        };
+        let path = out_dir.join(format!("{name}.bpk"));
+        println!(
+            "pre-training {name} ({} instances × {} rounds × {} episodes)...",
+            train.len(),
+            args.rounds,
+            args.episodes
+        );
+        let secs = pretrain(&config, &train, args.rounds, &path)?;
+        println!("  {secs:.1} s; saved {}", path.display());
+        pretraining.push((name, secs));
+        agents.push((name, path));
+    }
+
+    if !args.online_only {
+        batch_part(args, &pool, &agents, &pretraining)?;
+    }
+    if args.online_instances > 0 {
+        online_part(args, &pool, &agents, &pretraining)?;
     }
     Ok(())
 }
