@@ -310,29 +310,12 @@ impl SimOutcome {
     pub fn write_csv(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         let path = path.as_ref();
         let mut w = csv::Writer::from_path(path).map_err(|e| ExperimentError::csv(path, e))?;
-        w.write_record([
-            "problem",
-            "policy",
-            "seed",
-            "planned_makespan",
-            "makespan",
-            "mean_jct",
-            "p50_jct",
-            "p99_jct",
-            "mean_slowdown",
-            "mean_wait",
-            "utilisation",
-            "load_imbalance",
-            "bytes_moved",
-            "contention_delay",
-            "lost_time",
-            "replans",
-            "decision_latency_p50",
-            "decision_latency_p99",
-        ])
-        .map_err(|e| ExperimentError::csv(path, e))?;
+        let header = ["problem", "policy", "seed", "planned_makespan"]
+            .into_iter()
+            .chain(SimMetrics::NAMES);
+        w.write_record(header)
+            .map_err(|e| ExperimentError::csv(path, e))?;
         for r in &self.runs {
-            let m = &r.metrics;
             let mut row = vec![
                 r.problem.clone(),
                 r.policy.clone(),
@@ -341,25 +324,7 @@ impl SimOutcome {
                     .map(|p| p.to_string())
                     .unwrap_or_default(),
             ];
-            row.extend(
-                [
-                    m.makespan,
-                    m.mean_jct,
-                    m.p50_jct,
-                    m.p99_jct,
-                    m.mean_slowdown,
-                    m.mean_wait,
-                    m.utilisation,
-                    m.load_imbalance,
-                    m.bytes_moved,
-                    m.contention_delay,
-                    m.lost_time,
-                    m.replans,
-                    m.decision_latency_p50,
-                    m.decision_latency_p99,
-                ]
-                .map(|x| x.to_string()),
-            );
+            row.extend(r.metrics.values().map(|x| x.to_string()));
             w.write_record(&row)
                 .map_err(|e| ExperimentError::csv(path, e))?;
         }

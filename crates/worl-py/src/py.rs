@@ -20,6 +20,7 @@ use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::dag::{TaskId, Workload as RWorkload, WorkloadBuilder};
 use worl::experiment::simulation::SimOutcome;
 use worl::rtgs::Registry;
+use worl::sim::SimMetrics;
 
 create_exception!(
     worl,
@@ -1211,28 +1212,6 @@ pub struct Simulation {
     n_seeds: u64,
 }
 
-/// The keys of a `Simulation.runs` dict, in order: the run, then every `SimMetrics` measure.
-const SIM_RUN_KEYS: [&str; 18] = [
-    "problem",
-    "policy",
-    "seed",
-    "planned_makespan",
-    "makespan",
-    "mean_jct",
-    "p50_jct",
-    "p99_jct",
-    "mean_slowdown",
-    "mean_wait",
-    "utilisation",
-    "load_imbalance",
-    "bytes_moved",
-    "contention_delay",
-    "lost_time",
-    "replans",
-    "decision_latency_p50",
-    "decision_latency_p99",
-];
-
 #[pymethods]
 impl Simulation {
     /// One dict per run (problem, seed, policy order): `problem`, `policy` (its label),
@@ -1246,30 +1225,12 @@ impl Simulation {
     fn runs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let l = PyList::empty(py);
         for r in &self.outcome.runs {
-            let m = &r.metrics;
             let d = PyDict::new(py);
-            let [problem, policy, seed, planned, rest @ ..] = SIM_RUN_KEYS;
-            d.set_item(problem, &r.problem)?;
-            d.set_item(policy, &r.policy)?;
-            d.set_item(seed, r.seed)?;
-            d.set_item(planned, r.planned_makespan)?;
-            let values = [
-                m.makespan,
-                m.mean_jct,
-                m.p50_jct,
-                m.p99_jct,
-                m.mean_slowdown,
-                m.mean_wait,
-                m.utilisation,
-                m.load_imbalance,
-                m.bytes_moved,
-                m.contention_delay,
-                m.lost_time,
-                m.replans,
-                m.decision_latency_p50,
-                m.decision_latency_p99,
-            ];
-            for (k, v) in rest.iter().zip(values) {
+            d.set_item("problem", &r.problem)?;
+            d.set_item("policy", &r.policy)?;
+            d.set_item("seed", r.seed)?;
+            d.set_item("planned_makespan", r.planned_makespan)?;
+            for (k, v) in SimMetrics::NAMES.into_iter().zip(r.metrics.values()) {
                 d.set_item(k, v)?;
             }
             l.append(d)?;

@@ -39,6 +39,48 @@ pub struct SimMetrics {
     pub decision_latency_p99: f64,
 }
 
+impl SimMetrics {
+    /// The measures' names (field names), in the order of [`values`](Self::values): the
+    /// column headers of `worl simulate`'s `sim.csv` and the keys of Python's
+    /// `Simulation.runs`.
+    pub const NAMES: [&'static str; 14] = [
+        "makespan",
+        "mean_jct",
+        "p50_jct",
+        "p99_jct",
+        "mean_slowdown",
+        "mean_wait",
+        "utilisation",
+        "load_imbalance",
+        "bytes_moved",
+        "contention_delay",
+        "lost_time",
+        "replans",
+        "decision_latency_p50",
+        "decision_latency_p99",
+    ];
+
+    /// The measures in the order of [`NAMES`](Self::NAMES).
+    pub fn values(&self) -> [f64; 14] {
+        [
+            self.makespan,
+            self.mean_jct,
+            self.p50_jct,
+            self.p99_jct,
+            self.mean_slowdown,
+            self.mean_wait,
+            self.utilisation,
+            self.load_imbalance,
+            self.bytes_moved,
+            self.contention_delay,
+            self.lost_time,
+            self.replans,
+            self.decision_latency_p50,
+            self.decision_latency_p99,
+        ]
+    }
+}
+
 /// The nearest-rank `q`-quantile (`q` in `[0, 1]`) of `sorted` (ascending); 0 if empty.
 pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
