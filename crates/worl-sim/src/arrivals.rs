@@ -186,14 +186,9 @@ impl FromStr for Arrivals {
                 });
             }
         };
-        arrivals.validate().map_err(|e| match e {
-            SimError::InvalidSpec { what, reason, .. } => SimError::InvalidSpec {
-                what,
-                spec: s.to_string(),
-                reason,
-            },
-            e => e,
-        })?;
+        arrivals
+            .validate()
+            .map_err(|e| crate::noise::as_given(e, s))?;
         Ok(arrivals)
     }
 }

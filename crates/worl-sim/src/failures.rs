@@ -133,14 +133,8 @@ impl FromStr for Failures {
                 });
             }
         };
-        f.validate(usize::MAX).map_err(|e| match e {
-            SimError::InvalidSpec { what, reason, .. } => SimError::InvalidSpec {
-                what,
-                spec: s.to_string(),
-                reason,
-            },
-            e => e,
-        })?;
+        f.validate(usize::MAX)
+            .map_err(|e| crate::noise::as_given(e, s))?;
         Ok(f)
     }
 }

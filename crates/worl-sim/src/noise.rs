@@ -118,6 +118,19 @@ impl fmt::Display for RuntimeNoise {
     }
 }
 
+/// `e` with the specification string `spec` as given (a value checked after parsing is
+/// reported with the whole string the user wrote).
+pub(crate) fn as_given(e: SimError, spec: &str) -> SimError {
+    match e {
+        SimError::InvalidSpec { what, reason, .. } => SimError::InvalidSpec {
+            what,
+            spec: spec.to_string(),
+            reason,
+        },
+        e => e,
+    }
+}
+
 pub(crate) fn parse_f64(what: &'static str, spec: &str, field: &str, text: &str) -> Result<f64> {
     text.trim()
         .parse::<f64>()
@@ -162,14 +175,7 @@ impl FromStr for RuntimeNoise {
                 });
             }
         };
-        noise.validate().map_err(|e| match e {
-            SimError::InvalidSpec { what, reason, .. } => SimError::InvalidSpec {
-                what,
-                spec: s.to_string(),
-                reason,
-            },
-            e => e,
-        })?;
+        noise.validate().map_err(|e| as_given(e, s))?;
         Ok(noise)
     }
 }
