@@ -154,6 +154,11 @@ struct Transfer {
 /// is declared stalled.
 const MAX_IDLE_ROUNDS: usize = 100_000;
 
+/// Most attempts of one task: a task lost this many times to GPU failures stops the
+/// simulation with [`SimError::TooManyLosses`] (failures come faster than it can run, and
+/// the run would otherwise grow without bound).
+pub const MAX_ATTEMPTS: u32 = 1_000;
+
 /// One run of a [`Simulation`].
 struct Engine<'p, 'c> {
     p: &'p Problem,
@@ -440,7 +445,7 @@ impl<'p, 'c> Engine<'p, 'c> {
                 }
             }
             Kind::Fail(k) => {
-                self.go_down(k as usize);
+                self.fail(k as usize)?;
                 let repair = self.mtbf.map_or(0.0, |(_, r)| r);
                 self.push(now + repair, Kind::Repair(k));
             }
@@ -449,7 +454,7 @@ impl<'p, 'c> Engine<'p, 'c> {
                 let t = self.draw_uptime();
                 self.push(now + t, Kind::Fail(k));
             }
-            Kind::OutageStart(k) => self.go_down(k as usize),
+            Kind::OutageStart(k) => self.fail(k as usize)?,
             Kind::OutageEnd(k) => self.go_up(k as usize),
             Kind::ApplyDispatch(b) => {
                 let batch = std::mem::take(&mut self.batches[b as usize]);
@@ -594,6 +599,21 @@ impl<'p, 'c> Engine<'p, 'c> {
             let g = ts.gpu;
             self.mark(g);
         }
+    }
+
+    /// GPU `k` fails ([`go_down`](Self::go_down)); errors when the task it loses has used
+    /// up its [`MAX_ATTEMPTS`].
+    fn fail(&mut self, k: usize) -> Result<()> {
+        let running = self.st.gpus[k].running;
+        self.go_down(k);
+        if running != NONE && self.st.tasks[running as usize].attempts >= MAX_ATTEMPTS {
+            return Err(SimError::TooManyLosses {
+                task: self.p.task_label(TaskId::new(running as usize)),
+                attempts: self.st.tasks[running as usize].attempts,
+                time: self.st.now,
+            });
+        }
+        Ok(())
     }
 
     fn go_down(&mut self, k: usize) {

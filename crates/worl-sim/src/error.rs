@@ -98,6 +98,19 @@ pub enum SimError {
         /// Its state: `never dispatched`, `queued on g2 behind ...`.
         why: String,
     },
+    /// A task was lost to GPU failures [`MAX_ATTEMPTS`](crate::MAX_ATTEMPTS) times:
+    /// failures come faster than it can run.
+    #[error(
+        "task {task} was lost to GPU failures {attempts} times by t = {time} s: failures come faster than the task can run"
+    )]
+    TooManyLosses {
+        /// The task's label.
+        task: String,
+        /// Its attempts so far.
+        attempts: u32,
+        /// Simulation time, s.
+        time: f64,
+    },
     /// A policy or a plan does not match the problem (wrong number of tasks or GPUs).
     #[error("policy `{policy}` does not match the problem: {reason}")]
     PolicyMismatch {

@@ -7,6 +7,11 @@ use std::fmt;
 use std::str::FromStr;
 use worl_cluster::GpuId;
 
+/// Largest time a failure setting may name, s (about 31,700 years): repair times and
+/// scripted outage times beyond it are refused (at such magnitudes `f64` time stops
+/// advancing by task durations).
+pub const MAX_FAILURE_TIME_S: f64 = 1e12;
+
 /// Default repair time of `mtbf:H`, s.
 pub const DEFAULT_REPAIR_S: f64 = 600.0;
 
@@ -66,6 +71,8 @@ impl Failures {
                     "the mean time between failures must be finite and > 0 hours"
                 } else if !(repair_s.is_finite() && *repair_s >= 0.0) {
                     "the repair time must be finite and >= 0 s"
+                } else if *repair_s > MAX_FAILURE_TIME_S {
+                    "the repair time must be at most 1e12 s"
                 } else {
                     return Ok(());
                 };
@@ -83,6 +90,8 @@ impl Failures {
                         "the failure time must be finite and >= 0".to_string()
                     } else if !(o.to.is_finite() && o.to > o.from) {
                         "the repair time must be finite and after the failure".to_string()
+                    } else if o.to > MAX_FAILURE_TIME_S {
+                        "outage times must be at most 1e12 s".to_string()
                     } else {
                         continue;
                     };

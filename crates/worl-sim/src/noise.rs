@@ -41,8 +41,9 @@ pub enum RuntimeNoise {
 impl RuntimeNoise {
     /// Checks the parameters.
     ///
-    /// Errors: [`SimError::InvalidSpec`] for a negative or non-finite CV, or bounds not
-    /// satisfying `0 < lo <= hi < ∞`.
+    /// Errors: [`SimError::InvalidSpec`] for a CV outside `[0, 100]`, or bounds not
+    /// satisfying `0 < lo <= hi <= 10^6` (larger factors make run times overflow the
+    /// simulation clock; no measured runtime noise comes near them).
     pub fn validate(&self) -> Result<()> {
         let bad = |reason: &str| {
             Err(SimError::InvalidSpec {
@@ -53,14 +54,14 @@ impl RuntimeNoise {
         };
         match *self {
             Self::None => Ok(()),
-            Self::LogNormal { cv } if !(cv.is_finite() && cv >= 0.0) => {
-                bad("the coefficient of variation must be finite and >= 0")
+            Self::LogNormal { cv } if !(cv.is_finite() && (0.0..=100.0).contains(&cv)) => {
+                bad("the coefficient of variation must be in 0..=100")
             }
             Self::LogNormal { .. } => Ok(()),
             Self::Uniform { lo, hi }
-                if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo <= hi) =>
+                if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo <= hi && hi <= 1e6) =>
             {
-                bad("the bounds must be finite with 0 < lo <= hi")
+                bad("the bounds must satisfy 0 < lo <= hi <= 1e6")
             }
             Self::Uniform { .. } => Ok(()),
         }

@@ -378,6 +378,41 @@ fn random_failures_lose_work_and_the_log_still_checks() {
 }
 
 #[test]
+fn failures_faster_than_a_task_can_run_stop_with_a_typed_error() {
+    // One GPU failing every 0.36 ms with 1 s repairs: the 1 s task is lost at every
+    // attempt; the run stops at the attempt limit instead of growing without bound.
+    let (w, _) = fan([1.0, 1.0, 1.0]);
+    let p = two_machines(w, 1);
+    let cfg = SimConfig {
+        failures: "mtbf:0.0000001:1".parse().unwrap(),
+        ..SimConfig::default()
+    };
+    let e = Simulation::new(&p, cfg)
+        .unwrap()
+        .run(&mut Greedy, 1)
+        .unwrap_err();
+    match &e {
+        SimError::TooManyLosses { attempts, .. } => {
+            assert_eq!(*attempts, worl_sim::MAX_ATTEMPTS)
+        }
+        e => panic!("{e}"),
+    }
+    assert!(
+        e.to_string().contains("lost to GPU failures 1000 times"),
+        "{e}"
+    );
+    // settings whose times would overflow the clock are refused up front
+    for spec in ["mtbf:1:1e308", "mtbf:1:1e13"] {
+        let e = spec.parse::<Failures>().unwrap_err().to_string();
+        assert!(e.contains("at most 1e12 s"), "{spec}: {e}");
+    }
+    for spec in ["uniform:1..1e308", "lognormal:1e300"] {
+        let e = spec.parse::<RuntimeNoise>().unwrap_err().to_string();
+        assert!(e.contains(&format!("`{spec}`")), "{spec}: {e}");
+    }
+}
+
+#[test]
 fn bad_specifications_are_one_line_typed_errors() {
     let cases: [(&str, Result<(), SimError>); 7] = [
         (
@@ -406,7 +441,7 @@ fn bad_specifications_are_one_line_typed_errors() {
             .parse::<RuntimeNoise>()
             .unwrap_err()
             .to_string(),
-        "invalid noise `lognormal:-0.1`: the coefficient of variation must be finite and >= 0"
+        "invalid noise `lognormal:-0.1`: the coefficient of variation must be in 0..=100"
     );
     assert_eq!(
         "mtbf:0".parse::<Failures>().unwrap_err().to_string(),
