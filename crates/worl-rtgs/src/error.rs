@@ -63,6 +63,18 @@ pub enum ScheduleError {
         /// The plans its first step evaluates.
         population: usize,
     },
+    /// The problem is too large for the scheduler's method (`exact`'s task × GPU tables).
+    #[error("{scheduler} cannot take {tasks} tasks on {gpus} GPUs: {reason}")]
+    TooLarge {
+        /// The scheduler's name.
+        scheduler: String,
+        /// Tasks of the problem.
+        tasks: usize,
+        /// GPUs of the problem.
+        gpus: usize,
+        /// The limit it passes.
+        reason: String,
+    },
     /// A scheduler specification string (`name:key=value,...`) is malformed.
     #[error("malformed scheduler spec `{spec}`: {reason}")]
     InvalidSpec {

@@ -139,11 +139,16 @@ mod search;
 #[cfg(test)]
 mod tests;
 
-use crate::error::Result;
+use crate::error::{Result, ScheduleError};
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::{Heft, Peft};
 use worl_cluster::{Problem, Schedule};
+
+/// Most task–GPU pairs `exact` takes: its bounds keep three `f64` tables of tasks × GPUs
+/// (`2^22` pairs: 96 MiB); larger problems are refused with [`ScheduleError::TooLarge`]
+/// before any allocation (2,000 tasks on 65,536 GPUs took 3 GB).
+pub const MAX_TASK_GPU_PAIRS: usize = 1 << 22;
 
 /// The result of one [`Exact::solve`].
 #[derive(Clone, Debug, PartialEq)]
@@ -222,9 +227,21 @@ impl Exact {
     /// Searches an optimal schedule of `problem` within the node budget (capped by `ctx`'s
     /// evaluation budget), `ctx`'s CPU-time budget and observer (see the [module documentation](self)).
     ///
-    /// Errors: those of HEFT and PEFT (which give the first incumbent) and of
-    /// [`Schedule::new`]; none for a valid problem.
+    /// Errors: [`ScheduleError::TooLarge`] for more than [`MAX_TASK_GPU_PAIRS`] task–GPU
+    /// pairs; those of HEFT and PEFT (which give the first incumbent) and of
+    /// [`Schedule::new`].
     pub fn solve(&self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<ExactOutcome> {
+        let cells = problem.n_tasks().saturating_mul(problem.n_gpus());
+        if cells > MAX_TASK_GPU_PAIRS {
+            return Err(ScheduleError::TooLarge {
+                scheduler: Self::NAME.to_owned(),
+                tasks: problem.n_tasks(),
+                gpus: problem.n_gpus(),
+                reason: format!(
+                    "its bounds keep three tables of tasks x GPUs, at most {MAX_TASK_GPU_PAIRS} pairs (exact is for small instances)"
+                ),
+            });
+        }
         let seed = ctx.seed();
         let heft = Heft::new().schedule(problem, &mut RunContext::new(seed))?;
         let peft = Peft::new().schedule(problem, &mut RunContext::new(seed))?;

@@ -490,3 +490,30 @@ proptest! {
         prop_assert!(ms <= heft_makespan(&p));
     }
 }
+
+#[test]
+fn more_task_gpu_pairs_than_the_tables_hold_is_a_typed_error_before_allocating() {
+    // 65 independent tasks on 65,536 GPUs: 4,259,840 pairs > 2^22
+    let mut b = WorkloadBuilder::new("wide");
+    let j = b.add_job("j").unwrap();
+    for i in 0..65 {
+        b.add_task(j, format!("t{i}"), 1.0, None).unwrap();
+    }
+    let cluster = worl_cluster::presets::homogeneous(65_536, &GpuModel::v100_16gb()).unwrap();
+    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap();
+    let e = Exact::new()
+        .schedule(&p, &mut RunContext::new(1))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            crate::ScheduleError::TooLarge {
+                tasks: 65,
+                gpus: 65_536,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("at most 4194304 pairs"), "{e}");
+}
