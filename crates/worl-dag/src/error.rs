@@ -132,7 +132,8 @@ pub enum DagError {
         source: std::io::Error,
     },
     /// A file is malformed at a given line (1-based; 0 when the error has no line, which is
-    /// then not shown: the message reads `file: message`).
+    /// then not shown: the message reads `file: message`). Quoted values of the message
+    /// longer than [`SHOWN_VALUE_CHARS`] characters are shown clipped ([`clip_quoted`]).
     #[error("{}", at(file, *line, message))]
     Parse {
         /// The file (or `<memory>` for in-memory input).
@@ -179,6 +180,7 @@ pub enum DagError {
 
 /// `file:line: message`, or `file: message` without a line (`line == 0`).
 fn at(file: &str, line: usize, message: &str) -> String {
+    let message = clip_quoted(message);
     if line == 0 {
         format!("{file}: {message}")
     } else {
@@ -204,5 +206,103 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// Longest value, in characters, an error message quotes whole ([`clip`]).
+pub const SHOWN_VALUE_CHARS: usize = 80;
+
+/// A value as an error message quotes it: whole up to [`SHOWN_VALUE_CHARS`] characters,
+/// else its first [`SHOWN_VALUE_CHARS`] characters, `…` and its length in bytes, so that a
+/// message stays short however long the offending value (a 10 MB cell of a schedule file).
+///
+/// ```
+/// use worl_dag::error::clip;
+/// assert_eq!(clip("node-1"), "node-1");
+/// let long = "x".repeat(1000);
+/// assert_eq!(clip(&long), format!("{}… (1000 bytes)", "x".repeat(80)));
+/// ```
+pub fn clip(value: &str) -> std::borrow::Cow<'_, str> {
+    match value.char_indices().nth(SHOWN_VALUE_CHARS) {
+        None => value.into(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &value[..cut], value.len()).into(),
+    }
+}
+
+/// `message` with every quoted value (between backticks, or between double quotes with
+/// `\` escapes) longer than [`SHOWN_VALUE_CHARS`] characters [`clip`]ped; a quote left
+/// open runs to the end. Used by the messages of [`DagError::Parse`] (workload files) and
+/// of worl-cluster's parse errors (schedule files, cluster files), whatever parser (serde,
+/// TOML, CSV, DOT, XML) wrote them.
+///
+/// ```
+/// use worl_dag::error::clip_quoted;
+/// let long = "9".repeat(100);
+/// assert_eq!(
+///     clip_quoted(&format!("column `start`: `{long}x` is not a number")),
+///     format!("column `start`: `{}… (101 bytes)` is not a number", "9".repeat(80)),
+/// );
+/// assert_eq!(clip_quoted("invalid type: string \"a\", expected f64"), "invalid type: string \"a\", expected f64");
+/// ```
+pub fn clip_quoted(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.len() <= SHOWN_VALUE_CHARS {
+        return message.into();
+    }
+    let mut out = String::new();
+    let mut clipped = false;
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest.as_bytes()[open];
+        out.push_str(&rest[..=open]);
+        let body = &rest[open + 1..];
+        let end = closing_quote(body, quote).unwrap_or(body.len());
+        let value = clip(&body[..end]);
+        clipped |= matches!(value, std::borrow::Cow::Owned(_));
+        out.push_str(&value);
+        rest = if end < body.len() {
+            out.push(char::from(quote));
+            &body[end + 1..]
+        } else {
+            ""
+        };
+    }
+    out.push_str(rest);
+    if clipped { out.into() } else { message.into() }
+}
+
+/// The byte position of the quote closing `body` (a backtick; a double quote not escaped
+/// by a `\`).
+fn closing_quote(body: &str, quote: u8) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 2,
+            b if b == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// Result alias of this crate.
 pub type Result<T, E = DagError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::DagError;
+
+    #[test]
+    fn parse_errors_clip_a_10_mb_quoted_value() {
+        let huge = "n".repeat(10_000_000);
+        let e = DagError::Parse {
+            file: "g.dot".into(),
+            line: 3,
+            message: format!("node `{huge}` is not declared"),
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "g.dot:3: node `{}… (10000000 bytes)` is not declared",
+                "n".repeat(80)
+            )
+        );
+    }
+}
