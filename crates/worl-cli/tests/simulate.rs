@@ -77,7 +77,10 @@ fn a_late_job_waits_for_its_release_and_nothing_else() {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     let events = std::fs::read_to_string(out.join("events-eft.csv")).unwrap();
-    assert!(events.starts_with("time,event,job,task,gpu,peer_task\n"), "{events}");
+    assert!(
+        events.starts_with("time,event,job,task,gpu,peer_task\n"),
+        "{events}"
+    );
     assert!(events.contains("100,released,late,,,"), "{events}");
     assert!(events.contains("100,started,late,late/x,"), "{events}");
     assert!(events.contains("104,finished,late,late/x,"), "{events}");
@@ -137,5 +140,9 @@ fn schedule_simulate_prints_the_realised_makespan_beside_the_planned() {
         .args(["--noise", "lognormal:0.3"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2), "--noise without --simulate is refused");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--noise without --simulate is refused"
+    );
 }
