@@ -19,7 +19,7 @@
 //!   starts before it, and a policy does not see a job's tasks before it
 //!   ([`SimView::ready_tasks`]). Online job arrivals and JCT as in Decima (Mao et al.,
 //!   SIGCOMM 2019); [`arrivals`] turns a batch workload into one with arrivals.
-//! * **GPUs** are busy until their ready time ([`Problem::ready_time`]). An attempt of task
+//! * **GPUs** are busy until their ready time ([`Problem::ready_time`](worl_cluster::Problem::ready_time)). An attempt of task
 //!   `v` on GPU `k` runs `exec(v, k) × f`, with one noise factor `f` per attempt
 //!   ([`RuntimeNoise`]).
 //! * **Dispatch.** A policy appends tasks to GPUs' FIFO queues ([`Dispatch`]); each GPU

@@ -210,8 +210,8 @@ impl Exact {
     /// From registry options: `nodes` (a non-negative integer, default
     /// [`DEFAULT_NODES`](Self::DEFAULT_NODES)).
     ///
-    /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
-    /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
+    /// Errors: [`ScheduleError::InvalidOption`],
+    /// [`ScheduleError::UnknownOption`].
     pub fn from_options(mut options: Options) -> Result<Self> {
         let nodes = options.take_or("nodes", Self::DEFAULT_NODES)?;
         options.finish()?;
