@@ -145,14 +145,19 @@ impl SimStudy {
                     seed,
                     source: Box::new(source),
                 };
-                let workload = self
-                    .arrivals
-                    .apply(base.workload(), seed)
-                    .map_err(|e| fail("arrivals", e))?;
-                let problem = Arc::new(
-                    Problem::new(Arc::new(workload), base.cluster_arc().clone())
-                        .map_err(worl_rtgs::ScheduleError::from)?,
-                );
+                // the trace's releases are the problem's own; other processes re-time jobs
+                let problem = if self.arrivals == Arrivals::Trace {
+                    base.clone()
+                } else {
+                    let workload = self
+                        .arrivals
+                        .apply(base.workload(), seed)
+                        .map_err(|e| fail("arrivals", e))?;
+                    Arc::new(
+                        Problem::new(Arc::new(workload), base.cluster_arc().clone())
+                            .map_err(worl_rtgs::ScheduleError::from)?,
+                    )
+                };
                 let sim = Simulation::new(&problem, self.config.clone())
                     .map_err(|e| fail("simulation", e))?;
                 for spec in &self.policies {
