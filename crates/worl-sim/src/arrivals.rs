@@ -167,12 +167,8 @@ impl FromStr for Arrivals {
     ///
     /// Errors: [`SimError::InvalidSpec`] (`arrivals`) naming the string.
     fn from_str(s: &str) -> Result<Self> {
-        let spec = s.trim();
-        let (kind, arg) = match spec.split_once(':') {
-            Some((k, a)) => (k.trim(), Some(a)),
-            None => (spec, None),
-        };
-        let arrivals = match (kind.to_ascii_lowercase().as_str(), arg) {
+        let (kind, arg) = crate::noise::kind_and_arg(s);
+        let arrivals = match (kind.as_str(), arg) {
             ("batch", None) => Self::Batch,
             ("trace", None) => Self::Trace,
             ("poisson", Some(a)) => Self::Poisson {

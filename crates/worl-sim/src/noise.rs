@@ -132,6 +132,15 @@ pub(crate) fn as_given(e: SimError, spec: &str) -> SimError {
     }
 }
 
+/// The kind of a `KIND[:ARG]` specification (trimmed, lower case) and its argument.
+pub(crate) fn kind_and_arg(spec: &str) -> (String, Option<&str>) {
+    let spec = spec.trim();
+    match spec.split_once(':') {
+        Some((k, a)) => (k.trim().to_ascii_lowercase(), Some(a)),
+        None => (spec.to_ascii_lowercase(), None),
+    }
+}
+
 pub(crate) fn parse_f64(what: &'static str, spec: &str, field: &str, text: &str) -> Result<f64> {
     text.trim()
         .parse::<f64>()
@@ -147,12 +156,8 @@ impl FromStr for RuntimeNoise {
 
     /// Parses `none`, `lognormal:CV` or `uniform:LO..HI`, then validates.
     fn from_str(s: &str) -> Result<Self> {
-        let spec = s.trim();
-        let (kind, arg) = match spec.split_once(':') {
-            Some((k, a)) => (k.trim(), Some(a)),
-            None => (spec, None),
-        };
-        let noise = match (kind.to_ascii_lowercase().as_str(), arg) {
+        let (kind, arg) = kind_and_arg(s);
+        let noise = match (kind.as_str(), arg) {
             ("none", None) => Self::None,
             ("lognormal", Some(a)) => Self::LogNormal {
                 cv: parse_f64("noise", s, "coefficient of variation", a)?,
