@@ -28,18 +28,21 @@ fn reward(delta: f64, lb: f64) -> f32 {
     }
 }
 
-/// Per-problem constants: the tasks' scales ([`TaskScales`]: units of the time features,
-/// upward ranks — the decision order), each task's job, and the makespan lower bound (the
-/// unit of the rewards).
+/// Per-problem constants of both deep-RL schedulers and of an online dispatcher driven by
+/// their agents: each task's scales (the unit of its time features, its upward rank — the
+/// decision order — and that rank over the largest), each task's job, and the makespan
+/// lower bound (the unit of the rewards and of the partial-makespan state feature).
 #[derive(Clone, Debug)]
-pub(crate) struct Statics {
+pub struct Statics {
     scales: TaskScales,
     job_of: Vec<u32>,
     lower_bound: f64,
 }
 
 impl Statics {
-    pub(crate) fn new(problem: &Problem) -> Self {
+    /// The constants of `problem`: `O(n + e)` plus the upward ranks (HEFT's `rank_u` on
+    /// mean costs) and the lower bound ([`Problem::lower_bound`]).
+    pub fn new(problem: &Problem) -> Self {
         let mut job_of = vec![0u32; problem.n_tasks()];
         for (j, job) in problem.workload().jobs().iter().enumerate() {
             for t in &job.tasks {
@@ -53,15 +56,182 @@ impl Statics {
             lower_bound: if lb > 0.0 { lb } else { 1.0 },
         }
     }
+
+    /// The unit of `task`'s time features: its mean execution time over the GPUs, s (1
+    /// where it is 0).
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    #[inline]
+    pub fn unit(&self, task: TaskId) -> f64 {
+        self.scales.unit[task.index()]
+    }
+
+    /// `task`'s upward rank `rank_u`, s: decisions take ready tasks in decreasing rank
+    /// (ties: smaller id).
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    #[inline]
+    pub fn rank(&self, task: TaskId) -> f64 {
+        self.scales.rank[task.index()]
+    }
+
+    /// `task`'s upward rank over the largest one (0 where not finite), the candidate
+    /// feature 7.
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    #[inline]
+    pub fn rank_norm(&self, task: TaskId) -> f32 {
+        self.scales.rank_norm[task.index()]
+    }
+
+    /// The index of `task`'s job (a decision groups ready tasks of one job).
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    #[inline]
+    pub fn job(&self, task: TaskId) -> u32 {
+        self.job_of[task.index()]
+    }
+
+    /// The problem's makespan lower bound, s (1 when it is 0).
+    #[inline]
+    pub fn lower_bound(&self) -> f64 {
+        self.lower_bound
+    }
+
+    /// Orders tasks by decreasing upward rank, ties to the smaller id: the order in which
+    /// decisions take ready tasks.
+    #[inline]
+    pub fn by_rank(&self, a: TaskId, b: TaskId) -> std::cmp::Ordering {
+        self.rank(b).total_cmp(&self.rank(a)).then(a.cmp(&b))
+    }
+}
+
+/// One candidate GPU of a task, the quantities its feature row is computed from (times in
+/// s, absolute). In the static episode they come from the partial schedule; an online
+/// dispatcher gives their online analogues (estimated GPU free times, realised parents'
+/// finishes).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct CandidateTimes {
+    /// The GPU.
+    pub gpu: GpuId,
+    /// Earliest (estimated) finish time of the task on the GPU, s.
+    pub eft: f64,
+    /// The start that finish assumes, s (`eft − start` is the execution time).
+    pub start: f64,
+    /// When every input of the task would be on the GPU, s (0 without parents).
+    pub data_ready: f64,
+    /// When the GPU is free of the work already on it, s.
+    pub free: f64,
+    /// Tasks placed (dispatched) on the GPU so far.
+    pub tasks_on_gpu: u32,
+}
+
+/// What one decision's state and feature rows are computed from besides the candidates:
+/// the progress of the episode (or run) and the decision's size. One implementation
+/// ([`state`](Self::state), [`push_rows`](Self::push_rows)) serves the static episode and
+/// online dispatchers, so their features cannot drift apart.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct DecisionContext {
+    /// Tasks placed (dispatched) so far.
+    pub placed: usize,
+    /// Tasks of the problem, `n`.
+    pub n_tasks: usize,
+    /// Ready tasks not yet placed when the decision is made (those of the decision
+    /// included).
+    pub ready: usize,
+    /// GPUs of the cluster, `m`.
+    pub n_gpus: usize,
+    /// Tasks in the decision (`1..=branches`).
+    pub group: usize,
+    /// Branches of the agent's network (1 for `dqn`).
+    pub branches: usize,
+    /// The partial makespan, s (the largest finish of the tasks placed so far; 0 before
+    /// any).
+    pub partial_makespan: f64,
+    /// The problem's makespan lower bound, s ([`Statics::lower_bound`]).
+    pub lower_bound: f64,
+}
+
+impl DecisionContext {
+    /// Floats per candidate row: [`FEATURE_DIM`], plus `branches` for the one-hot branch
+    /// code when there are 2 or more branches.
+    #[inline]
+    pub fn row_dim(&self) -> usize {
+        FEATURE_DIM + self.selector()
+    }
+
+    #[inline]
+    fn selector(&self) -> usize {
+        if self.branches >= 2 { self.branches } else { 0 }
+    }
+
+    /// The state vector, [`STATE_DIM`] floats: `[placed/n, ln(1 + ready/m),
+    /// group/branches, ln(1 + partial makespan/LB)]` (with [`squash`] for the logarithms).
+    pub fn state(&self) -> [f32; STATE_DIM] {
+        [
+            self.placed as f32 / self.n_tasks.max(1) as f32,
+            squash(self.ready as f64 / self.n_gpus.max(1) as f64),
+            self.group as f32 / self.branches as f32,
+            squash(self.partial_makespan / self.lower_bound),
+        ]
+    }
+
+    /// Appends the candidate rows of `task` as branch `branch` of the decision to `out`,
+    /// [`row_dim`](Self::row_dim) floats per candidate: `cands` are the task's candidates in
+    /// increasing EFT (the first has the smallest), `latest` the latest finish of its
+    /// parents, s (0 without parents). Per candidate `i` of `k`, times over the task's
+    /// [unit](Statics::unit) `u`, [`squash`]ed: `(eft − eft₀)/u`, `(eft − start)/u`,
+    /// `max(start − free, 0)/u`, `max(data_ready − latest, 0)/u`, `(free − latest)/u`,
+    /// then `i/k`, the task's [`rank_norm`](Statics::rank_norm), and `squash(tasks on the
+    /// GPU / (1 + placed/m))`; then the one-hot code of `branch` when there are 2 or more
+    /// branches.
+    pub fn push_rows(
+        &self,
+        statics: &Statics,
+        task: TaskId,
+        latest: f64,
+        branch: usize,
+        cands: &[CandidateTimes],
+        out: &mut Vec<f32>,
+    ) {
+        let Some(first) = cands.first() else {
+            return;
+        };
+        let u = statics.unit(task);
+        let k = cands.len();
+        let min_eft = first.eft;
+        let placed_per_gpu = 1.0 + self.placed as f64 / self.n_gpus.max(1) as f64;
+        let selector = self.selector();
+        for (i, c) in cands.iter().enumerate() {
+            let exec = c.eft - c.start;
+            out.extend_from_slice(&[
+                squash((c.eft - min_eft) / u),
+                squash(exec / u),
+                squash((c.start - c.free).max(0.0) / u),
+                squash((c.data_ready - latest).max(0.0) / u),
+                squash((c.free - latest) / u),
+                i as f32 / k as f32,
+                statics.rank_norm(task),
+                squash(f64::from(c.tasks_on_gpu) / placed_per_gpu),
+            ]);
+            for code in 0..selector {
+                out.push(f32::from(u8::from(code == branch)));
+            }
+        }
+    }
 }
 
 /// One joint decision: the tasks of the group in branch order, the shared state, and per
 /// branch its candidate rows (`row_dim` floats each: [`FEATURE_DIM`] features, then the
 /// one-hot branch code when there are 2 or more branches) and their GPUs.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Decision {
-    pub tasks: Vec<TaskId>,
-    pub state: Vec<f32>,
+pub struct Decision {
+    pub(crate) tasks: Vec<TaskId>,
+    pub(crate) state: Vec<f32>,
     rows: Vec<f32>,
     gpus: Vec<GpuId>,
     /// Row offsets of the branches, `tasks.len() + 1` entries.
@@ -70,18 +240,50 @@ pub(crate) struct Decision {
 }
 
 impl Decision {
+    /// The tasks of the decision, in branch order.
+    pub fn tasks(&self) -> &[TaskId] {
+        &self.tasks
+    }
+
+    /// The state vector, [`STATE_DIM`] floats.
+    pub fn state(&self) -> &[f32] {
+        &self.state
+    }
+
+    /// Floats per candidate row.
+    pub fn row_dim(&self) -> usize {
+        self.row_dim
+    }
+
+    /// The candidate GPUs of branch `b`, in increasing EFT.
+    ///
+    /// # Panics
+    /// If `b` is not a branch of the decision.
+    pub fn gpus(&self, b: usize) -> &[GpuId] {
+        &self.gpus[self.offsets[b]..self.offsets[b + 1]]
+    }
+
     /// The candidate rows of branch `b`, row-major `[k_b, row_dim]`.
+    ///
+    /// # Panics
+    /// If `b` is not a branch of the decision.
     pub fn rows(&self, b: usize) -> &[f32] {
         &self.rows[self.offsets[b] * self.row_dim..self.offsets[b + 1] * self.row_dim]
     }
 
     /// Row `i` of branch `b`.
+    ///
+    /// # Panics
+    /// If `b` or `i` is out of range.
     pub fn row(&self, b: usize, i: usize) -> &[f32] {
         let r = self.offsets[b] + i;
         &self.rows[r * self.row_dim..(r + 1) * self.row_dim]
     }
 
     /// The GPU of row `i` of branch `b`.
+    ///
+    /// # Panics
+    /// If `b` or `i` is out of range.
     pub fn gpu(&self, b: usize, i: usize) -> GpuId {
         self.gpus[self.offsets[b] + i]
     }
@@ -97,6 +299,7 @@ pub(crate) struct Episode<'p> {
     ready: Vec<TaskId>,
     on_gpu: Vec<u32>,
     scored: Vec<(f64, GpuId, f64, f64)>,
+    cands: Vec<CandidateTimes>,
 }
 
 impl<'p> Episode<'p> {
@@ -112,6 +315,7 @@ impl<'p> Episode<'p> {
             ready,
             on_gpu: vec![0; problem.n_gpus()],
             scored: Vec::new(),
+            cands: Vec::new(),
         }
     }
 
@@ -137,39 +341,35 @@ impl<'p> Episode<'p> {
             return Ok(false);
         }
         let s = self.statics;
-        let by_rank = |a: &TaskId, b: &TaskId| {
-            s.scales.rank[b.index()]
-                .total_cmp(&s.scales.rank[a.index()])
-                .then(a.cmp(b))
-        };
-        self.ready.sort_unstable_by(by_rank);
-        let job = s.job_of[self.ready[0].index()];
+        self.ready.sort_unstable_by(|a, b| s.by_rank(*a, *b));
+        let job = s.job(self.ready[0]);
         out.tasks.clear();
         out.tasks.extend(
             self.ready
                 .iter()
                 .copied()
-                .filter(|v| s.job_of[v.index()] == job)
+                .filter(|&v| s.job(v) == job)
                 .take(branches),
         );
         let problem = self.partial.problem();
-        let (n, m) = (problem.n_tasks(), problem.n_gpus());
-        let selector = if branches >= 2 { branches } else { 0 };
-        out.row_dim = FEATURE_DIM + selector;
+        let ctx = DecisionContext {
+            placed: self.partial.n_placed(),
+            n_tasks: problem.n_tasks(),
+            ready: self.ready.len(),
+            n_gpus: problem.n_gpus(),
+            group: out.tasks.len(),
+            branches,
+            partial_makespan: self.partial.makespan(),
+            lower_bound: s.lower_bound(),
+        };
+        out.row_dim = ctx.row_dim();
         out.state.clear();
-        out.state.extend_from_slice(&[
-            self.partial.n_placed() as f32 / n.max(1) as f32,
-            squash(self.ready.len() as f64 / m.max(1) as f64),
-            out.tasks.len() as f32 / branches as f32,
-            squash(self.partial.makespan() / s.lower_bound),
-        ]);
+        out.state.extend_from_slice(&ctx.state());
         out.rows.clear();
         out.gpus.clear();
         out.offsets.clear();
         out.offsets.push(0);
-        let placed_per_gpu = 1.0 + self.partial.n_placed() as f64 / m.max(1) as f64;
         for (b, &task) in out.tasks.iter().enumerate() {
-            let u = s.scales.unit[task.index()];
             let latest = problem
                 .graph()
                 .preds(task)
@@ -192,25 +392,21 @@ impl<'p> Episode<'p> {
             self.scored
                 .sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
             let k = self.scored.len().min(candidates);
-            let min_eft = self.scored[0].0;
-            for (i, &(eft, gpu, start, data_ready)) in self.scored[..k].iter().enumerate() {
-                let exec = eft - start;
-                let free = self.partial.available(gpu);
-                out.rows.extend_from_slice(&[
-                    squash((eft - min_eft) / u),
-                    squash(exec / u),
-                    squash((start - free).max(0.0) / u),
-                    squash((data_ready - latest).max(0.0) / u),
-                    squash((free - latest) / u),
-                    i as f32 / k as f32,
-                    s.scales.rank_norm[task.index()],
-                    squash(f64::from(self.on_gpu[gpu.index()]) / placed_per_gpu),
-                ]);
-                for c in 0..selector {
-                    out.rows.push(f32::from(u8::from(c == b)));
-                }
-                out.gpus.push(gpu);
-            }
+            self.cands.clear();
+            self.cands.extend(
+                self.scored[..k]
+                    .iter()
+                    .map(|&(eft, gpu, start, data_ready)| CandidateTimes {
+                        gpu,
+                        eft,
+                        start,
+                        data_ready,
+                        free: self.partial.available(gpu),
+                        tasks_on_gpu: self.on_gpu[gpu.index()],
+                    }),
+            );
+            ctx.push_rows(s, task, latest, b, &self.cands, &mut out.rows);
+            out.gpus.extend(self.cands.iter().map(|c| c.gpu));
             out.offsets.push(out.gpus.len());
         }
         Ok(true)

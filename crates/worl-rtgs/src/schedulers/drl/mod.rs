@@ -18,6 +18,10 @@
 //!   − latest predecessor finish (its backlog), EFT rank / k, the task's `rank_u` / the
 //!   largest, tasks on the GPU over the mean per GPU. MDTS appends the one-hot code of the
 //!   branch (the task's position in the decision).
+//!   One implementation computes both ([`DecisionContext::state`],
+//!   [`DecisionContext::push_rows`], from [`CandidateTimes`] and the problem's [`Statics`]):
+//!   the static episode and online dispatchers (worl-sim's `online:dqn`/`online:mdts`)
+//!   share it; [`first_decision`] shows a problem's first decision.
 //! * **Reward** of a task: `−ΔC / LB`, the growth of the partial makespan its placement
 //!   caused over the problem's lower bound, so an episode's return is `−makespan / LB`.
 //! * **Placement**: the chosen GPU at the task's earliest slot (option `policy`, default
@@ -105,7 +109,7 @@
 
 mod episode;
 
-pub use episode::{FEATURE_DIM, STATE_DIM};
+pub use episode::{CandidateTimes, Decision, DecisionContext, FEATURE_DIM, STATE_DIM, Statics};
 
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Policy, Problem, Schedule};
@@ -118,7 +122,7 @@ use crate::registry::Options;
 use crate::scheduler::{Budget, Progress, RunContext, Scheduler};
 use crate::schedulers::agents::{AgentStart, take_agent_options};
 use crate::schedulers::search::options::{MAX_ITERATIONS, take_count, take_in_range};
-use episode::{Decision, Episode, Statics};
+use episode::Episode;
 
 /// Configuration of [`Dqn`] and [`Mdts`]; defaults in the field docs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -501,6 +505,21 @@ pub fn run_drl(
     })
 }
 
+/// The first decision of a greedy episode of `config`'s scheduler on `problem` (nothing
+/// placed yet): its tasks, state and candidate rows, exactly as [`run_drl`] computes them
+/// before asking the agent. `None` for a problem without tasks. For inspection, and to
+/// check that an online dispatcher computes the same features from the same state.
+///
+/// Errors: [`ScheduleError::Cluster`](crate::ScheduleError::Cluster) for a task of the
+/// decision that no GPU fits.
+pub fn first_decision(problem: &Problem, config: &DrlConfig) -> Result<Option<Decision>> {
+    let statics = Statics::new(problem);
+    let mut ep = Episode::new(problem, &statics, config.policy);
+    let mut decision = Decision::default();
+    let more = ep.next_decision(config.branches, config.candidates, &mut decision)?;
+    Ok(more.then_some(decision))
+}
+
 /// The state both deep-RL schedulers keep between runs.
 struct DrlRunner {
     config: DrlConfig,
@@ -568,6 +587,12 @@ macro_rules! drl_scheduler {
             /// The agent after the last [`schedule`](Scheduler::schedule) call, if any.
             pub fn last_agent(&self) -> Option<&Agent> {
                 self.0.last_agent.as_ref()
+            }
+
+            /// Takes the agent after the last [`schedule`](Scheduler::schedule) call (e.g.
+            /// to dispatch online with it), leaving none.
+            pub fn take_last_agent(&mut self) -> Option<Agent> {
+                self.0.last_agent.take()
             }
         }
 
