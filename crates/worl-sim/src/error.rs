@@ -31,6 +31,18 @@ pub enum SimError {
         /// Why it is refused.
         reason: String,
     },
+    /// An outage script file (`script:FILE`) cannot be read, or one of its lines is
+    /// invalid (a bad header, a GPU that is not an index, a time that is not a number, a
+    /// non-finite or negative failure time, a repair time not after it, too many rows).
+    #[error("outage script `{file}`{}: {reason}", at_line(*.line))]
+    InvalidScript {
+        /// The file, as given.
+        file: String,
+        /// The 1-based line (the header is line 1), or `None` for the file as a whole.
+        line: Option<u64>,
+        /// Why it is refused.
+        reason: String,
+    },
     /// A policy dispatched a task id that is not in the problem.
     #[error("policy `{policy}` dispatched task index {index}, but the problem has {n_tasks} tasks")]
     UnknownTask {
@@ -141,6 +153,11 @@ pub enum SimError {
     /// Placeholder of the skeleton: the function is not written yet.
     #[error("{0} is not implemented yet")]
     NotImplemented(&'static str),
+}
+
+/// `, line N` for a line of a file, nothing for the file as a whole.
+fn at_line(line: Option<u64>) -> String {
+    line.map_or_else(String::new, |l| format!(", line {l}"))
 }
 
 /// `Result` with [`SimError`].

@@ -100,7 +100,9 @@ mod state;
 pub use check::{LogViolation, check_log};
 pub use engine::{MAX_ATTEMPTS, SimConfig, Simulation};
 pub use error::{Result, SimError};
-pub use failures::{DEFAULT_REPAIR_S, Failures, MAX_FAILURE_TIME_S, Outage};
+pub use failures::{
+    DEFAULT_REPAIR_S, Failures, MAX_FAILURE_TIME_S, MAX_OUTAGES, MAX_SCRIPT_BYTES, Outage,
+};
 pub use metrics::SimMetrics;
 pub use network::Contention;
 pub use noise::RuntimeNoise;
