@@ -397,7 +397,9 @@ pub struct SimulateOptions {
     pub noise: String,
     /// Network contention: `fair` or `none`.
     pub contention: String,
-    /// GPU failures: `none`, `mtbf:HOURS` or `mtbf:HOURS:REPAIR_S`.
+    /// GPU failures: `none`, `mtbf:HOURS`, `mtbf:HOURS:REPAIR_S`, scripted outages
+    /// `outages:GPU@FROM+DURATION[;...]` (GPU index, seconds) or `script:FILE` (a CSV file
+    /// with the header `gpu,from,to`); see [`Failures`].
     pub failures: String,
     /// Seeds `1..=seeds` (arrivals, noise, failures, planners), in `1..=`[`MAX_SIM_SEEDS`].
     pub seeds: u64,

@@ -1292,7 +1292,9 @@ impl Simulation {
 /// failure, `eft`, `least-connection`, `round-robin` decide online; None: the command's
 /// default list) with seeds 1..=`seeds`, jobs released by `arrivals` (`trace`, `batch`,
 /// `poisson:R`), runtime `noise` (`none`, `lognormal:CV`, `uniform:LO..HI`), network
-/// `contention` (`fair`, `none`) and GPU `failures` (`none`, `mtbf:HOURS[:REPAIR_S]`); each
+/// `contention` (`fair`, `none`) and GPU `failures` (`none`, `mtbf:HOURS[:REPAIR_S]`,
+/// scripted outages `outages:GPU@FROM+DURATION[;...]` with GPU an index such as `0` or `g0`
+/// and times in seconds, or `script:FILE` for a CSV file with the header `gpu,from,to`); each
 /// planning call within `time` seconds and `max_evaluations` plan evaluations. `workloads`
 /// holds `Workload`s or file paths, `cluster` is a `Cluster` or a description / file path.
 ///

@@ -270,7 +270,10 @@ def simulate(
     ``plan:heft,plan:ils,replan:heft,eft,least-connection,round-robin``. ``arrivals``:
     ``trace``, ``batch``, ``poisson:R`` (jobs per hour); ``noise``: ``none``,
     ``lognormal:CV``, ``uniform:LO..HI``; ``contention``: ``fair``, ``none``; ``failures``:
-    ``none``, ``mtbf:HOURS[:REPAIR_S]``; seeds 1..=``seeds``; ``time`` (s) and
+    ``none``, ``mtbf:HOURS[:REPAIR_S]``, scripted outages
+    ``outages:GPU@FROM+DURATION[;GPU@FROM+DURATION...]`` (GPU index such as ``0`` or
+    ``g0``, times in seconds) or ``script:FILE`` (a CSV file with the header
+    ``gpu,from,to``); seeds 1..=``seeds``; ``time`` (s) and
     ``max_evaluations`` bound each planning call. Raises ScheduleError for a bad spec
     (naming it) or a failed run, LoadError for bad inputs."""
 
