@@ -513,24 +513,7 @@ impl Experiment {
     }
 
     fn progress_bar(&self, len: u64) -> RunProgress {
-        let terminal = std::io::stderr().is_terminal();
-        let mut progress = RunProgress {
-            bar: ProgressBar::hidden(),
-            lines: self.lines && !self.quiet && !terminal,
-            total: len,
-            started: AtomicU64::new(0),
-        };
-        if self.quiet || !terminal {
-            return progress;
-        }
-        let style = ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} runs (eta {eta}) {msg}",
-        )
-        .expect("a valid progress template")
-        .progress_chars("=> ");
-        progress.bar = ProgressBar::new(len).with_style(style);
-        progress.bar.enable_steady_tick(Duration::from_millis(250));
-        progress
+        RunProgress::new(len, self.quiet, self.lines)
     }
 
     fn execute(
@@ -643,6 +626,29 @@ pub(crate) struct RunProgress {
 }
 
 impl RunProgress {
+    /// Progress over `len` runs: a bar on a terminal stderr unless `quiet`; else, with
+    /// `lines` and not `quiet`, one plain stderr line per run as it starts; else nothing.
+    pub(crate) fn new(len: u64, quiet: bool, lines: bool) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        let mut progress = Self {
+            bar: ProgressBar::hidden(),
+            lines: lines && !quiet && !terminal,
+            total: len,
+            started: AtomicU64::new(0),
+        };
+        if quiet || !terminal {
+            return progress;
+        }
+        let style = ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} runs (eta {eta}) {msg}",
+        )
+        .expect("a valid progress template")
+        .progress_chars("=> ");
+        progress.bar = ProgressBar::new(len).with_style(style);
+        progress.bar.enable_steady_tick(Duration::from_millis(250));
+        progress
+    }
+
     /// A run starts: `what` is its scheduler, problem and seed.
     pub(crate) fn start(&self, what: String) {
         if self.lines {
