@@ -72,6 +72,7 @@
 use super::{Experiment, Outcome, Resolved, RunKey};
 use crate::error::{ExperimentError, Result};
 use crate::run::{Results, RunRecord};
+use crate::simulation::SimLine;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -92,6 +93,22 @@ pub struct ShardLine {
     pub shard: [usize; 2],
     /// The run's record.
     pub record: RunRecord,
+    /// A simulation study's run ([`SimStudy::shard`](crate::simulation::SimStudy::shard)):
+    /// its simulation measures; absent from an experiment's lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimLine>,
+}
+
+impl ShardLine {
+    /// What kind of grid the line belongs to, for messages: `"a simulation study"` or
+    /// `"an experiment"`.
+    pub fn kind(&self) -> &'static str {
+        if self.sim.is_some() {
+            "a simulation study"
+        } else {
+            "an experiment"
+        }
+    }
 }
 
 /// One run of a grid: its position in canonical order and what it runs.
@@ -218,47 +235,17 @@ impl Shard<'_> {
         let path = path.as_ref();
         let exp = self.experiment;
         let (resolved, keys, grid) = self.keys()?;
-        let read = read_file(path, Read::Resume)?;
-        let (lines, cut) = (read.lines, read.cut_partial_line);
-        let mut present: HashSet<(String, String, u64)> = HashSet::new();
-        for (line_no, l) in &lines {
-            if l.grid != grid || l.runs != keys.len() {
-                return Err(ExperimentError::Invalid(format!(
-                    "{}:{line_no}: a run of another grid (fingerprint {}, {} runs; this grid {grid}, {} runs): use another results file",
-                    path.display(),
-                    l.grid,
-                    l.runs,
-                    keys.len()
-                )));
-            }
-            present.insert((
-                l.record.problem.clone(),
-                l.record.scheduler.clone(),
-                l.record.seed,
-            ));
-        }
+        let resumed = resume(path, &grid, keys.len(), [self.k, self.n])?;
         let mine: Vec<usize> = (0..keys.len()).filter(|i| i % self.n == self.k).collect();
         let todo: Vec<usize> = mine
             .iter()
             .copied()
             .filter(|&i| {
                 let id = self.id(&resolved, i, &keys[i]);
-                !present.contains(&(id.problem, id.scheduler, id.seed))
+                !resumed.holds(&id.problem, &id.scheduler, id.seed)
             })
             .collect();
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| ExperimentError::io(path, e))?;
-        let mut file = file;
-        if read.unterminated {
-            // a complete last line without its newline: end it before appending
-            file.write_all(b"\n")
-                .and_then(|()| file.flush())
-                .map_err(|e| ExperimentError::io(path, e))?;
-        }
-        let file = Mutex::new(file);
+        let appender = &resumed.appender;
         let bar = exp.progress_bar(todo.len() as u64);
         // reused schedulers: one instance per spec for the shard, runs in order
         let mut reused: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -272,7 +259,6 @@ impl Shard<'_> {
             }
         }
         let jobs: Vec<Vec<usize>> = single.into_iter().chain(reused.into_values()).collect();
-        let shard = [self.k, self.n];
         let exec = |runs: &Vec<usize>| -> Option<(usize, ExperimentError)> {
             let r = &resolved[keys[runs[0]].scheduler];
             let mut sched = match r.spec.build(&exp.registry) {
@@ -293,18 +279,8 @@ impl Shard<'_> {
                 bar.done();
                 match outcome {
                     Ok((record, _)) => {
-                        let line = ShardLine {
-                            grid: grid.clone(),
-                            runs: keys.len(),
-                            index: i,
-                            shard,
-                            record,
-                        };
-                        let mut text = serde_json::to_string(&line).expect("a record serialises");
-                        text.push('\n');
-                        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
-                        if let Err(e) = f.write_all(text.as_bytes()).and_then(|()| f.flush()) {
-                            return Some((i, ExperimentError::io(path, e)));
+                        if let Err(e) = appender.append(i, record, None) {
+                            return Some((i, e));
                         }
                     }
                     Err(e) => return Some((i, e)),
@@ -332,8 +308,113 @@ impl Shard<'_> {
             runs: mine.len(),
             skipped: mine.len() - todo.len(),
             ran: todo.len(),
-            cut_partial_line: cut,
+            cut_partial_line: resumed.cut_partial_line,
         })
+    }
+}
+
+/// A results file opened for a resumed shard: the runs it holds and where new ones go.
+pub(crate) struct Resumed {
+    /// (problem, scheduler or policy label, seed) of every run the file holds.
+    present: HashSet<(String, String, u64)>,
+    /// Whether a partial last line was cut off.
+    pub(crate) cut_partial_line: bool,
+    /// Appends the runs done now.
+    pub(crate) appender: Appender,
+}
+
+impl Resumed {
+    /// Whether the file holds the run of `problem`, `label` and `seed`.
+    pub(crate) fn holds(&self, problem: &str, label: &str, seed: u64) -> bool {
+        self.present
+            .contains(&(problem.to_owned(), label.to_owned(), seed))
+    }
+}
+
+/// Opens `path` (created if missing) to resume shard `shard` (`[k, n]`) of the grid
+/// `grid` of `runs` runs: cuts a partial last line, ends a complete unterminated one,
+/// lists the runs held.
+///
+/// Errors: [`ExperimentError::Io`] reading or opening `path`; [`ExperimentError::Invalid`]
+/// for a line that is not a [`ShardLine`] or that belongs to another grid (naming the file
+/// and line).
+pub(crate) fn resume(path: &Path, grid: &str, runs: usize, shard: [usize; 2]) -> Result<Resumed> {
+    let read = read_file(path, Read::Resume)?;
+    let mut present = HashSet::new();
+    for (line_no, l) in &read.lines {
+        if l.grid != grid || l.runs != runs {
+            return Err(ExperimentError::Invalid(format!(
+                "{}:{line_no}: a run of another grid ({} with fingerprint {}, {} runs; this grid {grid}, {runs} runs): use another results file",
+                path.display(),
+                l.kind(),
+                l.grid,
+                l.runs,
+            )));
+        }
+        present.insert((
+            l.record.problem.clone(),
+            l.record.scheduler.clone(),
+            l.record.seed,
+        ));
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| ExperimentError::io(path, e))?;
+    if read.unterminated {
+        // a complete last line without its newline: end it before appending
+        file.write_all(b"\n")
+            .and_then(|()| file.flush())
+            .map_err(|e| ExperimentError::io(path, e))?;
+    }
+    Ok(Resumed {
+        present,
+        cut_partial_line: read.cut_partial_line,
+        appender: Appender {
+            file: Mutex::new(file),
+            path: path.to_owned(),
+            grid: grid.to_owned(),
+            runs,
+            shard,
+        },
+    })
+}
+
+/// Appends finished runs to a results file, one whole flushed [`ShardLine`] each (safe
+/// from several threads).
+pub(crate) struct Appender {
+    file: Mutex<std::fs::File>,
+    path: PathBuf,
+    grid: String,
+    runs: usize,
+    shard: [usize; 2],
+}
+
+impl Appender {
+    /// Appends run `index`'s line.
+    ///
+    /// Errors: [`ExperimentError::Io`] writing the file.
+    pub(crate) fn append(
+        &self,
+        index: usize,
+        record: RunRecord,
+        sim: Option<SimLine>,
+    ) -> Result<()> {
+        let line = ShardLine {
+            grid: self.grid.clone(),
+            runs: self.runs,
+            index,
+            shard: self.shard,
+            record,
+            sim,
+        };
+        let mut text = serde_json::to_string(&line).expect("a results line serialises");
+        text.push('\n');
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.flush())
+            .map_err(|e| ExperimentError::io(&self.path, e))
     }
 }
 
@@ -342,19 +423,65 @@ impl Shard<'_> {
 /// (wall times aside). A file may hold several shards' lines; a run found on several lines
 /// counts once when the lines agree (records equal bit for bit, wall time aside); a
 /// partial last line (without its newline, not parsing) is ignored, a complete last line
-/// without its newline is read.
+/// without its newline is read. A simulation study's files merge with
+/// [`simulation::merge`](crate::simulation::merge) (or [`merge_any`]).
 ///
 /// Errors: [`ExperimentError::Io`] reading a file, naming it (a missing file included);
 /// [`ExperimentError::Invalid`] for a line that is not a [`ShardLine`] (naming file and
-/// line), for files of different grids, for two lines of one run index whose records
-/// differ (naming both lines and the first differing field), for no line at all, or for
-/// missing runs (naming how many, and the first missing index with the shard `index % n`
-/// of `n` that should have run it).
+/// line), for a simulation study's line (naming file and line), for files of different
+/// grids (naming both files), for two lines of one run index whose records differ (naming
+/// both lines and the first differing field), for no line at all, or for missing runs
+/// (naming how many, and the first missing index with the shard `index % n` of `n` that
+/// should have run it).
 pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
+    let lines = merge_lines(paths, Some(false))?;
+    Ok(Results::from_records(
+        lines.into_iter().map(|l| l.record).collect(),
+    ))
+}
+
+/// What [`merge_any`] joined: an experiment's results or a simulation study's outcome.
+#[derive(Clone, Debug)]
+pub enum Merged {
+    /// Shards of an [`Experiment`] (`worl compare --shard`): as [`merge`].
+    Experiment(Results),
+    /// Shards of a [`SimStudy`](crate::simulation::SimStudy) (`worl simulate --shard`):
+    /// as [`simulation::merge`](crate::simulation::merge).
+    Simulation(crate::simulation::SimOutcome),
+}
+
+/// Joins results files of the shards of one grid, whichever kind of grid: an
+/// experiment's ([`merge`]) or a simulation study's
+/// ([`simulation::merge`](crate::simulation::merge)); the kind is that of the first line.
+///
+/// Errors: as [`merge`]; a file holding the other kind of run than the first file is
+/// [`ExperimentError::Invalid`] naming both files.
+pub fn merge_any<P: AsRef<Path>>(paths: &[P]) -> Result<Merged> {
+    let lines = merge_lines(paths, None)?;
+    Ok(if lines.first().is_some_and(|l| l.sim.is_some()) {
+        Merged::Simulation(crate::simulation::SimOutcome::from_lines(lines))
+    } else {
+        Merged::Experiment(Results::from_records(
+            lines.into_iter().map(|l| l.record).collect(),
+        ))
+    })
+}
+
+/// The lines of one grid from results files, every run once, in canonical order
+/// (see [`merge`]); `sim`: `Some(true)` for a simulation study's lines only, `Some(false)`
+/// for an experiment's only, `None` for those of the first line's kind.
+///
+/// Errors: as [`merge`].
+pub(crate) fn merge_lines<P: AsRef<Path>>(
+    paths: &[P],
+    sim: Option<bool>,
+) -> Result<Vec<ShardLine>> {
     let mut grid: Option<(String, usize, PathBuf)> = None;
-    // per run index found: the record, its normalised JSON, and where it was read (a map,
+    // the kind of the lines, and where it was first seen
+    let mut kind: Option<(bool, PathBuf)> = None;
+    // per run index found: the line, its normalised JSON, and where it was read (a map,
     // not a slot per run: a line may claim any run count, e.g. u64::MAX)
-    let mut slots: BTreeMap<usize, (RunRecord, serde_json::Value, PathBuf, usize)> =
+    let mut slots: BTreeMap<usize, (ShardLine, serde_json::Value, PathBuf, usize)> =
         BTreeMap::new();
     let mut runs_of_grid = 0usize;
     let mut shards_seen: usize = 0;
@@ -362,6 +489,41 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
         let path = p.as_ref();
         let read = read_file(path, Read::Merge)?;
         for (line_no, l) in read.lines {
+            let is_sim = l.sim.is_some();
+            if let Some(want) = sim.filter(|w| *w != is_sim) {
+                let how = if want {
+                    "worl compare's files merge with shard::merge"
+                } else {
+                    "a simulation study's files merge with simulation::merge"
+                };
+                return Err(ExperimentError::Invalid(format!(
+                    "{}:{line_no}: a run of {}, not of {}: {how} (worl merge takes either)",
+                    path.display(),
+                    l.kind(),
+                    if want {
+                        "a simulation study"
+                    } else {
+                        "an experiment"
+                    },
+                )));
+            }
+            match &kind {
+                None => kind = Some((is_sim, path.to_owned())),
+                Some((k, first)) if *k != is_sim => {
+                    return Err(ExperimentError::Invalid(format!(
+                        "{}:{line_no}: a run of {}, but {} holds runs of {}: shards of different kinds of grid (`worl simulate` and `worl compare`) do not merge",
+                        path.display(),
+                        l.kind(),
+                        first.display(),
+                        if *k {
+                            "a simulation study"
+                        } else {
+                            "an experiment"
+                        },
+                    )));
+                }
+                Some(_) => {}
+            }
             match &grid {
                 None => {
                     runs_of_grid = l.runs;
@@ -369,11 +531,16 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
                 }
                 Some((g, runs, first)) if *g != l.grid || *runs != l.runs => {
                     return Err(ExperimentError::Invalid(format!(
-                        "{}:{line_no}: a run of grid {} ({} runs), but {} holds grid {g} ({runs} runs): shards of different experiments",
+                        "{}:{line_no}: a run of grid {} ({} runs), but {} holds grid {g} ({runs} runs): shards of different {}",
                         path.display(),
                         l.grid,
                         l.runs,
-                        first.display()
+                        first.display(),
+                        if is_sim {
+                            "simulation studies"
+                        } else {
+                            "experiments"
+                        },
                     )));
                 }
                 Some(_) => {}
@@ -386,10 +553,10 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
                 )));
             }
             shards_seen = shards_seen.max(l.shard[1]);
-            let key = comparable(&l.record);
+            let key = comparable(&l);
             match slots.get(&l.index) {
                 None => {
-                    slots.insert(l.index, (l.record, key, path.to_owned(), line_no));
+                    slots.insert(l.index, (l, key, path.to_owned(), line_no));
                 }
                 Some((_, first_key, first_path, first_line)) if *first_key != key => {
                     return Err(ExperimentError::Invalid(format!(
@@ -426,17 +593,21 @@ pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
             first % n
         )));
     }
-    Ok(Results::from_records(
-        slots.into_values().map(|r| r.0).collect(),
-    ))
+    Ok(slots.into_values().map(|r| r.0).collect())
 }
 
-/// A record as JSON without its wall time: two runs of one grid index that agree on it
-/// are the same run (floats go through JSON exactly; NaN is `null` on both sides).
-fn comparable(record: &RunRecord) -> serde_json::Value {
-    let mut v = serde_json::to_value(record).expect("a record serialises");
+/// A line's record as JSON without its wall time, and a simulation's measures (as
+/// `sim.NAME` fields) without the decision latencies: two runs of one grid index that agree
+/// on it are the same run (floats go through JSON exactly; NaN is `null` on both sides).
+fn comparable(line: &ShardLine) -> serde_json::Value {
+    let mut v = serde_json::to_value(&line.record).expect("a record serialises");
     if let Some(o) = v.as_object_mut() {
         o.remove("wall_time_s");
+        if let Some(sim) = &line.sim {
+            for (k, x) in sim.comparable() {
+                o.insert(format!("sim.{k}"), x);
+            }
+        }
     }
     v
 }
@@ -447,11 +618,14 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
         for (k, va) in a {
             match b.get(k) {
                 Some(vb) if vb == va => {}
-                Some(vb) if k != "convergence" && k != "tags" => {
+                Some(vb) if k != "convergence" && k != "tags" && k != "sim.jcts" => {
                     return format!("`{k}`: {vb} vs {va}");
                 }
                 _ => return format!("`{k}`"),
             }
+        }
+        if let Some(k) = b.keys().find(|k| !a.contains_key(*k)) {
+            return format!("`{k}`");
         }
     }
     "the record".into()
@@ -574,6 +748,11 @@ fn fingerprint(exp: &Experiment, resolved: &[Resolved], keys: &[RunKey]) -> Stri
         "budget\t{:?}\t{:?}\n",
         exp.budget.max_evaluations, exp.budget.max_time
     ));
+    fnv1a(&text)
+}
+
+/// FNV-1a, 64 bits, of `text`, as 16 hex digits: a grid's fingerprint.
+pub(crate) fn fnv1a(text: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);
