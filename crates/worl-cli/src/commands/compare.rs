@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use worl::experiment::spec::{all_registered, specs_or_all};
 use worl::experiment::{
-    Experiment, KeepSchedules, NamedProblem, ProblemSet, Results, SchedulerSpec, plot, report,
+    Experiment, KeepSchedules, NamedProblem, ProblemSet, Results, SchedulerSpec, ShardReport, plot,
+    report,
 };
 use worl::rtgs::schedulers::Exact;
 use worl::rtgs::{Budget, Registry};
@@ -130,8 +131,8 @@ pub(crate) fn problem_name(path: &Path, all: &[PathBuf]) -> String {
     }
 }
 
-/// `K/N` with `0 <= K < N`.
-fn parse_shard(s: &str) -> Result<(usize, usize)> {
+/// `K/N` with `0 <= K < N` (`--shard` of `worl compare` and `worl simulate`).
+pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize)> {
     let bad = || format!("--shard `{s}`: expected K/N with 0 <= K < N, e.g. 0/4");
     let (k, n) = s.split_once('/').ok_or_else(bad)?;
     let (k, n): (usize, usize) = (
@@ -197,18 +198,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             if args.quiet {
                 return Ok(ExitCode::SUCCESS);
             }
-            crate::errln!(
-                "shard {k}/{n}: {} runs, {} already in {}, {} done now{}",
-                report.runs,
-                report.skipped,
-                file.display(),
-                report.ran,
-                if report.cut_partial_line {
-                    " (a partial last line was cut off and redone)"
-                } else {
-                    ""
-                }
-            );
+            crate::errln!("{}", shard_summary(k, n, &report, file));
             return Ok(ExitCode::SUCCESS);
         }
         (None, Some(file)) => experiment.run_resumable(file)?,
@@ -217,6 +207,22 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let out = args.out.as_deref().ok_or("--out DIR is needed")?;
     write_outputs(&results, out, args.quiet)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The one-line summary of a shard run into `file` (`worl compare` and `worl simulate`).
+pub(crate) fn shard_summary(k: usize, n: usize, report: &ShardReport, file: &Path) -> String {
+    format!(
+        "shard {k}/{n}: {} runs, {} already in {}, {} done now{}",
+        report.runs,
+        report.skipped,
+        file.display(),
+        report.ran,
+        if report.cut_partial_line {
+            " (a partial last line was cut off and redone)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// The files [`write_outputs`] writes into `out`.

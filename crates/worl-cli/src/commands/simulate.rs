@@ -5,7 +5,7 @@ use crate::{Result, inputs, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use worl::experiment::simulation::{SimStudy, realised_schedule, write_event_log};
+use worl::experiment::simulation::{SimOutcome, SimStudy, realised_schedule, write_event_log};
 use worl::experiment::{GroupBy, NamedProblem, ProblemSet, plot, report};
 use worl::rtgs::{Budget, Registry};
 use worl::sim::arrivals::Arrivals;
@@ -27,8 +27,10 @@ pub(crate) struct Args {
     cluster: String,
     /// Policies, comma- or semicolon-separated: `plan:SCHEDULER` (a registered scheduler's
     /// static plan replayed as planned), `replan:SCHEDULER` (the scheduler re-run on the
-    /// tasks not yet started at each arrival or failure), `eft` (online earliest finish
-    /// time), `least-connection`, `round-robin`. Default:
+    /// tasks not yet started at each arrival or failure), `online:dqn[...]`/`online:mdts[...]`
+    /// (the deep-RL agent, trained or loaded by one batch run, dispatching online, frozen;
+    /// MDTS places a job's ready tasks jointly), `eft` (online earliest finish time),
+    /// `least-connection`, `round-robin`. Default:
     /// plan:heft,plan:ils,replan:heft,eft,least-connection,round-robin.
     #[arg(long)]
     policy: Vec<String>,
@@ -64,13 +66,26 @@ pub(crate) struct Args {
     /// Output directory: simulation.md, sim.csv (every measure per run), runs.csv and
     /// results.json (realised makespans in `worl compare`'s format), jct-cdf.svg, and per
     /// policy the realised Gantt chart of the first workload and seed (with the plan's for
-    /// `plan:` policies).
-    #[arg(long)]
+    /// `plan:` policies; not with --results, whose lines keep measures and job completion
+    /// times but not the tasks).
+    #[arg(long, conflicts_with = "shard")]
     out: Option<PathBuf>,
-    /// Also write each policy's event log of the first workload and seed as CSV into --out.
-    #[arg(long, requires = "out")]
+    /// Also write each policy's event log of the first workload and seed as CSV into --out
+    /// (not with --results).
+    #[arg(long, requires = "out", conflicts_with = "results")]
     events: bool,
-    /// No progress lines on stderr.
+    /// Run only shard K of N of the study (runs whose index in the canonical order,
+    /// workload then seed then policy, is K mod N), appending to --results; join the
+    /// shards' files with `worl merge`.
+    #[arg(long, value_name = "K/N", requires = "results")]
+    shard: Option<String>,
+    /// Resumable results file (JSON lines): each finished run is appended; runs already in
+    /// it are skipped, a partial last line is redone. Without --shard the whole study runs
+    /// into it, then --out is written from it (without Gantt charts).
+    #[arg(long, value_name = "FILE.jsonl")]
+    results: Option<PathBuf>,
+    /// No progress on stderr (a bar on a terminal, else one line per run as it starts) and
+    /// no closing note.
     #[arg(long, short)]
     quiet: bool,
 }
@@ -113,22 +128,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         max_evaluations: args.evaluations,
         max_time: args.time.map(super::schedule::seconds).transpose()?,
     };
-    let written: Vec<PathBuf> = args.out.as_deref().map_or_else(Vec::new, |d| {
-        [
-            "simulation.md",
-            "sim.csv",
-            "runs.csv",
-            "results.json",
-            "jct-cdf.svg",
-        ]
-        .iter()
-        .map(|f| d.join(f))
-        .collect()
-    });
-    let outputs: Vec<(&str, Option<&Path>)> = written
-        .iter()
-        .map(|p| ("--out", Some(p.as_path())))
-        .collect();
+    let written = output_files(args.out.as_deref());
+    let mut outputs: Vec<(&str, Option<&Path>)> = vec![("--results", args.results.as_deref())];
+    outputs.extend(written.iter().map(|p| ("--out", Some(p.as_path()))));
     let mut given: Vec<(&str, Option<&Path>)> = vec![("--cluster", Some(Path::new(&args.cluster)))];
     given.extend(
         args.workloads
@@ -152,37 +154,86 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         .arrivals(arrivals)
         .with_registry(Registry::with_builtins())
         .budget(budget);
-    let total = study.n_runs();
-    let quiet = args.quiet;
-    let outcome = study.run(&mut |i, problem, policy, seed| {
-        if !quiet {
-            crate::errln!("[{}/{total}] {problem}: {policy}, seed {seed}", i + 1);
+    let study = study.quiet(args.quiet).progress_lines(true);
+    let outcome = match (&args.shard, &args.results) {
+        (Some(spec), Some(file)) => {
+            let (k, n) = super::compare::parse_shard(spec)?;
+            let report = study.shard(k, n)?.run_into(file)?;
+            if !args.quiet {
+                crate::errln!("{}", super::compare::shard_summary(k, n, &report, file));
+            }
+            return Ok(ExitCode::SUCCESS);
         }
-    })?;
+        (None, Some(file)) => study.run_resumable(file)?,
+        _ => study.run(&mut |_, _, _, _| {})?,
+    };
+    write_outputs(&outcome, args.out.as_deref(), args.events, args.quiet)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The files [`write_outputs`] writes into `out` whatever the runs (none without `out`).
+pub(crate) fn output_files(out: Option<&Path>) -> Vec<PathBuf> {
+    out.map(|d| {
+        [
+            "simulation.md",
+            "sim.csv",
+            "runs.csv",
+            "results.json",
+            "jct-cdf.svg",
+        ]
+        .iter()
+        .map(|f| d.join(f))
+        .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Prints the tables and, with `out`, writes `simulation.md`, `sim.csv`, `runs.csv`,
+/// `results.json` and `jct-cdf.svg` (from [`SimRun::jcts`](worl::experiment::simulation::SimRun::jcts)
+/// of the first workload's first seed), and for the runs kept with full results (a single
+/// run, not a merge) the Gantt charts and, with `events`, the event logs: the outputs of
+/// `worl simulate` and of `worl merge` on simulation shards; then, unless `quiet`, a note
+/// of the files written on stderr.
+pub(crate) fn write_outputs(
+    outcome: &SimOutcome,
+    out: Option<&Path>,
+    events: bool,
+    quiet: bool,
+) -> Result<()> {
     let results = outcome.results();
     let mut md = String::from("## Simulated execution: mean over workloads and seeds\n\n");
     md.push_str(&outcome.markdown());
     md.push_str("\n## Realised makespan per workload (mean ± std over seeds)\n\n");
     md.push_str(&report::markdown_table(&results, &GroupBy::Problem, None)?);
     outln!("{md}")?;
-    let Some(out) = &args.out else {
-        return Ok(ExitCode::SUCCESS);
+    let Some(out) = out else {
+        return Ok(());
     };
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     report::write_text(out.join("simulation.md"), &md)?;
     outcome.write_csv(out.join("sim.csv"))?;
     results.write_csv(out.join("runs.csv"))?;
     results.write_json(out.join("results.json"))?;
-    let first_problem = outcome.runs.first().map(|r| r.problem.clone());
-    let mut cdf = Vec::new();
+    let first = outcome.runs.first().map(|r| (r.problem.clone(), r.seed));
+    let is_first = |problem: &str, seed: u64| {
+        first
+            .as_ref()
+            .is_some_and(|(p, s)| p == problem && *s == seed)
+    };
+    let cdf: Vec<(String, Vec<f64>)> = outcome
+        .runs
+        .iter()
+        .filter(|r| is_first(&r.problem, r.seed))
+        .filter_map(|r| Some((r.policy.clone(), r.jcts.clone()?)))
+        .collect();
+    let mut gantts = false;
     for kept in &outcome.kept {
         let run = &outcome.runs[kept.run];
-        if Some(&run.problem) != first_problem.as_ref() {
+        if !is_first(&run.problem, run.seed) {
             continue;
         }
+        gantts = true;
         let stem = file_stem(&run.policy);
-        let jcts = kept.result.jobs.iter().map(|j| j.jct).collect();
-        cdf.push((run.policy.clone(), jcts));
         let realised = realised_schedule(&kept.problem, &kept.result)?;
         plot::gantt(
             &kept.problem,
@@ -201,7 +252,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
                 out.join(format!("gantt-{stem}-planned.svg")),
             )?;
         }
-        if args.events {
+        if events {
             write_event_log(
                 &kept.problem,
                 &kept.result,
@@ -209,23 +260,26 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             )?;
         }
     }
+    let (problem, seed) = first.unwrap_or_default();
     plot::cdf(
         &cdf,
-        &format!(
-            "Job completion time, {} (seed 1)",
-            first_problem.unwrap_or_default()
-        ),
+        &format!("Job completion time, {problem} (seed {seed})"),
         "JCT (s)",
         out.join("jct-cdf.svg"),
     )?;
     if !quiet {
         crate::errln!(
-            "wrote {}/{{simulation.md,sim.csv,runs.csv,results.json,jct-cdf.svg,gantt-*.svg{}}}",
+            "wrote {}/{{simulation.md,sim.csv,runs.csv,results.json,jct-cdf.svg{}{}}}",
             out.display(),
-            if args.events { ",events-*.csv" } else { "" }
+            if gantts { ",gantt-*.svg" } else { "" },
+            if gantts && events {
+                ",events-*.csv"
+            } else {
+                ""
+            }
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 #[cfg(test)]
