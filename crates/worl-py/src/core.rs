@@ -389,7 +389,8 @@ pub const MAX_SIM_SEEDS: u64 = 10_000;
 #[derive(Clone, Debug)]
 pub struct SimulateOptions {
     /// Policy specs or comma/semicolon-separated spec lists (`plan:heft`, `replan:ils`,
-    /// `eft`, `least-connection`, `round-robin`); [`DEFAULT_POLICIES`] if empty.
+    /// `online:mdts[episodes=20]`, `eft`, `least-connection`, `round-robin`);
+    /// [`DEFAULT_POLICIES`] if empty.
     pub policies: Vec<String>,
     /// How jobs arrive: `trace`, `batch` or `poisson:R` (jobs per hour).
     pub arrivals: String,

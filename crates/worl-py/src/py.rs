@@ -1289,7 +1289,9 @@ impl Simulation {
 /// Executes each workload on `cluster` with the discrete-event simulator, as `worl simulate`
 /// does: every policy of `policies` (spec strings, or one comma-separated string: `plan:heft`
 /// replays HEFT's static plan, `replan:SCHEDULER` re-runs a scheduler at each arrival or
-/// failure, `eft`, `least-connection`, `round-robin` decide online; None: the command's
+/// failure, `online:dqn[...]`/`online:mdts[...]` dispatch with the deep-RL agent trained by
+/// one batch run (frozen), `eft`, `least-connection`, `round-robin` decide online; None:
+/// the command's
 /// default list) with seeds 1..=`seeds`, jobs released by `arrivals` (`trace`, `batch`,
 /// `poisson:R`), runtime `noise` (`none`, `lognormal:CV`, `uniform:LO..HI`), network
 /// `contention` (`fair`, `none`) and GPU `failures` (`none`, `mtbf:HOURS[:REPAIR_S]`,

@@ -4,7 +4,10 @@
 //! workload on a [`worl_cluster::Problem`] under the effects the cost model leaves out —
 //! runtime noise, network contention, GPU failures and online job arrivals — driven by a
 //! policy: a static plan replayed ([`policies::AsPlanned`]) or an online scheduler
-//! ([`OnlinePolicy`]). It measures what researchers report for such systems: makespan,
+//! ([`OnlinePolicy`]). With the feature `ddqn` (off by default; burn), the agents of the
+//! deep-RL schedulers `dqn` and `mdts` also dispatch online (`policies::OnlineDrl`,
+//! [`spec::PolicySpec`] `online:dqn[...]`/`online:mdts[...]`). It measures what
+//! researchers report for such systems: makespan,
 //! job completion time (JCT) and slowdown, utilisation, bytes moved, contention delay,
 //! time lost to failures and decision latency ([`SimMetrics`]).
 //!
