@@ -48,7 +48,10 @@ pub(crate) struct Args {
     /// With --simulate: network contention (`fair` or `none`).
     #[arg(long, default_value = "fair", requires = "simulate")]
     contention: String,
-    /// With --simulate: GPU failures (`none`, `mtbf:HOURS[:REPAIR_S]`).
+    /// With --simulate: GPU failures (`none`, `mtbf:HOURS[:REPAIR_S]`, scripted outages
+    /// `outages:GPU@FROM+DURATION[;GPU@FROM+DURATION...]` with GPU an index such as `3` or
+    /// `g3` and times in seconds, or `script:FILE` for a CSV file with the header
+    /// `gpu,from,to`).
     #[arg(long, default_value = "none", requires = "simulate")]
     failures: String,
 }
