@@ -170,7 +170,8 @@ impl DecisionContext {
     }
 
     /// The state vector, [`STATE_DIM`] floats: `[placed/n, ln(1 + ready/m),
-    /// group/branches, ln(1 + partial makespan/LB)]` (with [`squash`] for the logarithms).
+    /// group/branches, ln(1 + partial makespan/LB)]` (the logarithms as
+    /// `sign(x)·ln(1 + |x|)`, always finite).
     pub fn state(&self) -> [f32; STATE_DIM] {
         [
             self.placed as f32 / self.n_tasks.max(1) as f32,
@@ -184,11 +185,11 @@ impl DecisionContext {
     /// [`row_dim`](Self::row_dim) floats per candidate: `cands` are the task's candidates in
     /// increasing EFT (the first has the smallest), `latest` the latest finish of its
     /// parents, s (0 without parents). Per candidate `i` of `k`, times over the task's
-    /// [unit](Statics::unit) `u`, [`squash`]ed: `(eft − eft₀)/u`, `(eft − start)/u`,
-    /// `max(start − free, 0)/u`, `max(data_ready − latest, 0)/u`, `(free − latest)/u`,
-    /// then `i/k`, the task's [`rank_norm`](Statics::rank_norm), and `squash(tasks on the
-    /// GPU / (1 + placed/m))`; then the one-hot code of `branch` when there are 2 or more
-    /// branches.
+    /// [unit](Statics::unit) `u`, squashed (`sign(x)·ln(1 + |x|)`): `(eft − eft₀)/u`,
+    /// `(eft − start)/u`, `max(start − free, 0)/u`, `max(data_ready − latest, 0)/u`,
+    /// `(free − latest)/u`, then `i/k`, the task's [`rank_norm`](Statics::rank_norm), and
+    /// the squashed `tasks on the GPU / (1 + placed/m)`; then the one-hot code of `branch`
+    /// when there are 2 or more branches.
     pub fn push_rows(
         &self,
         statics: &Statics,
