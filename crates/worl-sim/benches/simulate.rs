@@ -1,12 +1,22 @@
-//! Simulation speed: 100,000 tasks (a layered DAG from `worl_dag::generators::layered`,
-//! mean level width 1,000, about 3 parents per task, CCR 1) on 1,000 GPUs (125 DGX-1-style
-//! servers of 8 V100s: NVLink inside, InfiniBand EDR between), replaying a round-robin plan
-//! (task `i` in topological order on GPU `i mod 1000`, so almost every edge is a transfer)
-//! under max-min fair contention and `lognormal:0.3` runtime noise. Only the simulation is
-//! timed (not the workload, the cluster or the plan).
+//! Simulation speed, two workloads on 1,000 GPUs (125 DGX-1-style servers of 8 V100s:
+//! NVLink inside, InfiniBand EDR between), each replaying a round-robin plan (task `i` in
+//! topological order on GPU `i mod 1000`, so almost every edge is a transfer) under
+//! `lognormal:0.3` runtime noise. Only the simulation is timed (not the workload, the
+//! cluster or the plan).
 //!
-//! Target: under 5 s per simulation on 2 cores. A second benchmark times the same run
-//! without contention (the event engine alone).
+//! * `simulate_100k_tasks_1000_gpus`: 100,000 tasks (a layered DAG from
+//!   `worl_dag::generators::layered`, mean level width 1,000, about 3 parents per task,
+//!   CCR 1), with max-min fair contention and without (the event engine alone). Target:
+//!   under 5 s per simulation on 2 cores.
+//! * `simulate_edge_dense_3k_tasks`: 3,000 tasks with about 200,000 edges (mean level width
+//!   3000^0.7 ≈ 270, each task of the level above a parent with probability 0.25, CCR 1),
+//!   max-min fair contention: thousands of flows at once, the worst case of the flow
+//!   network. Target: under 5 s. With `WORL_SIM_BENCH_HUGE=1` the report first times one
+//!   run with about 2 million edges (width 3000^0.9 ≈ 1350, probability 1).
+//!
+//! Each group first times one run outside criterion and prints its figures (wall time,
+//! makespan, bytes moved, contention delay, utilisation). A positional filter (`cargo bench
+//! -p worl-sim --bench simulate -- edge_dense`) skips the other group's set-up too.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -17,20 +27,31 @@ use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_sim::policies::AsPlanned;
 use worl_sim::{Contention, SimConfig, Simulation};
 
-const TASKS: usize = 100_000;
 const GPUS: usize = 1_000;
 
-fn problem() -> (Problem, Plan) {
-    // Mean level width 100000^0.6 = 1000; one parent plus density x (width − 1) ≈ 2 more.
-    let w = layered(&LayeredParams::new(TASKS).fat(0.6).density(0.002), 42).unwrap();
+/// The problem of `params` on the 1,000-GPU cluster, and its round-robin plan.
+fn problem(params: &LayeredParams) -> (Problem, Plan) {
+    let w = layered(params, 42).unwrap();
     let c = presets::dgx(GPUS / 8, &GpuModel::v100_16gb()).unwrap();
     let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
-    let mut gpu = vec![GpuId::new(0); TASKS];
+    let mut gpu = vec![GpuId::new(0); p.n_tasks()];
     for (i, &t) in p.graph().topo_order().iter().enumerate() {
         gpu[t.index()] = GpuId::new(i % GPUS);
     }
     let plan = Plan::in_topo_order(p.graph(), gpu);
     (p, plan)
+}
+
+/// 100,000 tasks: mean level width 100000^0.6 = 1000; one parent plus density x (width − 1)
+/// ≈ 2 more.
+fn layered_100k() -> LayeredParams {
+    LayeredParams::new(100_000).fat(0.6).density(0.002)
+}
+
+/// 3,000 tasks, mean level width `3000^fat`, one parent in the level above plus each other
+/// task of that level with probability `density`: about `3000 × density × 3000^fat` edges.
+fn edge_dense(fat: f64, density: f64) -> LayeredParams {
+    LayeredParams::new(3_000).fat(fat).density(density)
 }
 
 fn config(contention: Contention) -> SimConfig {
@@ -41,34 +62,47 @@ fn config(contention: Contention) -> SimConfig {
     }
 }
 
-fn bench(c: &mut Criterion) {
-    let (p, plan) = problem();
-    // One run outside criterion, for the numbers of the report.
-    for contention in [Contention::Fair, Contention::None] {
-        let sim = Simulation::new(&p, config(contention)).unwrap();
-        let t0 = Instant::now();
-        let r = sim.run(&mut AsPlanned::from_plan(plan.clone()), 1).unwrap();
-        eprintln!(
-            "{} tasks, {} edges, {} GPUs, contention {contention}: {:.2} s wall; makespan {:.1} s, \
-             bytes moved {:.3e}, contention delay {:.3e} s, utilisation {:.3}",
-            p.n_tasks(),
-            p.graph().n_edges(),
-            p.n_gpus(),
-            t0.elapsed().as_secs_f64(),
-            r.metrics.makespan,
-            r.metrics.bytes_moved,
-            r.metrics.contention_delay,
-            r.metrics.utilisation,
-        );
-    }
-    let mut g = c.benchmark_group("simulate_100k_tasks_1000_gpus");
+/// Times one run of `plan` on `p` and prints its figures.
+fn report(p: &Problem, plan: &Plan, contention: Contention) {
+    let sim = Simulation::new(p, config(contention)).unwrap();
+    let t0 = Instant::now();
+    let r = sim.run(&mut AsPlanned::from_plan(plan.clone()), 1).unwrap();
+    eprintln!(
+        "{} tasks, {} edges, {} GPUs, contention {contention}: {:.2} s wall; makespan {:.1} s, \
+         bytes moved {:.3e}, contention delay {:.3e} s, utilisation {:.3}",
+        p.n_tasks(),
+        p.graph().n_edges(),
+        p.n_gpus(),
+        t0.elapsed().as_secs_f64(),
+        r.metrics.makespan,
+        r.metrics.bytes_moved,
+        r.metrics.contention_delay,
+        r.metrics.utilisation,
+    );
+}
+
+/// Whether the command line's positional filters (if any) select group `name` (substring
+/// match; criterion applies its own filter to the benchmark ids afterwards).
+fn wanted(name: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
+fn run_group(
+    c: &mut Criterion,
+    group: &str,
+    p: &Problem,
+    plan: &Plan,
+    cases: &[(&str, Contention)],
+) {
+    let mut g = c.benchmark_group(group);
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(30));
-    for (name, contention) in [
-        ("fair_lognormal", Contention::Fair),
-        ("no_contention_lognormal", Contention::None),
-    ] {
-        let sim = Simulation::new(&p, config(contention)).unwrap();
+    for &(name, contention) in cases {
+        let sim = Simulation::new(p, config(contention)).unwrap();
         g.bench_function(name, |b| {
             b.iter(|| {
                 let r = sim
@@ -79,6 +113,32 @@ fn bench(c: &mut Criterion) {
         });
     }
     g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let group = "simulate_100k_tasks_1000_gpus";
+    if wanted(group) {
+        let (p, plan) = problem(&layered_100k());
+        for contention in [Contention::Fair, Contention::None] {
+            report(&p, &plan, contention);
+        }
+        let cases = [
+            ("fair_lognormal", Contention::Fair),
+            ("no_contention_lognormal", Contention::None),
+        ];
+        run_group(c, group, &p, &plan, &cases);
+    }
+    let group = "simulate_edge_dense_3k_tasks";
+    if wanted(group) {
+        if std::env::var_os("WORL_SIM_BENCH_HUGE").is_some() {
+            let (p, plan) = problem(&edge_dense(0.9, 1.0));
+            report(&p, &plan, Contention::Fair);
+        }
+        let (p, plan) = problem(&edge_dense(0.7, 0.25));
+        report(&p, &plan, Contention::Fair);
+        let cases = [("fair_lognormal_200k_edges", Contention::Fair)];
+        run_group(c, group, &p, &plan, &cases);
+    }
 }
 
 criterion_group!(benches, bench);

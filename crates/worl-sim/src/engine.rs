@@ -4,7 +4,7 @@ use crate::error::{Result, SimError};
 use crate::failures::Failures;
 use crate::metrics::{SimMetrics, quantile};
 use crate::network::Contention;
-use crate::network::{FlowFinish, FlowNet};
+use crate::network::FlowNet;
 use crate::noise::NoiseSampler;
 use crate::noise::RuntimeNoise;
 use crate::policy::{Dispatch, OnlinePolicy, SimView};
@@ -88,8 +88,9 @@ enum Kind {
     TaskDone { task: u32, generation: u32 },
     /// Transfer `0` is delivered (no contention) or ends its latency phase (fair).
     TransferStep(u32),
-    /// Flow `flow` finishes (ignored unless `version` is the flow's current).
-    FlowDone { flow: u32, version: u32 },
+    /// The flows due by now finish (ignored unless `0` is the current flow epoch: the
+    /// network's earliest due time changed since).
+    FlowDone(u32),
     /// Random failure of GPU `0` (recurring: not live).
     Fail(u32),
     /// Repair of GPU `0` after a random failure (not live).
@@ -176,7 +177,12 @@ struct Engine<'p, 'c> {
     job_of: Vec<u32>,
     transfers: Vec<Transfer>,
     free_transfers: Vec<u32>,
-    flow_out: Vec<FlowFinish>,
+    /// Time of the pending [`Kind::FlowDone`] event (`INFINITY`: none).
+    flow_due: f64,
+    /// Epoch of the pending [`Kind::FlowDone`] event.
+    flow_epoch: u32,
+    /// Scratch: the transfers whose flows finish together.
+    flow_tokens: Vec<u32>,
     batches: Vec<Vec<Dispatch>>,
     dirty_gpus: Vec<u32>,
     gpu_dirty: Vec<bool>,
@@ -266,7 +272,9 @@ impl<'p, 'c> Engine<'p, 'c> {
             job_of: g.tasks().map(|(_, t)| t.job.index() as u32).collect(),
             transfers: Vec::new(),
             free_transfers: Vec::new(),
-            flow_out: Vec::new(),
+            flow_due: f64::INFINITY,
+            flow_epoch: 0,
+            flow_tokens: Vec::new(),
             batches: Vec::new(),
             dirty_gpus: Vec::new(),
             gpu_dirty: vec![false; p.n_gpus()],
@@ -391,24 +399,17 @@ impl<'p, 'c> Engine<'p, 'c> {
             let Some(net) = &mut self.net else {
                 return Ok(());
             };
-            self.flow_out.clear();
-            net.recompute(now, &mut self.flow_out);
-            if self.flow_out.is_empty() {
-                return Ok(());
+            net.recompute(now);
+            let due = net.next_due().unwrap_or(f64::INFINITY);
+            // One pending event, at the network's earliest due time.
+            if due != self.flow_due {
+                self.flow_due = due;
+                self.flow_epoch = self.flow_epoch.wrapping_add(1);
+                if due < f64::INFINITY {
+                    self.push(due, Kind::FlowDone(self.flow_epoch));
+                }
             }
-            let mut more = false;
-            for i in 0..self.flow_out.len() {
-                let f = self.flow_out[i];
-                more |= f.time <= now;
-                self.push(
-                    f.time,
-                    Kind::FlowDone {
-                        flow: f.flow,
-                        version: f.version,
-                    },
-                );
-            }
-            if !more {
+            if due > now {
                 return Ok(());
             }
         }
@@ -436,12 +437,19 @@ impl<'p, 'c> Engine<'p, 'c> {
                     _ => self.arrive(i),
                 }
             }
-            Kind::FlowDone { flow, version } => {
+            Kind::FlowDone(epoch) => {
                 if let Some(net) = &mut self.net
-                    && net.is_current(flow, version)
+                    && epoch == self.flow_epoch
                 {
-                    let token = net.remove(flow);
-                    self.arrive(token);
+                    let mut tokens = std::mem::take(&mut self.flow_tokens);
+                    net.finish_due(now, &mut tokens);
+                    // The next due time needs a new event, even if equal to this one.
+                    self.flow_due = f64::NAN;
+                    for &token in &tokens {
+                        self.arrive(token);
+                    }
+                    tokens.clear();
+                    self.flow_tokens = tokens;
                 }
             }
             Kind::Fail(k) => {
