@@ -13,7 +13,10 @@
 //! `{"grid": "<16 hex digits>", "runs": N, "index": i, "shard": [k, n], "record": {...}}`
 //! where `grid` fingerprints the experiment (problem names and sizes, scheduler specs and
 //! labels, seeds, budget), `runs` is the grid's run count, `index` the run's position in
-//! canonical order and `record` the [`RunRecord`]. Lines are appended as runs finish (in
+//! canonical order and `record` the [`RunRecord`]; a simulation study's line
+//! ([`SimStudy::shard`](crate::simulation::SimStudy::shard)) also has `"sim": {...}`, its
+//! [`SimLine`], and its grid fingerprints the study instead, so the two kinds never merge
+//! together ([`merge_any`] takes either kind). Lines are appended as runs finish (in
 //! any order when [`Experiment::parallel`] is on), each written whole and flushed, so a
 //! killed process leaves at most one partial last line: the next [`Shard::run_into`] on the
 //! file cuts it off and redoes that run, and [`merge`] ignores it.

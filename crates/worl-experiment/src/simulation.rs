@@ -11,7 +11,7 @@
 //! **Many machines.** [`SimStudy::shard`] splits a study like
 //! [`Experiment::shard`](crate::Experiment::shard) splits an experiment, with the same
 //! results files ([`ShardLine`]s carrying a [`SimLine`]) and resumption rules (see the
-//! [`shard`](crate::shard) module); [`merge`] joins the files into the [`SimOutcome`] of a
+//! [`shard`] module); [`merge`] joins the files into the [`SimOutcome`] of a
 //! single [`SimStudy::run`] (same runs, same order, same numbers but decision latencies),
 //! without [`SimOutcome::kept`]: a merged outcome has each first-seed run's job completion
 //! times ([`SimRun::jcts`]) but not its full [`SimResult`].
@@ -446,7 +446,7 @@ impl SimStudy {
 
     /// Shard `k` of `n` (`0 <= k < n`) of the study: the runs whose index `i` in canonical
     /// order (problems, then seeds, then policies, as [`run`](Self::run) records them) has
-    /// `i % n == k`; see the [`shard`](crate::shard) module for the results file.
+    /// `i % n == k`; see the [`shard`] module for the results file.
     ///
     /// Errors: [`ExperimentError::Invalid`] for `n == 0` or `k >= n`, an empty grid, or two
     /// policies with one label or a repeated seed (a results file tells runs apart by
@@ -547,7 +547,7 @@ impl SimShard<'_> {
 
     /// Runs the shard's runs that `path` does not hold yet, in canonical order, appending
     /// one [`ShardLine`] (with its [`SimLine`]) per finished run; the file is created if
-    /// missing, a partial last line is cut off first (see the [`shard`](crate::shard)
+    /// missing, a partial last line is cut off first (see the [`shard`]
     /// module). Progress as in [`SimStudy::run`].
     ///
     /// Errors: [`ExperimentError::Io`] reading or writing `path`;
@@ -626,9 +626,9 @@ impl SimShard<'_> {
 /// of a single [`SimStudy::run`] bit for bit, decision latencies (and `wall_time_s`, their
 /// median) aside; [`SimOutcome::kept`] is empty, [`SimRun::jcts`] kept for first seeds.
 /// Duplicate lines, partial last lines and missing runs are handled as by
-/// [`shard::merge`](crate::shard::merge).
+/// [`shard::merge`].
 ///
-/// Errors: as [`shard::merge`](crate::shard::merge); an experiment's line (`worl compare
+/// Errors: as [`shard::merge`]; an experiment's line (`worl compare
 /// --shard`) is [`ExperimentError::Invalid`] naming its file and line.
 pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<SimOutcome> {
     Ok(SimOutcome::from_lines(shard::merge_lines(
