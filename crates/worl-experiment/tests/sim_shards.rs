@@ -381,3 +381,37 @@ fn sim_lines_round_trip_non_finite_measures_bit_for_bit() {
         .to_string();
     assert!(e.contains("no number `replans`"), "{e}");
 }
+
+#[test]
+fn a_run_twice_counts_once_unless_its_measures_differ() {
+    let s = study();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.jsonl");
+    s.shard(0, 1).unwrap().run_into(&a).unwrap();
+    let (_, first) = shard::read_lines(&a).unwrap().remove(0);
+    // the same run again with other decision latencies (wall-clock times): one run
+    let mut again = first.clone();
+    again.record.wall_time_s += 1.0;
+    let sim = again.sim.as_mut().unwrap();
+    sim.metrics.decision_latency_p50 += 1.0;
+    sim.metrics.decision_latency_p99 += 2.0;
+    let b = dir.path().join("b.jsonl");
+    std::fs::write(&b, format!("{}\n", serde_json::to_string(&again).unwrap())).unwrap();
+    assert_eq!(simulation::merge(&[&a, &b]).unwrap().runs.len(), 12);
+    // another mean JCT: refused, naming both lines and the measure
+    let mut other = first.clone();
+    other.sim.as_mut().unwrap().metrics.mean_jct += 0.5;
+    std::fs::write(&b, format!("{}\n", serde_json::to_string(&other).unwrap())).unwrap();
+    let e = simulation::merge(&[&a, &b]).unwrap_err().to_string();
+    assert!(
+        e.contains("b.jsonl:1 and ") && e.contains("a.jsonl:1: two different records of run 0"),
+        "{e}"
+    );
+    assert!(e.contains("`sim.mean_jct`"), "{e}");
+    // other job completion times: refused, naming the field without printing the lists
+    let mut other = first;
+    other.sim.as_mut().unwrap().jcts.as_mut().unwrap()[0] += 1.0;
+    std::fs::write(&b, format!("{}\n", serde_json::to_string(&other).unwrap())).unwrap();
+    let e = simulation::merge(&[&a, &b]).unwrap_err().to_string();
+    assert!(e.contains("`sim.jcts` differs"), "{e}");
+}
