@@ -116,6 +116,29 @@ def test_bad_specs_raise_naming_the_spec(two_jobs, two_v100):
         worl.simulate([two_jobs], "2x1:NoSuchGPU", policies="plan:heft")
 
 
+def test_scripted_outages_lose_the_running_task(two_jobs, two_v100, tmp_path):
+    # HEFT's plan: a1 on g0 [0, 2], b1 on g1 [0, 4], a2 on g0 after a1. g0 is down on [1, 3):
+    # a1 is lost after 1 s, sent back to g0 and runs [3, 5], a2 [5, 8]; b1 is untouched.
+    sim = worl.simulate([two_jobs], two_v100, policies="plan:heft", contention="none",
+                        failures="outages:0@1+2", seeds=1)
+    (run,) = sim.runs
+    assert run["lost_time"] == 1.0
+    assert run["makespan"] == pytest.approx(8.0, abs=1e-9)
+    assert sim.jcts("plan:heft") == pytest.approx([8.0, 4.0], abs=1e-9)
+    # the same outage from a CSV script file
+    script = tmp_path / "outages.csv"
+    script.write_text("gpu,from,to\ng0,1,3\n")
+    again = worl.simulate([two_jobs], two_v100, policies="plan:heft", contention="none",
+                          failures=f"script:{script}", seeds=1)
+    keys = ["makespan", "mean_jct", "lost_time", "replans"]
+    assert [again.runs[0][k] for k in keys] == [run[k] for k in keys]
+    with pytest.raises(worl.ScheduleError, match="outage 1 `0@1\\+inf`"):
+        worl.simulate([two_jobs], two_v100, policies="plan:heft", failures="outages:0@1+inf")
+    script.write_text("gpu,from,to\n0,1,x\n")
+    with pytest.raises(worl.ScheduleError, match="line 2"):
+        worl.simulate([two_jobs], two_v100, policies="plan:heft", failures=f"script:{script}")
+
+
 def test_jcts_of_an_unsimulated_policy_raise(two_jobs, two_v100):
     sim = worl.simulate([two_jobs], two_v100, policies="plan:heft", seeds=1)
     with pytest.raises(ValueError, match=r"no policy `eft` in this simulation \(policies: plan:heft\)"):
