@@ -84,8 +84,6 @@ struct Resource {
     acc_old: f64,
     /// Restart level: new flow count of its changed classes.
     acc_new: u64,
-    /// Progressive filling: version of its heap entry.
-    version: u32,
     /// Visit stamp.
     stamp: u32,
 }
@@ -94,7 +92,7 @@ struct Resource {
 /// resources, so max-min fairness gives them one rate.
 #[derive(Clone, Debug)]
 struct Class {
-    /// Resources crossed (1 or 3), and the class's position in each resource's list
+    /// Resources crossed (1 to 3), and the class's position in each resource's list
     /// (`FREE` while the class has no flow).
     res: [u32; 3],
     pos: [u32; 3],
@@ -164,12 +162,11 @@ impl Ord for Target {
     }
 }
 
-/// Min-heap entry of progressive filling: the fair share of a resource.
+/// Min-heap entry of progressive filling: a lower bound on the fair share of a resource.
 #[derive(Copy, Clone, Debug)]
 struct Share {
     share: f64,
     res: u32,
-    version: u32,
 }
 
 impl PartialEq for Share {
@@ -288,19 +285,31 @@ impl FlowNet {
         }
     }
 
-    /// The class of machine pair `(a, b)`, created (with its link) on first use.
+    /// The class of machine pair `(a, b)`, created (with its link) on first use. A link
+    /// `(a, b ≠ a)` no faster than both NICs is left out: `B(a, b) >=` NIC out `a`'s or NIC
+    /// in `b`'s capacity makes its constraint implied by that NIC's (the classes crossing
+    /// the link are among the NIC's), so the feasible rates, hence the max-min fair ones,
+    /// are the same without it (always, on a uniform network).
     fn class(&mut self, a: usize, b: usize) -> u32 {
         let key = (a * self.n_machines + b) as u64;
         if let Some(&c) = self.pairs.get(&key) {
             return c;
         }
+        let bw = self.network.bandwidth(a, b);
+        let (nic_out, nic_in) = (a as u32, (self.n_machines + b) as u32);
+        let redundant = a != b
+            && (bw >= self.resources[nic_out as usize].capacity
+                || bw >= self.resources[nic_in as usize].capacity);
         let link = self.resources.len() as u32;
-        self.resources
-            .push(Resource::new(self.network.bandwidth(a, b)));
+        if !redundant {
+            self.resources.push(Resource::new(bw));
+        }
         let (res, n_res) = if a == b {
             ([link, FREE, FREE], 1u8)
+        } else if redundant {
+            ([nic_out, nic_in, FREE], 2u8)
         } else {
-            ([a as u32, link, (self.n_machines + b) as u32], 3u8)
+            ([nic_out, link, nic_in], 3u8)
         };
         let c = self.classes.len() as u32;
         self.classes.push(Class {
@@ -665,32 +674,38 @@ impl FlowNet {
 
     /// Progressive filling of the classes stamped `seen` over the resources of `comp_res`
     /// (`left` and `weight` set): sets each one's `next` rate and stamps it `frozen`.
+    ///
+    /// Freezing a class at the current level never lowers another resource's share
+    /// (`(left − w · level) / (weight − w) >= left / weight` when `level <= left / weight`),
+    /// so the heap keeps stale entries as lower bounds: a popped entry below its resource's
+    /// current share goes back with the current share.
     fn fill(&mut self, seen: u32, frozen: u32) {
         self.heap.clear();
         for &r in &self.comp_res {
-            let res = &mut self.resources[r as usize];
-            res.version = res.version.wrapping_add(1);
+            let res = &self.resources[r as usize];
             if res.weight > 0 {
                 self.heap.push(Share {
                     share: (res.left / res.weight as f64).max(0.0),
                     res: r,
-                    version: res.version,
                 });
             }
         }
         let mut level = 0.0f64;
-        while let Some(Share {
-            share,
-            res: r,
-            version,
-        }) = self.heap.pop()
-        {
+        while let Some(Share { share, res: r }) = self.heap.pop() {
             let res = &self.resources[r as usize];
-            if res.version != version || res.weight == 0 {
+            if res.weight == 0 {
+                continue;
+            }
+            let current = (res.left / res.weight as f64).max(0.0);
+            if current > share {
+                self.heap.push(Share {
+                    share: current,
+                    res: r,
+                });
                 continue;
             }
             // Shares popped never decrease in exact arithmetic; keep it so under rounding.
-            level = level.max(share);
+            level = level.max(current);
             for k in 0..self.resources[r as usize].classes.len() {
                 let c = self.resources[r as usize].classes[k];
                 let cl = &mut self.classes[c as usize];
@@ -700,21 +715,10 @@ impl FlowNet {
                 cl.stamp = frozen;
                 cl.next = level;
                 let (cres, n_res, w) = (cl.res, cl.n_res as usize, cl.n as u64);
-                if w == 0 {
-                    continue;
-                }
                 for &r2 in &cres[..n_res] {
                     let res2 = &mut self.resources[r2 as usize];
                     res2.left -= w as f64 * level;
                     res2.weight -= w;
-                    if r2 != r && res2.weight > 0 {
-                        res2.version = res2.version.wrapping_add(1);
-                        self.heap.push(Share {
-                            share: (res2.left / res2.weight as f64).max(0.0),
-                            res: r2,
-                            version: res2.version,
-                        });
-                    }
                 }
             }
         }
@@ -761,7 +765,6 @@ impl Resource {
             weight: 0,
             acc_old: 0.0,
             acc_new: 0,
-            version: 0,
             stamp: 0,
         }
     }
