@@ -197,6 +197,8 @@ impl Ord for Share {
 /// no NIC is used); one resource per ordered machine pair `(a, b)` used so far (created
 /// on first use), of capacity `B(a, b)`. A flow from machine `a` to `b ≠ a` crosses NIC
 /// out `a`, link `(a, b)` and NIC in `b`; a flow inside machine `a` crosses link `(a, a)`.
+/// A link `(a, b ≠ a)` whose bandwidth reaches one of its NICs' capacities constrains
+/// nothing that NIC does not, and is left out (see [`class`](Self::class)).
 ///
 /// Rates are exactly the max-min fair allocation, at any number of flows (progressive
 /// filling, Bertsekas & Gallager, *Data Networks*, §6.5.2: raise every rate equally; when
@@ -210,11 +212,13 @@ impl Ord for Share {
 /// * **Virtual progress.** A class keeps the bytes delivered to each of its flows since it
 ///   was last empty (`progress`, advanced at its rate) and a min-heap of its flows'
 ///   targets (`progress` at the flow's start + its bytes): a rate change touches the class,
-///   not its flows, and the class has one pending finish event, for its earliest target.
+///   not its flows. Its due time (its earliest target reached at its rate) sits in an
+///   indexed min-heap of the classes, so the engine keeps one pending event, at the
+///   network's earliest due time.
 /// * **Restart level.** A recomputation after the count changes of a set `D` of classes
-///   keeps the old rate of every class whose rate is below `L0 = min(old rates of D, min
-///   over the resources `R` of `D` of (cap(R) − load(R) + old load of D on R) / new flows
-///   of D on R)`: progressive filling of the new counts freezes exactly the same classes at
+///   keeps the old rate of every class whose rate is below `L0`, the least of the old
+///   rates of `D` and, over each resource `R` crossed by `D`, `(cap(R) − load(R) + old
+///   load of D on R) / new flows of D on R`: progressive filling of the new counts freezes exactly the same classes at
 ///   the same levels as the old one below `L0` (below its old rate no class of `D` is
 ///   frozen, and below that bound no resource of `D` saturates), so it restarts at `L0`
 ///   over the other classes, on the capacity the kept ones leave. It visits only the
