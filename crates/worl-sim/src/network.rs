@@ -89,20 +89,24 @@ struct Resource {
 }
 
 /// A flow class: the active flows from machine `a` to machine `b`. They cross the same
-/// resources, so max-min fairness gives them one rate.
+/// resources, so max-min fairness gives them one rate. The fields a recomputation reads for
+/// every class it meets come first, in one cache line (`repr(C)` keeps the order).
 #[derive(Clone, Debug)]
+#[repr(C)]
 struct Class {
+    /// Active flows.
+    n: u32,
+    /// Visit stamp / frozen flag of a recomputation.
+    stamp: u32,
+    /// Rate of each of its flows, bytes/s.
+    rate: f64,
+    /// Progressive filling: the new rate.
+    next: f64,
     /// Resources crossed (1 to 3), and the class's position in each resource's list
     /// (`FREE` while the class has no flow).
     res: [u32; 3],
     pos: [u32; 3],
     n_res: u8,
-    /// Active flows.
-    n: u32,
-    /// Rate of each of its flows, bytes/s.
-    rate: f64,
-    /// Progressive filling: the new rate.
-    next: f64,
     /// Virtual progress: bytes delivered to each flow of the class since the class was
     /// last empty (or rebased), at time `updated`.
     progress: f64,
@@ -121,8 +125,6 @@ struct Class {
     dirty: bool,
     old_n: u32,
     old_rate: f64,
-    /// Visit stamp / frozen flag of a recomputation.
-    stamp: u32,
 }
 
 /// One flow: the bulk phase of a transfer.
@@ -583,18 +585,11 @@ impl FlowNet {
             let due = now + (head - cl.progress).max(0.0) / cl.rate;
             self.set_due(c, due);
         }
-        // Exact loads of the visited resources (no drift from incremental updates).
+        // Loads of the visited resources: what the filling allocated plus the kept classes'
+        // loads (summed afresh in `visit`: no drift from incremental updates).
         for &r in &self.comp_res {
-            let res = &self.resources[r as usize];
-            let used = res
-                .classes
-                .iter()
-                .map(|&c| {
-                    let cl = &self.classes[c as usize];
-                    cl.n as f64 * cl.rate
-                })
-                .sum();
-            self.resources[r as usize].used = used;
+            let res = &mut self.resources[r as usize];
+            res.used = res.capacity - res.left;
         }
         self.dirty.clear();
     }
