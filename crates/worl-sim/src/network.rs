@@ -219,12 +219,16 @@ impl Ord for Share {
 ///   network's earliest due time.
 /// * **Restart level.** A recomputation after the count changes of a set `D` of classes
 ///   keeps the old rate of every class whose rate is below `L0`, the least of the old
-///   rates of `D` and, over each resource `R` crossed by `D`, `(cap(R) − load(R) + old
-///   load of D on R) / new flows of D on R`: progressive filling of the new counts freezes exactly the same classes at
-///   the same levels as the old one below `L0` (below its old rate no class of `D` is
-///   frozen, and below that bound no resource of `D` saturates), so it restarts at `L0`
-///   over the other classes, on the capacity the kept ones leave. It visits only the
-///   classes reachable from `D` through resources shared with classes of rate `>= L0`.
+///   rates of `D` and, over each resource `R` crossed by `D` with flows left, the level `x`
+///   where `R` saturates if `D`'s classes stay unfrozen and each other class `d` of `R`
+///   freezes at its old rate `r_d` (`sum(n_d min(r_d, x)) + new flows of D on R × x =
+///   cap(R)`, solved by sorting `R`'s classes by rate, only when the quick lower bound
+///   `(cap(R) − load(R) + old load of D on R) / new flows of D on R` is below the rest):
+///   progressive filling of the new counts freezes exactly the same classes at the same
+///   levels as the old one below `L0` (below its old rate no class of `D` is frozen, and
+///   below `x` no resource of `D` saturates), so it restarts at `L0` over the other
+///   classes, on the capacity the kept ones leave. It visits only the classes reachable
+///   from `D` through resources shared with classes of rate `>= L0`.
 #[derive(Clone, Debug)]
 pub(crate) struct FlowNet {
     n_machines: usize,
@@ -244,6 +248,8 @@ pub(crate) struct FlowNet {
     comp_classes: Vec<u32>,
     comp_res: Vec<u32>,
     heap: BinaryHeap<Share>,
+    /// `(rate, flows)` of a resource's classes.
+    scratch: Vec<(f64, u32)>,
 }
 
 impl FlowNet {
@@ -288,6 +294,7 @@ impl FlowNet {
             comp_classes: Vec::new(),
             comp_res: Vec::new(),
             heap: BinaryHeap::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -616,12 +623,46 @@ impl FlowNet {
                 res.acc_new += cl.n as u64;
             }
         }
-        for &r in &self.comp_res {
-            let res = &self.resources[r as usize];
-            if res.acc_new > 0 {
-                let spare = res.capacity * (1.0 - LEVEL_SLACK) - res.used + res.acc_old;
-                level = level.min(spare / res.acc_new as f64);
+        for i in 0..self.comp_res.len() {
+            let r = self.comp_res[i] as usize;
+            let res = &self.resources[r];
+            if res.acc_new == 0 {
+                continue;
             }
+            // A quick lower bound on where `r` saturates: the other classes' loads are at
+            // most their current ones.
+            let cap = res.capacity * (1.0 - LEVEL_SLACK);
+            let spare = cap - res.used + res.acc_old;
+            if spare / res.acc_new as f64 >= level {
+                continue;
+            }
+            // Exactly: the least `x` with `sum(n_d min(r_d, x)) + new flows of D × x = cap`
+            // over its other classes `d`, which freeze at their old rates below it.
+            self.scratch.clear();
+            let mut weight = res.acc_new;
+            for &d in &res.classes {
+                let cd = &self.classes[d as usize];
+                if !cd.dirty {
+                    self.scratch.push((cd.rate, cd.n));
+                    weight += cd.n as u64;
+                }
+            }
+            self.scratch.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
+            let mut kept = 0.0;
+            let mut x = f64::INFINITY;
+            for &(rate, n) in &self.scratch {
+                x = (cap - kept) / weight as f64;
+                if x <= rate {
+                    break;
+                }
+                kept += n as f64 * rate;
+                weight -= n as u64;
+                x = f64::INFINITY;
+            }
+            if x == f64::INFINITY {
+                x = (cap - kept) / weight as f64;
+            }
+            level = level.min(x);
         }
         (level * (1.0 - LEVEL_SLACK)).max(0.0)
     }
