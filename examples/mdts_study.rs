@@ -473,7 +473,8 @@ fn online_part(
         })
         .collect();
     results = Results::from_records(relabelled);
-    let mean_replans = |label: &str| {
+    // Mean over the runs of policy `label` of one simulation measure.
+    let mean_metric = |label: &str, of: fn(&worl::sim::SimMetrics) -> f64| {
         let spec = policies
             .iter()
             .find(|(l, _)| *l == label)
@@ -482,7 +483,7 @@ fn online_part(
             .runs
             .iter()
             .filter(|r| Some(&r.policy) == spec.as_ref())
-            .map(|r| r.metrics.replans)
+            .map(|r| of(&r.metrics))
             .collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
     };
@@ -543,7 +544,7 @@ fn online_part(
     );
     let _ = writeln!(
         md,
-        "| policy | spec | mean JCT (s) | load imbalance (CV) | cost (US$) | makespan (s) | re-planning decisions |\n|---|---|---:|---:|---:|---:|---:|"
+        "| policy | spec | mean JCT (s) | load imbalance (CV) | cost (US$) | makespan (s) | decisions | decision p50 / p99 (ms) |\n|---|---|---:|---:|---:|---:|---:|---:|"
     );
     for (label, spec) in &policies {
         let spec = match spec {
@@ -558,12 +559,14 @@ fn online_part(
         };
         let _ = writeln!(
             md,
-            "| {label} | `{spec}` | {:.1} | {:.3} | {:.3} | {:.1} | {:.1} |",
+            "| {label} | `{spec}` | {:.1} | {:.3} | {:.3} | {:.1} | {:.1} | {:.3} / {:.3} |",
             mean(&results, label, Measure::JobTime),
             mean(&results, label, Measure::Imbalance),
             mean(&results, label, Measure::Cost),
             mean(&results, label, Measure::Makespan),
-            mean_replans(label)
+            mean_metric(label, |m| m.replans),
+            mean_metric(label, |m| m.decision_latency_p50 * 1e3),
+            mean_metric(label, |m| m.decision_latency_p99 * 1e3)
         );
     }
     let _ = writeln!(
@@ -571,7 +574,10 @@ fn online_part(
         "\nMeans over instances and seeds of the realised execution. Mean JCT: a job's last \
          finish minus its arrival, averaged over jobs; load imbalance: coefficient of \
          variation of the GPUs' busy time; cost: busy GPU-seconds at on-demand prices per \
-         GPU model; makespan: the last finish (the first job arrives at 0).\n"
+         GPU model; makespan: the last finish (the first job arrives at 0); decisions: decision \
+         points after time 0 at which the policy dispatched (the re-plannings of `replan:`); decision p50 / \
+         p99: median and 99th percentile wall-clock time of one decision (the host's; the \
+         batch run that trains or loads an `online:` agent is not in it).\n"
     );
     let _ = writeln!(
         md,
