@@ -7,12 +7,14 @@
 //! * `simulate_100k_tasks_1000_gpus`: 100,000 tasks (a layered DAG from
 //!   `worl_dag::generators::layered`, mean level width 1,000, about 3 parents per task,
 //!   CCR 1), with max-min fair contention and without (the event engine alone). Target:
-//!   under 5 s per simulation on 2 cores.
+//!   under 5 s per simulation on 2 cores (exact max-min rates: 8.8 s, median on 2 shared
+//!   cores; 70 ms without contention).
 //! * `simulate_edge_dense_3k_tasks`: 3,000 tasks with about 200,000 edges (mean level width
 //!   3000^0.7 ≈ 270, each task of the level above a parent with probability 0.25, CCR 1),
 //!   max-min fair contention: thousands of flows at once, the worst case of the flow
-//!   network. Target: under 5 s. With `WORL_SIM_BENCH_HUGE=1` the report first times one
-//!   run with about 2 million edges (width 3000^0.9 ≈ 1350, probability 1).
+//!   network. Target: under 5 s (3.5 s). With `WORL_SIM_BENCH_HUGE=1` the report first
+//!   times one run with about 2.2 million edges (width 3000^0.9 ≈ 1350, probability 1;
+//!   5.3 min).
 //!
 //! Each group first times one run outside criterion and prints its figures (wall time,
 //! makespan, bytes moved, contention delay, utilisation). A positional filter (`cargo bench

@@ -884,6 +884,33 @@ mod tests {
         assert_eq!(net.rate(g), 3.0);
     }
 
+    #[test]
+    fn a_tiny_flow_joining_a_long_one_rebases_the_progress_and_keeps_its_bytes() {
+        // b -> c (3 B/s): a 3e7-byte flow alone from 0 s; at 1e6 s (3e6 bytes sent, beyond
+        // REBASE x 1 byte) a 1-byte flow joins: 1.5 B/s each, so it is done 2/3 s later;
+        // the long flow has 2.7e7 − 1 bytes left then, at 3 B/s: done at 1e7 + 1/3 s.
+        let mut net = net();
+        let long = net.add(1, 2, 3.0e7, 0.0, 1);
+        net.recompute(0.0);
+        assert_eq!(net.next_due(), Some(1.0e7));
+        let tiny = net.add(1, 2, 1.0, 1.0e6, 2);
+        net.recompute(1.0e6);
+        let c = net.class_of(long);
+        assert_eq!(net.class_of(tiny), c);
+        assert_eq!(net.classes[c as usize].progress, 0.0); // rebased
+        assert_eq!((net.rate(long), net.rate(tiny)), (1.5, 1.5));
+        let mut tokens = Vec::new();
+        let t = net.next_due().unwrap();
+        assert!((t - (1.0e6 + 2.0 / 3.0)).abs() <= 1e-9, "{t}");
+        net.finish_due(t, &mut tokens);
+        assert_eq!(tokens, [2]);
+        net.recompute(t);
+        let t = net.next_due().unwrap();
+        assert!((t - (1.0e7 + 1.0 / 3.0)).abs() <= 1e-9 * 1.0e7, "{t}");
+        net.finish_due(t, &mut tokens);
+        assert_eq!(tokens, [2, 1]);
+    }
+
     /// Textbook progressive filling over individual flows, from scratch: flow `i` crosses
     /// the resources `flows[i]` (indices into `caps`); returns each flow's rate.
     fn reference_rates(caps: &[f64], flows: &[Vec<usize>]) -> Vec<f64> {
