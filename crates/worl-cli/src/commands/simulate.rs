@@ -46,7 +46,10 @@ pub(crate) struct Args {
     /// fairly) or `none` (every transfer takes latency + bytes / bandwidth).
     #[arg(long, default_value = "fair")]
     contention: String,
-    /// GPU failures: `none`, `mtbf:HOURS` (repair 600 s) or `mtbf:HOURS:REPAIR_S`.
+    /// GPU failures: `none`, `mtbf:HOURS` (repair 600 s), `mtbf:HOURS:REPAIR_S`, scripted
+    /// outages `outages:GPU@FROM+DURATION[;GPU@FROM+DURATION...]` (GPU an index such as `3`
+    /// or `g3`, times in seconds; quote the `;` in a shell) or `script:FILE` (a CSV file with
+    /// the header `gpu,from,to`, one outage per row).
     #[arg(long, default_value = "none")]
     failures: String,
     /// Seeds 1..=N (arrivals, noise, failures, planners).
