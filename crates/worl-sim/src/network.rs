@@ -1,7 +1,7 @@
 //! [`Contention`]: the network model of transfers, and the max-min fair flow network.
 
 use crate::error::{Result, SimError};
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 use std::str::FromStr;
@@ -88,25 +88,34 @@ struct Resource {
     stamp: u32,
 }
 
-/// A flow class: the active flows from machine `a` to machine `b`. They cross the same
-/// resources, so max-min fairness gives them one rate. The fields a recomputation reads for
-/// every class it meets come first, in one cache line (`repr(C)` keeps the order).
-#[derive(Clone, Debug)]
+/// The fields of a class that a recomputation reads for every class it meets in a
+/// resource's list, packed in 32 bytes (two per cache line) in an array of their own, apart
+/// from the rest of [`Class`]: the scans of the resources' lists stay in cache.
+#[derive(Copy, Clone, Debug)]
 #[repr(C)]
-struct Class {
+struct Hot {
+    /// Rate of each of its flows, bytes/s.
+    rate: f64,
     /// Active flows.
     n: u32,
     /// Visit stamp / frozen flag of a recomputation.
     stamp: u32,
-    /// Rate of each of its flows, bytes/s.
-    rate: f64,
-    /// Progressive filling: the new rate.
-    next: f64,
-    /// Resources crossed (1 to 3), and the class's position in each resource's list
-    /// (`FREE` while the class has no flow).
+    /// Resources crossed (1 to 3).
     res: [u32; 3],
-    pos: [u32; 3],
+    /// How many of `res` are used.
     n_res: u8,
+    /// Whether its flow count changed since the last recomputation.
+    dirty: bool,
+}
+
+/// A flow class: the active flows from machine `a` to machine `b`. They cross the same
+/// resources, so max-min fairness gives them one rate. Its count, rate and resources are in
+/// its [`Hot`] entry.
+#[derive(Clone, Debug)]
+struct Class {
+    /// The class's position in each of its resources' lists (`FREE` while the class has no
+    /// flow).
+    pos: [u32; 3],
     /// Virtual progress: bytes delivered to each flow of the class since the class was
     /// last empty (or rebased), at time `updated`.
     progress: f64,
@@ -120,9 +129,7 @@ struct Class {
     slot: u32,
     /// Target of the earliest flow when `due` was set.
     event_target: f64,
-    /// Whether its flow count changed since the last recomputation, and the count and rate
-    /// before.
-    dirty: bool,
+    /// The count and rate before its first count change since the last recomputation.
     old_n: u32,
     old_rate: f64,
 }
@@ -164,32 +171,17 @@ impl Ord for Target {
     }
 }
 
-/// Min-heap entry of progressive filling: a lower bound on the fair share of a resource.
-#[derive(Copy, Clone, Debug)]
-struct Share {
-    share: f64,
-    res: u32,
+/// Min-heap key of progressive filling: a lower bound `share >= 0` on the fair share of
+/// resource `res`, as `share`'s bits (whose integer order is the numeric order of
+/// non-negative floats) above `res`: the least key is the least share, ties by resource.
+fn share_key(share: f64, res: u32) -> Reverse<u128> {
+    // `+ 0.0` turns a `-0.0` into `+0.0`, whose bits are 0.
+    Reverse((((share.max(0.0) + 0.0).to_bits() as u128) << 32) | res as u128)
 }
 
-impl PartialEq for Share {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Share {}
-impl PartialOrd for Share {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Share {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: `BinaryHeap` is a max-heap.
-        other
-            .share
-            .total_cmp(&self.share)
-            .then(other.res.cmp(&self.res))
-    }
+/// The share and resource of a [`share_key`].
+fn share_of(key: Reverse<u128>) -> (f64, u32) {
+    (f64::from_bits((key.0 >> 32) as u64), key.0 as u32)
 }
 
 /// The max-min fair flow network of [`Contention::Fair`].
@@ -235,6 +227,10 @@ pub(crate) struct FlowNet {
     network: worl_cluster::Network,
     resources: Vec<Resource>,
     classes: Vec<Class>,
+    /// The hot fields of `classes`, same index.
+    hot: Vec<Hot>,
+    /// Progressive filling: the new rate of each class, same index.
+    next: Vec<f64>,
     /// Class of machine pair `(a, b)`, by `a * n_machines + b`.
     pairs: HashMap<u64, u32>,
     flows: Vec<Slot>,
@@ -247,7 +243,7 @@ pub(crate) struct FlowNet {
     // Scratch of `recompute`.
     comp_classes: Vec<u32>,
     comp_res: Vec<u32>,
-    heap: BinaryHeap<Share>,
+    heap: BinaryHeap<Reverse<u128>>,
     /// `(rate, flows)` of a resource's classes.
     scratch: Vec<(f64, u32)>,
 }
@@ -285,6 +281,8 @@ impl FlowNet {
             network,
             resources,
             classes: Vec::new(),
+            hot: Vec::new(),
+            next: Vec::new(),
             pairs: HashMap::new(),
             flows: Vec::new(),
             free: Vec::new(),
@@ -325,23 +323,25 @@ impl FlowNet {
             ([nic_out, link, nic_in], 3u8)
         };
         let c = self.classes.len() as u32;
-        self.classes.push(Class {
-            res,
-            pos: [FREE; 3],
-            n_res,
-            n: 0,
+        self.hot.push(Hot {
             rate: 0.0,
-            next: 0.0,
+            n: 0,
+            stamp: 0,
+            res,
+            n_res,
+            dirty: false,
+        });
+        self.next.push(0.0);
+        self.classes.push(Class {
+            pos: [FREE; 3],
             progress: 0.0,
             updated: 0.0,
             targets: BinaryHeap::new(),
             due: f64::INFINITY,
             slot: FREE,
             event_target: 0.0,
-            dirty: false,
             old_n: 0,
             old_rate: 0.0,
-            stamp: 0,
         });
         self.pairs.insert(key, c);
         c
@@ -350,11 +350,12 @@ impl FlowNet {
     /// Records class `c`'s count and rate before its first change since the last
     /// recomputation.
     fn touch(&mut self, c: u32) {
-        let cl = &mut self.classes[c as usize];
-        if !cl.dirty {
-            cl.dirty = true;
-            cl.old_n = cl.n;
-            cl.old_rate = cl.rate;
+        let h = &mut self.hot[c as usize];
+        if !h.dirty {
+            h.dirty = true;
+            let cl = &mut self.classes[c as usize];
+            cl.old_n = h.n;
+            cl.old_rate = h.rate;
             self.dirty.push(c);
         }
     }
@@ -378,11 +379,12 @@ impl FlowNet {
         if self.classes[c as usize].pos[0] == FREE {
             self.list(c);
         }
+        let h = &mut self.hot[c as usize];
         let cl = &mut self.classes[c as usize];
-        if cl.n == 0 {
+        if h.n == 0 {
             cl.progress = 0.0;
         } else {
-            cl.progress += cl.rate * (now - cl.updated);
+            cl.progress += h.rate * (now - cl.updated);
             if cl.progress > REBASE * bytes {
                 let base = cl.progress;
                 let mut targets = std::mem::take(&mut cl.targets).into_vec();
@@ -399,7 +401,7 @@ impl FlowNet {
             target: cl.progress + bytes,
             flow: id,
         });
-        cl.n += 1;
+        h.n += 1;
         id
     }
 
@@ -426,8 +428,9 @@ impl FlowNet {
     /// due time is reached, and any other with a target no later).
     fn finish(&mut self, class: u32, now: f64, tokens: &mut Vec<u32>) {
         self.touch(class);
+        let h = &mut self.hot[class as usize];
         let cl = &mut self.classes[class as usize];
-        cl.progress += cl.rate * (now - cl.updated);
+        cl.progress += h.rate * (now - cl.updated);
         cl.updated = now;
         // The due target is reached at `now` (rounding may leave `progress` short).
         let reached = cl.progress.max(cl.event_target);
@@ -436,7 +439,7 @@ impl FlowNet {
                 break;
             }
             cl.targets.pop();
-            cl.n -= 1;
+            h.n -= 1;
             let slot = &mut self.flows[t.flow as usize];
             tokens.push(slot.token);
             slot.token = FREE;
@@ -515,9 +518,9 @@ impl FlowNet {
 
     /// Puts class `c` into its resources' lists.
     fn list(&mut self, c: u32) {
-        let cl = &mut self.classes[c as usize];
-        for i in 0..cl.n_res as usize {
-            let list = &mut self.resources[cl.res[i] as usize].classes;
+        let (h, cl) = (&self.hot[c as usize], &mut self.classes[c as usize]);
+        for i in 0..h.n_res as usize {
+            let list = &mut self.resources[h.res[i] as usize].classes;
             cl.pos[i] = list.len() as u32;
             list.push(c);
         }
@@ -526,8 +529,8 @@ impl FlowNet {
     /// Takes class `c` out of its resources' lists.
     fn unlist(&mut self, c: u32) {
         let (res, pos, n_res) = {
-            let cl = &self.classes[c as usize];
-            (cl.res, cl.pos, cl.n_res as usize)
+            let h = &self.hot[c as usize];
+            (h.res, self.classes[c as usize].pos, h.n_res as usize)
         };
         for i in 0..n_res {
             let r = res[i] as usize;
@@ -535,10 +538,10 @@ impl FlowNet {
             let list = &mut self.resources[r].classes;
             list.swap_remove(p);
             if let Some(&moved) = list.get(p) {
-                let m = &mut self.classes[moved as usize];
-                for j in 0..m.n_res as usize {
-                    if m.res[j] as usize == r {
-                        m.pos[j] = p as u32;
+                let mh = &self.hot[moved as usize];
+                for j in 0..mh.n_res as usize {
+                    if mh.res[j] as usize == r {
+                        self.classes[moved as usize].pos[j] = p as u32;
                     }
                 }
             }
@@ -570,10 +573,11 @@ impl FlowNet {
         // New rates and due times; emptied classes leave their resources' lists.
         for i in 0..self.comp_classes.len() {
             let c = self.comp_classes[i];
+            let h = &mut self.hot[c as usize];
             let cl = &mut self.classes[c as usize];
-            let dirty = std::mem::replace(&mut cl.dirty, false);
-            if cl.n == 0 {
-                cl.rate = 0.0;
+            let dirty = std::mem::replace(&mut h.dirty, false);
+            if h.n == 0 {
+                h.rate = 0.0;
                 cl.progress = 0.0;
                 if cl.pos[0] != FREE {
                     self.unlist(c);
@@ -581,15 +585,16 @@ impl FlowNet {
                 self.set_due(c, f64::INFINITY);
                 continue;
             }
-            if !dirty && cl.next == cl.rate {
+            let next = self.next[c as usize];
+            if !dirty && next == h.rate {
                 continue;
             }
-            cl.progress += cl.rate * (now - cl.updated);
+            cl.progress += h.rate * (now - cl.updated);
             cl.updated = now;
-            cl.rate = cl.next;
+            h.rate = next;
             let head = cl.targets.peek().map_or(cl.progress, |t| t.target);
             cl.event_target = head;
-            let due = now + (head - cl.progress).max(0.0) / cl.rate;
+            let due = now + (head - cl.progress).max(0.0) / next;
             self.set_due(c, due);
         }
         // Loads of the visited resources: what the filling allocated plus the kept classes'
@@ -607,11 +612,11 @@ impl FlowNet {
         let mut level = f64::INFINITY;
         self.comp_res.clear();
         for &c in &self.dirty {
-            let cl = &self.classes[c as usize];
+            let (h, cl) = (&self.hot[c as usize], &self.classes[c as usize]);
             if cl.old_n > 0 {
                 level = level.min(cl.old_rate);
             }
-            for &r in &cl.res[..cl.n_res as usize] {
+            for &r in &h.res[..h.n_res as usize] {
                 let res = &mut self.resources[r as usize];
                 if res.stamp != acc {
                     res.stamp = acc;
@@ -620,7 +625,7 @@ impl FlowNet {
                     self.comp_res.push(r);
                 }
                 res.acc_old += cl.old_n as f64 * cl.old_rate;
-                res.acc_new += cl.n as u64;
+                res.acc_new += h.n as u64;
             }
         }
         for i in 0..self.comp_res.len() {
@@ -641,7 +646,7 @@ impl FlowNet {
             self.scratch.clear();
             let mut weight = res.acc_new;
             for &d in &res.classes {
-                let cd = &self.classes[d as usize];
+                let cd = &self.hot[d as usize];
                 if !cd.dirty {
                     self.scratch.push((cd.rate, cd.n));
                     weight += cd.n as u64;
@@ -673,39 +678,45 @@ impl FlowNet {
     /// unvisited classes, which keep their rates) and `weight` (flows of its visited
     /// classes).
     fn visit(&mut self, level0: f64, seen: u32) {
-        self.comp_classes.clear();
-        self.comp_res.clear();
-        for &c in &self.dirty {
-            self.classes[c as usize].stamp = seen;
-            self.comp_classes.push(c);
+        let Self {
+            resources,
+            hot,
+            comp_classes,
+            comp_res,
+            dirty,
+            ..
+        } = self;
+        comp_classes.clear();
+        comp_res.clear();
+        for &c in dirty.iter() {
+            hot[c as usize].stamp = seen;
+            comp_classes.push(c);
         }
         let mut i = 0;
-        while i < self.comp_classes.len() {
-            let c = self.comp_classes[i] as usize;
+        while i < comp_classes.len() {
+            let c = comp_classes[i] as usize;
             i += 1;
-            let (res, n_res) = (self.classes[c].res, self.classes[c].n_res as usize);
+            let (res, n_res) = (hot[c].res, hot[c].n_res as usize);
             for &r in &res[..n_res] {
-                let r = r as usize;
-                if self.resources[r].stamp == seen {
+                let res = &mut resources[r as usize];
+                if res.stamp == seen {
                     continue;
                 }
-                self.resources[r].stamp = seen;
-                self.comp_res.push(r as u32);
-                let (mut left, mut weight) = (self.resources[r].capacity, 0u64);
-                for k in 0..self.resources[r].classes.len() {
-                    let d = self.resources[r].classes[k];
-                    let cd = &mut self.classes[d as usize];
+                res.stamp = seen;
+                comp_res.push(r);
+                let (mut left, mut weight) = (res.capacity, 0u64);
+                for &d in &res.classes {
+                    let cd = &mut hot[d as usize];
                     if cd.stamp == seen {
                         weight += cd.n as u64;
                     } else if cd.rate >= level0 {
                         cd.stamp = seen;
-                        self.comp_classes.push(d);
+                        comp_classes.push(d);
                         weight += cd.n as u64;
                     } else {
                         left -= cd.n as f64 * cd.rate;
                     }
                 }
-                let res = &mut self.resources[r];
                 res.left = left;
                 res.weight = weight;
             }
@@ -720,54 +731,53 @@ impl FlowNet {
     /// so the heap keeps stale entries as lower bounds: a popped entry below its resource's
     /// current share goes back with the current share.
     fn fill(&mut self, seen: u32, frozen: u32) {
-        self.heap.clear();
+        let mut keys = std::mem::take(&mut self.heap).into_vec();
+        keys.clear();
         for &r in &self.comp_res {
             let res = &self.resources[r as usize];
             if res.weight > 0 {
-                self.heap.push(Share {
-                    share: (res.left / res.weight as f64).max(0.0),
-                    res: r,
-                });
+                keys.push(share_key(res.left / res.weight as f64, r));
             }
         }
+        self.heap = BinaryHeap::from(keys);
         let mut level = 0.0f64;
-        while let Some(Share { share, res: r }) = self.heap.pop() {
+        while let Some(key) = self.heap.pop() {
+            let (share, r) = share_of(key);
             let res = &self.resources[r as usize];
             if res.weight == 0 {
                 continue;
             }
             let current = (res.left / res.weight as f64).max(0.0);
             if current > share {
-                self.heap.push(Share {
-                    share: current,
-                    res: r,
-                });
+                self.heap.push(share_key(current, r));
                 continue;
             }
             // Shares popped never decrease in exact arithmetic; keep it so under rounding.
             level = level.max(current);
-            for k in 0..self.resources[r as usize].classes.len() {
-                let c = self.resources[r as usize].classes[k];
-                let cl = &mut self.classes[c as usize];
+            // Its list, taken out while its classes update their resources (itself included).
+            let list = std::mem::take(&mut self.resources[r as usize].classes);
+            for &c in &list {
+                let cl = &mut self.hot[c as usize];
                 if cl.stamp != seen {
                     continue;
                 }
                 cl.stamp = frozen;
-                cl.next = level;
-                let (cres, n_res, w) = (cl.res, cl.n_res as usize, cl.n as u64);
-                for &r2 in &cres[..n_res] {
+                self.next[c as usize] = level;
+                let w = cl.n as u64;
+                for &r2 in &cl.res[..cl.n_res as usize] {
                     let res2 = &mut self.resources[r2 as usize];
                     res2.left -= w as f64 * level;
                     res2.weight -= w;
                 }
             }
+            self.resources[r as usize].classes = list;
         }
     }
 
     /// Current rate of `flow`, bytes/s.
     #[cfg(test)]
     pub(crate) fn rate(&self, flow: u32) -> f64 {
-        self.classes[self.flows[flow as usize].class as usize].rate
+        self.hot[self.flows[flow as usize].class as usize].rate
     }
 
     /// Class of live flow `flow`.
@@ -781,11 +791,12 @@ impl FlowNet {
     pub(crate) fn cancel(&mut self, flow: u32, now: f64) -> u32 {
         let c = self.flows[flow as usize].class;
         self.touch(c);
+        let h = &mut self.hot[c as usize];
         let cl = &mut self.classes[c as usize];
-        cl.progress += cl.rate * (now - cl.updated);
+        cl.progress += h.rate * (now - cl.updated);
         cl.updated = now;
         cl.targets.retain(|t| t.flow != flow);
-        cl.n -= 1;
+        h.n -= 1;
         let slot = &mut self.flows[flow as usize];
         let token = slot.token;
         slot.token = FREE;
