@@ -740,8 +740,16 @@ impl FlowNet {
             }
         }
         self.heap = BinaryHeap::from(keys);
+        // Once every class with flows is frozen, every resource left has weight 0.
+        let mut unfrozen = self
+            .comp_classes
+            .iter()
+            .filter(|&&c| self.hot[c as usize].n > 0)
+            .count();
         let mut level = 0.0f64;
-        while let Some(key) = self.heap.pop() {
+        while unfrozen > 0
+            && let Some(key) = self.heap.pop()
+        {
             let (share, r) = share_of(key);
             let res = &self.resources[r as usize];
             if res.weight == 0 {
@@ -749,8 +757,13 @@ impl FlowNet {
             }
             let current = (res.left / res.weight as f64).max(0.0);
             if current > share {
-                self.heap.push(share_key(current, r));
-                continue;
+                // A stale lower bound: back into the heap with the current share, unless it
+                // would come straight out again.
+                let key = share_key(current, r);
+                if self.heap.peek().is_some_and(|top| top.0 < key.0) {
+                    self.heap.push(key);
+                    continue;
+                }
             }
             // Shares popped never decrease in exact arithmetic; keep it so under rounding.
             level = level.max(current);
@@ -764,6 +777,7 @@ impl FlowNet {
                 cl.stamp = frozen;
                 self.next[c as usize] = level;
                 let w = cl.n as u64;
+                unfrozen -= (w > 0) as usize;
                 for &r2 in &cl.res[..cl.n_res as usize] {
                     let res2 = &mut self.resources[r2 as usize];
                     res2.left -= w as f64 * level;
