@@ -50,8 +50,8 @@
 //!   keeping its flows' finish targets in a heap; a recomputation restarts the filling at
 //!   the highest level below which the allocation provably stays as it was, over the
 //!   classes it can reach. On 1,000 GPUs (`benches/simulate.rs`, 2 cores), a 3,000-task
-//!   workload with 190,000 edges takes 3.5 s (305 s with the former flow-by-flow network)
-//!   and the 100,000-task benchmark 8.8 s (2.8 s with the former approximate re-rating
+//!   workload with 190,000 edges takes 3.4 s (305 s with the former flow-by-flow network)
+//!   and the 100,000-task benchmark 7.4 s (2.8 s with the former approximate re-rating
 //!   beyond 256 flows, whose makespan was 1.5% off). Transfers inside one GPU cost nothing.
 //!   Parents' outputs persist (a failed GPU loses only the running attempt).
 //! * **Failures** ([`Failures`]): a task running on a GPU that fails is lost (its elapsed
