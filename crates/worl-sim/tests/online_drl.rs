@@ -3,6 +3,8 @@
 //! the features shared with the static episode, and the typed errors of bad specs.
 #![cfg(feature = "ddqn")]
 
+mod common;
+
 use std::sync::Arc;
 use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, Problem};
 use worl_dag::{TaskId, WorkloadBuilder};
@@ -10,12 +12,9 @@ use worl_rtgs::schedulers::drl::{DrlConfig, first_decision};
 use worl_rtgs::testing::{ClusterKind, random_problem};
 use worl_rtgs::worl_ddqn::{Agent, AgentConfig, ComputeDevice};
 use worl_rtgs::{Budget, Registry};
-use worl_sim::arrivals::Arrivals;
 use worl_sim::policies::OnlineDrl;
 use worl_sim::spec::PolicySpec;
-use worl_sim::{
-    Contention, Failures, RuntimeNoise, SimConfig, SimError, SimResult, Simulation, check_log,
-};
+use worl_sim::{Contention, RuntimeNoise, SimConfig, SimError, SimResult, Simulation, check_log};
 
 /// `m` GPUs of speed 1, one per machine; links 1 GB/s with 0.5 s latency.
 fn cluster(m: usize) -> Arc<worl_cluster::Cluster> {
@@ -140,47 +139,11 @@ fn dqn_decides_one_task_at_a_time() {
 fn arriving(kind: ClusterKind, seed: u64) -> Problem {
     let p = random_problem(16, 4, 0.25, kind, 1.0, seed);
     let q = random_problem(10, 4, 0.3, kind, 1.0, seed + 100);
-    let mut b = WorkloadBuilder::new("two");
-    for (prefix, w) in [("a", p.workload()), ("b", q.workload())] {
-        let base = b.n_tasks();
-        for job in w.jobs() {
-            let j = b.add_job(format!("{prefix}{}", job.name)).unwrap();
-            for &t in &job.tasks {
-                let task = w.graph().task(t);
-                b.add_task(j, task.name.clone(), task.work, task.mem_gib)
-                    .unwrap();
-            }
-        }
-        for e in w.graph().edges() {
-            b.add_edge(
-                TaskId::new(base + e.from.index()),
-                TaskId::new(base + e.to.index()),
-                e.bytes,
-            )
-            .unwrap();
-        }
-    }
-    let w = Arrivals::Poisson {
-        rate_per_hour: 60.0,
-    }
-    .apply(&b.build().unwrap(), seed)
-    .unwrap();
-    Problem::new(Arc::new(w), p.cluster_arc().clone()).unwrap()
+    common::streamed(&p, &q, 60.0, seed)
 }
 
 fn configs() -> Vec<SimConfig> {
-    vec![
-        SimConfig::default(),
-        SimConfig {
-            noise: RuntimeNoise::LogNormal { cv: 0.3 },
-            contention: Contention::Fair,
-            failures: Failures::Mtbf {
-                hours: 0.25,
-                repair_s: 60.0,
-            },
-            ..SimConfig::default()
-        },
-    ]
+    vec![SimConfig::default(), common::noisy()]
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! property that every policy completes every task of random problems with a consistent
 //! event log.
 
+mod common;
+
 use proptest::prelude::*;
 use std::sync::Arc;
 use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, Problem};
@@ -9,12 +11,10 @@ use worl_dag::{TaskId, Workload, WorkloadBuilder};
 use worl_rtgs::schedulers::Heft;
 use worl_rtgs::testing::{ClusterKind, problems, random_problem};
 use worl_rtgs::{Budget, RunContext, Scheduler};
-use worl_sim::arrivals::Arrivals;
 use worl_sim::policies::{LeastConnection, OnlineEft, Replan, RoundRobin};
 use worl_sim::spec::PolicySpec;
 use worl_sim::{
-    Contention, Failures, OnlinePolicy, Outage, RuntimeNoise, SimConfig, SimResult, Simulation,
-    check_log,
+    Contention, Failures, OnlinePolicy, Outage, SimConfig, SimResult, Simulation, check_log,
 };
 
 /// GPUs of the given speeds, one per machine; every link 1 GB/s without latency (a
@@ -311,51 +311,10 @@ fn a_reused_policy_gives_the_same_run() {
     }
 }
 
-/// The jobs of `p` and `q` (renamed `a/...` and `b/...`) as one workload on `p`'s cluster,
-/// with Poisson arrivals (10 jobs an hour: the second job arrives mid-run or after).
-fn multi_job(p: &Problem, q: &Problem, seed: u64) -> Problem {
-    let mut b = WorkloadBuilder::new("m");
-    for (prefix, w) in [("a", p.workload()), ("b", q.workload())] {
-        let base = b.n_tasks();
-        for job in w.jobs() {
-            let j = b.add_job(format!("{prefix}{}", job.name)).unwrap();
-            for &t in &job.tasks {
-                let task = w.graph().task(t);
-                b.add_task(j, task.name.clone(), task.work, task.mem_gib)
-                    .unwrap();
-            }
-        }
-        for e in w.graph().edges() {
-            b.add_edge(
-                TaskId::new(base + e.from.index()),
-                TaskId::new(base + e.to.index()),
-                e.bytes,
-            )
-            .unwrap();
-        }
-    }
-    let streamed = Arrivals::Poisson {
-        rate_per_hour: 10.0,
-    }
-    .apply(&b.build().unwrap(), seed)
-    .unwrap();
-    Problem::new(Arc::new(streamed), p.cluster_arc().clone()).unwrap()
-}
-
 fn configs() -> Vec<SimConfig> {
     vec![
         SimConfig::default(),
-        SimConfig {
-            noise: RuntimeNoise::LogNormal { cv: 0.3 },
-            contention: Contention::Fair,
-            // MTBF 15 min per GPU, 1 min repairs: several failures per run, but a task of
-            // up to 100 s at 0.2 effective speed still usually completes.
-            failures: Failures::Mtbf {
-                hours: 0.25,
-                repair_s: 60.0,
-            },
-            ..SimConfig::default()
-        },
+        common::noisy(),
         // Decision times charged: dispatches take effect after the policy's wall-clock
         // time (the run then depends on the host; the properties do not).
         SimConfig {
@@ -376,7 +335,7 @@ proptest! {
         // (the merged problem would lose it), so only p itself is run then.
         let mut problems = vec![p.clone()];
         if !p.is_unrelated() {
-            problems.push(multi_job(&p, &q, seed));
+            problems.push(common::streamed(&p, &q, 10.0, seed));
         }
         for problem in &problems {
             for config in configs() {

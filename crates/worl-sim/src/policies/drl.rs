@@ -4,7 +4,6 @@
 use super::round_robin::{eligible, starts_run};
 use crate::error::SimError;
 use crate::policy::{Dispatch, OnlinePolicy, SimView};
-use std::sync::Arc;
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
 use worl_rtgs::schedulers::drl::{CandidateTimes, DecisionContext, DrlConfig, Statics};
@@ -182,10 +181,7 @@ impl OnlineDrl {
     }
 
     fn ensure_statics(&mut self, problem: &Problem) {
-        let key = (
-            Arc::as_ptr(problem.workload_arc()) as usize,
-            Arc::as_ptr(problem.cluster_arc()) as usize,
-        );
+        let key = super::problem_key(problem);
         if self.key != Some(key) || self.on_gpu.len() != problem.n_gpus() {
             self.statics = Some(Statics::new(problem));
             self.on_gpu = vec![0; problem.n_gpus()];

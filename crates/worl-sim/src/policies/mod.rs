@@ -20,3 +20,16 @@ pub use online_eft::*;
 pub use replan::*;
 #[allow(unused_imports)]
 pub use round_robin::*;
+
+use std::sync::Arc;
+use worl_cluster::Problem;
+
+/// The identity of `problem`'s workload and cluster (their `Arc` addresses): the key under
+/// which a policy caches per-problem data (ranks, topological positions, scales) and
+/// recomputes it for another problem.
+pub(crate) fn problem_key(problem: &Problem) -> (usize, usize) {
+    (
+        Arc::as_ptr(problem.workload_arc()) as usize,
+        Arc::as_ptr(problem.cluster_arc()) as usize,
+    )
+}

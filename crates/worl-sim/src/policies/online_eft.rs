@@ -3,7 +3,6 @@
 use super::round_robin::eligible;
 use crate::error::SimError;
 use crate::policy::{Dispatch, OnlinePolicy, SimView};
-use std::sync::Arc;
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
 use worl_rtgs::schedulers::list::ranks::upward_ranks;
@@ -52,10 +51,7 @@ impl OnlineEft {
     }
 
     fn ensure_ranks(&mut self, problem: &Problem) {
-        let key = (
-            Arc::as_ptr(problem.workload_arc()) as usize,
-            Arc::as_ptr(problem.cluster_arc()) as usize,
-        );
+        let key = super::problem_key(problem);
         if self.key != Some(key) || self.ranks.len() != problem.n_tasks() {
             self.ranks = upward_ranks(problem);
             self.key = Some(key);

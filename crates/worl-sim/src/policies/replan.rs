@@ -127,10 +127,7 @@ impl Replan {
     }
 
     fn ensure_problem(&mut self, problem: &Problem) {
-        let key = (
-            Arc::as_ptr(problem.workload_arc()) as usize,
-            Arc::as_ptr(problem.cluster_arc()) as usize,
-        );
+        let key = super::problem_key(problem);
         if self.key != Some(key) || self.topo_pos.len() != problem.n_tasks() {
             self.topo_pos = vec![0; problem.n_tasks()];
             for (i, &t) in problem.graph().topo_order().iter().enumerate() {

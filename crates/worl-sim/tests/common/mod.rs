@@ -1,0 +1,53 @@
+//! Fixtures shared by the integration tests: several problems streamed as one workload, and
+//! the simulation settings that stress a policy.
+
+use std::sync::Arc;
+use worl_cluster::Problem;
+use worl_dag::{TaskId, WorkloadBuilder};
+use worl_sim::arrivals::Arrivals;
+use worl_sim::{Contention, Failures, RuntimeNoise, SimConfig};
+
+/// The jobs of `p` and `q` (renamed `a/...` and `b/...`) as one workload on `p`'s cluster,
+/// released by a Poisson process of `rate_per_hour` jobs an hour seeded with `seed` (the
+/// second job arrives mid-run or after). An unrelated `p` loses its execution-time matrix.
+pub fn streamed(p: &Problem, q: &Problem, rate_per_hour: f64, seed: u64) -> Problem {
+    let mut b = WorkloadBuilder::new("m");
+    for (prefix, w) in [("a", p.workload()), ("b", q.workload())] {
+        let base = b.n_tasks();
+        for job in w.jobs() {
+            let j = b.add_job(format!("{prefix}{}", job.name)).unwrap();
+            for &t in &job.tasks {
+                let task = w.graph().task(t);
+                b.add_task(j, task.name.clone(), task.work, task.mem_gib)
+                    .unwrap();
+            }
+        }
+        for e in w.graph().edges() {
+            b.add_edge(
+                TaskId::new(base + e.from.index()),
+                TaskId::new(base + e.to.index()),
+                e.bytes,
+            )
+            .unwrap();
+        }
+    }
+    let w = Arrivals::Poisson { rate_per_hour }
+        .apply(&b.build().unwrap(), seed)
+        .unwrap();
+    Problem::new(Arc::new(w), p.cluster_arc().clone()).unwrap()
+}
+
+/// 30 % lognormal runtime noise, max-min fair contention, and GPU failures with a mean time
+/// between failures of 15 min per GPU and 1 min repairs: several failures per run, but a
+/// task of up to 100 s at 0.2 effective speed still usually completes.
+pub fn noisy() -> SimConfig {
+    SimConfig {
+        noise: RuntimeNoise::LogNormal { cv: 0.3 },
+        contention: Contention::Fair,
+        failures: Failures::Mtbf {
+            hours: 0.25,
+            repair_s: 60.0,
+        },
+        ..SimConfig::default()
+    }
+}
