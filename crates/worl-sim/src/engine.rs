@@ -109,9 +109,29 @@ impl Kind {
     fn is_live(self) -> bool {
         !matches!(self, Kind::Fail(_) | Kind::Repair(_))
     }
+
+    /// Rank among the events of one instant, lowest first: a task finishing at `t` finishes
+    /// before a GPU failing at `t` (a task runs on `[start, finish)` and an outage covers
+    /// `[from, to)`: they do not overlap), and a failure at `t` comes before a repair at
+    /// `t` (abutting outages of one GPU keep it down without a zero-length up time). Tasks
+    /// start only after every event of the instant, so a GPU repaired at `t` can start a
+    /// task at `t` and a GPU failing at `t` cannot.
+    fn rank(self) -> u8 {
+        match self {
+            Kind::TaskDone { .. } => 0,
+            Kind::Release(_)
+            | Kind::GpuReady(_)
+            | Kind::TransferStep(_)
+            | Kind::FlowDone(_)
+            | Kind::ApplyDispatch(_) => 1,
+            Kind::Fail(_) | Kind::OutageStart(_) => 2,
+            Kind::Repair(_) | Kind::OutageEnd(_) => 3,
+        }
+    }
 }
 
-/// A scheduled event; the heap pops the earliest, ties by scheduling order.
+/// A scheduled event; the heap pops the earliest, ties by [`Kind::rank`], then by
+/// scheduling order.
 #[derive(Copy, Clone, Debug)]
 struct Item {
     time: f64,
@@ -136,6 +156,7 @@ impl Ord for Item {
         other
             .time
             .total_cmp(&self.time)
+            .then(other.kind.rank().cmp(&self.kind.rank()))
             .then(other.seq.cmp(&self.seq))
     }
 }
@@ -155,9 +176,11 @@ struct Transfer {
 /// is declared stalled.
 const MAX_IDLE_ROUNDS: usize = 100_000;
 
-/// Most attempts of one task: a task lost this many times to GPU failures stops the
-/// simulation with [`SimError::TooManyLosses`] (failures come faster than it can run, and
-/// the run would otherwise grow without bound).
+/// Most attempts of one task under random failures (`mtbf:`): a task lost this many times
+/// stops the simulation with [`SimError::TooManyLosses`] (failures come faster than it can
+/// run, and the run would otherwise grow without bound). Scripted outages (`outages:`,
+/// `script:`) have no such cap: they are finitely many, so the run ends once they end, and
+/// a task may be lost once per outage.
 pub const MAX_ATTEMPTS: u32 = 1_000;
 
 /// One run of a [`Simulation`].
@@ -609,12 +632,15 @@ impl<'p, 'c> Engine<'p, 'c> {
         }
     }
 
-    /// GPU `k` fails ([`go_down`](Self::go_down)); errors when the task it loses has used
-    /// up its [`MAX_ATTEMPTS`].
+    /// GPU `k` fails ([`go_down`](Self::go_down)); under random failures, errors when the
+    /// task it loses has used up its [`MAX_ATTEMPTS`] (scripted outages end by themselves).
     fn fail(&mut self, k: usize) -> Result<()> {
         let running = self.st.gpus[k].running;
         self.go_down(k);
-        if running != NONE && self.st.tasks[running as usize].attempts >= MAX_ATTEMPTS {
+        if self.mtbf.is_some()
+            && running != NONE
+            && self.st.tasks[running as usize].attempts >= MAX_ATTEMPTS
+        {
             return Err(SimError::TooManyLosses {
                 task: self.p.task_label(TaskId::new(running as usize)),
                 attempts: self.st.tasks[running as usize].attempts,

@@ -15,7 +15,8 @@
 //!
 //! * **Engine.** A deterministic discrete-event engine in the style of dslab-dag
 //!   (discrete-event DAG execution): a binary-heap event queue ordered by time, ties
-//!   broken by a sequence number (the order events were scheduled); every random draw comes
+//!   broken by kind (a task finishing at `t` before a GPU failing at `t`, a failure before a
+//!   repair), then by a sequence number (the order events were scheduled); every random draw comes
 //!   from one ChaCha8 stream seeded by the caller, so a run is a function of the problem,
 //!   the configuration, the policy and the seed.
 //! * **Jobs** arrive at their release times ([`worl_dag::Job::release`]); no task of a job
@@ -106,6 +107,7 @@ pub use engine::{MAX_ATTEMPTS, SimConfig, Simulation};
 pub use error::{Result, SimError};
 pub use failures::{
     DEFAULT_REPAIR_S, Failures, MAX_FAILURE_TIME_S, MAX_OUTAGES, MAX_SCRIPT_BYTES, Outage,
+    OutageOrigin,
 };
 pub use metrics::SimMetrics;
 pub use network::Contention;
