@@ -1,15 +1,18 @@
 //! [`SimError`]: every way a simulation, a specification string or a policy can fail.
 
+use crate::failures::escaped;
 use thiserror::Error;
 
 /// An error of the simulator. Every variant names the offending item: the specification
 /// string, the task (by its `job/task` label), the GPU (`g3`), the job or the policy.
+/// Messages are one line: control characters of a specification string, a file name or a
+/// quoted field are escaped (`\0`, `\r`, `\u{1b}`).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SimError {
     /// A specification string (`--noise lognormal:0.3`, `--failures mtbf:0`, ...) or a
     /// configuration value is invalid.
-    #[error("invalid {what} `{spec}`: {reason}")]
+    #[error("invalid {what} `{}`: {reason}", escaped(spec))]
     InvalidSpec {
         /// What the string specifies: `noise`, `contention`, `failures`, `arrivals`, ...
         what: &'static str,
@@ -34,7 +37,7 @@ pub enum SimError {
     /// An outage script file (`script:FILE`) cannot be read, or one of its lines is
     /// invalid (a bad header, a GPU that is not an index, a time that is not a number, a
     /// non-finite or negative failure time, a repair time not after it, too many rows).
-    #[error("outage script `{file}`{}: {reason}", at_line(*.line))]
+    #[error("outage script `{}`{}: {reason}", escaped(file), at_line(*.line))]
     InvalidScript {
         /// The file, as given.
         file: String,

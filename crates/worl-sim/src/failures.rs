@@ -4,7 +4,9 @@
 use crate::error::{Result, SimError};
 use crate::noise::{as_given, kind_and_arg, parse_f64};
 use std::fmt;
+use std::io::Read;
 use std::str::FromStr;
+use std::sync::Arc;
 use worl_cluster::GpuId;
 
 /// Largest time a failure setting may name, s (about 31,700 years): repair times and
@@ -24,8 +26,12 @@ pub const MAX_OUTAGES: usize = 1_000_000;
 /// characters); a larger file is refused before it is read.
 pub const MAX_SCRIPT_BYTES: u64 = 64 << 20;
 
-/// One scripted outage: `gpu` is down on `[from, to)`, s.
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// One scripted outage: `gpu` is down on `[from, to)`, s (half-open: a task finishing at
+/// `from` is not lost, a task may start at `to`).
+///
+/// Two outages are equal when their GPU and times are ([`origin`](Outage::origin) is
+/// ignored).
+#[derive(Clone, Debug)]
 pub struct Outage {
     /// The GPU.
     pub gpu: GpuId,
@@ -33,6 +39,89 @@ pub struct Outage {
     pub from: f64,
     /// Repair time, s (finite, `> from`).
     pub to: f64,
+    /// Where the outage was written, for error messages ([`OutageOrigin::Given`] for one
+    /// built in code).
+    pub origin: OutageOrigin,
+}
+
+impl Outage {
+    /// The outage of `gpu` on `[from, to)`, s, built in code ([`OutageOrigin::Given`]).
+    pub fn new(gpu: GpuId, from: f64, to: f64) -> Self {
+        Self {
+            gpu,
+            from,
+            to,
+            origin: OutageOrigin::Given,
+        }
+    }
+}
+
+impl PartialEq for Outage {
+    fn eq(&self, other: &Self) -> bool {
+        (self.gpu, self.from, self.to) == (other.gpu, other.from, other.to)
+    }
+}
+
+/// Where a scripted [`Outage`] was written: what an error about it (a GPU the cluster
+/// lacks, found by [`Simulation::new`](crate::Simulation::new)) names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum OutageOrigin {
+    /// Built in code: named by its 1-based position in [`Failures::Script`].
+    #[default]
+    Given,
+    /// Item `position` (1-based) of an `outages:` list, written `text` (trimmed).
+    Listed {
+        /// 1-based position in the list.
+        position: usize,
+        /// The item as written, trimmed.
+        text: Box<str>,
+    },
+    /// Line `line` (1-based, the header is line 1) of the `script:FILE` file `file`.
+    File {
+        /// The file, as given (shared by the outages of one file).
+        file: Arc<str>,
+        /// 1-based line.
+        line: u64,
+    },
+}
+
+impl OutageOrigin {
+    /// How an error names the outage at 1-based position `position` of its script:
+    /// ``outage 2 `g2@3+4` `` (a list), ``outage script `f.csv`, line 3`` (a file) or
+    /// `outage 2` (built in code). Control characters are escaped.
+    pub fn describe(&self, position: usize) -> String {
+        match self {
+            Self::Given => format!("outage {position}"),
+            Self::Listed { position, text } => format!("outage {position} `{}`", escaped(text)),
+            Self::File { file, line } => {
+                format!("outage script `{}`, line {line}", escaped(file))
+            }
+        }
+    }
+}
+
+/// `text` with its control characters (NUL, CR, ...) escaped as Rust writes them (`\0`,
+/// `\r`, `\u{1b}`), other characters as they are: what error messages quote.
+pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// `x` with a negative zero made `0` (`-0` parses as `-0.0`, which `>= 0` accepts and
+/// `Display` writes `-0`).
+fn unsigned_zero(x: f64) -> f64 {
+    if x == 0.0 { 0.0 } else { x }
 }
 
 /// GPU failures.
@@ -60,7 +149,19 @@ pub struct Outage {
 /// `GPU@FROM..TO` otherwise), so that `Display` then `FromStr` gives back an equal value,
 /// also for a script read from a file. Overlapping outages of one GPU are allowed and merge:
 /// the GPU is down while any of them covers it. A script's GPUs are checked against the
-/// cluster by [`Simulation::new`](crate::Simulation::new).
+/// cluster by [`Simulation::new`](crate::Simulation::new), whose error names the outage by
+/// its [`OutageOrigin`] (the item of the list, or the file and line). A time written `-0`
+/// is `0`. Control characters of a quoted field are escaped in error messages.
+///
+/// Ties: an outage covers `[FROM, TO)` and a task runs on `[start, finish)`, so a task
+/// finishing exactly when its GPU fails is not lost, and a task may start on a GPU at the
+/// instant it is repaired. A failure and a repair at one instant take the GPU down first
+/// (abutting outages of one GPU keep it down).
+///
+/// Losses: under `mtbf:` a task lost [`MAX_ATTEMPTS`](crate::MAX_ATTEMPTS) times stops the
+/// run with [`SimError::TooManyLosses`] (failures faster than the task can run would never
+/// end); scripted outages have no such cap, since they are finitely many and the run ends
+/// once they end.
 ///
 /// ```
 /// use worl_cluster::GpuId;
@@ -69,8 +170,8 @@ pub struct Outage {
 /// assert!("mtbf:0".parse::<Failures>().is_err());
 /// let f: Failures = "outages:g0@5+20; 1@30..31.5".parse().unwrap();
 /// assert_eq!(f, Failures::Script(vec![
-///     Outage { gpu: GpuId::new(0), from: 5.0, to: 25.0 },
-///     Outage { gpu: GpuId::new(1), from: 30.0, to: 31.5 },
+///     Outage::new(GpuId::new(0), 5.0, 25.0),
+///     Outage::new(GpuId::new(1), 30.0, 31.5),
 /// ]));
 /// assert_eq!(f.to_string(), "outages:0@5+20;1@30+1.5");
 /// assert!("outages:0@5+inf".parse::<Failures>().is_err());
@@ -117,7 +218,7 @@ impl Failures {
     /// Errors: [`SimError::InvalidSpec`] for a non-positive or non-finite MTBF, a negative
     /// or non-finite repair time, or a script of more than [`MAX_OUTAGES`] outages;
     /// [`SimError::InvalidOutage`] for an outage of a GPU outside the cluster (the reason
-    /// names the outage's position in the script and the cluster's size), with negative or
+    /// names the outage by its [`OutageOrigin`] and the cluster's size), with negative or
     /// non-finite times, `to <= from` or `to > `[`MAX_FAILURE_TIME_S`].
     pub fn validate(&self, n_gpus: usize) -> Result<()> {
         match self {
@@ -149,13 +250,13 @@ impl Failures {
                 for (i, o) in outages.iter().enumerate() {
                     let reason = if o.gpu.index() >= n_gpus {
                         format!(
-                            "outage {} of the script: GPU {} is not in the cluster, which has {n_gpus} GPUs (g0..g{})",
-                            i + 1,
+                            "{}: GPU {} is not in the cluster, which has {n_gpus} GPUs (g0..g{})",
+                            o.origin.describe(i + 1),
                             o.gpu,
                             n_gpus.saturating_sub(1)
                         )
                     } else if let Some(r) = bad_times(o.from, o.to) {
-                        format!("outage {} of the script: {r}", i + 1)
+                        format!("{}: {r}", o.origin.describe(i + 1))
                     } else {
                         continue;
                     };
@@ -176,14 +277,16 @@ impl fmt::Display for Failures {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::None => write!(f, "none"),
-            Self::Mtbf { hours, repair_s } => write!(f, "mtbf:{hours}:{repair_s}"),
+            Self::Mtbf { hours, repair_s } => {
+                write!(f, "mtbf:{hours}:{}", unsigned_zero(*repair_s))
+            }
             Self::Script(outages) => {
                 write!(f, "outages:")?;
                 for (i, o) in outages.iter().enumerate() {
                     if i > 0 {
                         write!(f, ";")?;
                     }
-                    let (gpu, from, to) = (o.gpu.index(), o.from, o.to);
+                    let (gpu, from, to) = (o.gpu.index(), unsigned_zero(o.from), o.to);
                     let duration = to - from;
                     if from + duration == to {
                         write!(f, "{gpu}@{from}+{duration}")?;
@@ -220,16 +323,22 @@ fn split_plus(text: &str) -> Option<(&str, &str)> {
 fn number(field: &str, text: &str) -> std::result::Result<f64, String> {
     text.trim()
         .parse::<f64>()
-        .map_err(|_| format!("{field} `{}` is not a number", text.trim()))
+        .map(unsigned_zero)
+        .map_err(|_| format!("{field} `{}` is not a number", escaped(text.trim())))
 }
 
-/// One outage `GPU@FROM+DURATION` or `GPU@FROM..TO`, or why it is refused.
+/// One outage `GPU@FROM+DURATION` or `GPU@FROM..TO` (origin [`OutageOrigin::Given`]), or
+/// why it is refused.
 fn parse_outage(item: &str) -> std::result::Result<Outage, String> {
     let (gpu, times) = item
         .split_once('@')
         .ok_or("expected GPU@FROM+DURATION or GPU@FROM..TO")?;
-    let gpu = parse_gpu(gpu)
-        .ok_or_else(|| format!("GPU `{}` is not a GPU index (`3` or `g3`)", gpu.trim()))?;
+    let gpu = parse_gpu(gpu).ok_or_else(|| {
+        format!(
+            "GPU `{}` is not a GPU index (`3` or `g3`)",
+            escaped(gpu.trim())
+        )
+    })?;
     let (from, to) = if let Some((from, to)) = times.split_once("..") {
         (number("failure time", from)?, number("repair time", to)?)
     } else if let Some((from, duration)) = split_plus(times.trim()) {
@@ -247,7 +356,7 @@ fn parse_outage(item: &str) -> std::result::Result<Outage, String> {
     if let Some(r) = bad_times(from, to) {
         return Err(r.to_string());
     }
-    Ok(Outage { gpu, from, to })
+    Ok(Outage::new(gpu, from, to))
 }
 
 /// The outages of `arg`, the list of an `outages:` specification `spec`.
@@ -276,7 +385,14 @@ fn parse_outages(spec: &str, arg: &str) -> Result<Vec<Outage>> {
     arg.split([';', ','])
         .enumerate()
         .map(|(i, item)| {
-            parse_outage(item).map_err(|r| bad(format!("outage {} `{}`: {r}", i + 1, item.trim())))
+            let origin = OutageOrigin::Listed {
+                position: i + 1,
+                text: item.trim().into(),
+            };
+            match parse_outage(item) {
+                Ok(o) => Ok(Outage { origin, ..o }),
+                Err(r) => Err(bad(format!("{}: {r}", origin.describe(i + 1)))),
+            }
         })
         .collect()
 }
@@ -303,9 +419,12 @@ impl LineCounter<'_> {
         if end < self.at {
             (self.at, self.line) = (0, 1);
         }
-        self.line += self.data[self.at..end]
+        // `\n`, `\r\n` and a lone `\r` each end a line, as for the csv reader.
+        let span = &self.data[self.at..end];
+        self.line += span
             .iter()
-            .filter(|&&b| b == b'\n')
+            .enumerate()
+            .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && span.get(i + 1) != Some(&b'\n')))
             .count() as u64;
         self.at = end;
         self.line
@@ -314,6 +433,7 @@ impl LineCounter<'_> {
 
 /// The outages of the CSV file `file` (header `gpu,from,to`).
 fn read_script(file: &str) -> Result<Vec<Outage>> {
+    let shared: Arc<str> = file.into();
     let err = |line: Option<u64>, reason: String| SimError::InvalidScript {
         file: file.to_string(),
         line,
@@ -338,7 +458,18 @@ fn read_script(file: &str) -> Result<Vec<Outage>> {
             ),
         ));
     }
-    let data = std::fs::read(file).map_err(|e| err(None, e.to_string()))?;
+    // The size the file reports is 0 for devices and pipes (`/dev/zero`, a FIFO): the read
+    // itself is bounded, one byte past the cap telling a file that is too long.
+    let mut data = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(MAX_SCRIPT_BYTES + 1).read_to_end(&mut data))
+        .map_err(|e| err(None, e.to_string()))?;
+    if data.len() as u64 > MAX_SCRIPT_BYTES {
+        return Err(err(
+            None,
+            format!("more than the {MAX_SCRIPT_BYTES} bytes an outage script may have"),
+        ));
+    }
     // Comment lines are skipped here rather than by the csv reader, and lines are counted
     // here from the byte offsets: the reader's line numbers miscount comment and blank
     // lines. Rows may have any length for the reader and are checked here.
@@ -375,7 +506,10 @@ fn read_script(file: &str) -> Result<Vec<Outage>> {
                 let Some(c) = NAMES.iter().position(|n| h.eq_ignore_ascii_case(n)) else {
                     return Err(err(
                         line,
-                        format!("unknown column `{h}` (the header is gpu,from,to)"),
+                        format!(
+                            "unknown column `{}` (the header is gpu,from,to)",
+                            escaped(h)
+                        ),
                     ));
                 };
                 if col[c].replace(i).is_some() {
@@ -402,13 +536,25 @@ fn read_script(file: &str) -> Result<Vec<Outage>> {
         }
         let row = || -> std::result::Result<Outage, String> {
             let gpu_text = &rec[gpu_c];
-            let gpu = parse_gpu(gpu_text)
-                .ok_or_else(|| format!("GPU `{gpu_text}` is not a GPU index (`3` or `g3`)"))?;
+            let gpu = parse_gpu(gpu_text).ok_or_else(|| {
+                format!(
+                    "GPU `{}` is not a GPU index (`3` or `g3`)",
+                    escaped(gpu_text)
+                )
+            })?;
             let from = number("failure time (from)", &rec[from_c])?;
             let to = number("repair time (to)", &rec[to_c])?;
             match bad_times(from, to) {
                 Some(r) => Err(r.to_string()),
-                None => Ok(Outage { gpu, from, to }),
+                None => Ok(Outage {
+                    gpu,
+                    from,
+                    to,
+                    origin: OutageOrigin::File {
+                        file: shared.clone(),
+                        line: line.unwrap_or(0),
+                    },
+                }),
             }
         };
         outages.push(row().map_err(|r| err(line, r))?);
@@ -452,7 +598,7 @@ impl FromStr for Failures {
                 Self::Mtbf {
                     hours: parse_f64("failures", s, "MTBF (hours)", parts[0])?,
                     repair_s: match parts.get(1) {
-                        Some(r) => parse_f64("failures", s, "repair time (s)", r)?,
+                        Some(r) => unsigned_zero(parse_f64("failures", s, "repair time (s)", r)?),
                         None => DEFAULT_REPAIR_S,
                     },
                 }
@@ -492,11 +638,7 @@ mod tests {
 
     #[test]
     fn outage_items_parse_both_forms() {
-        let o = |g, from, to| Outage {
-            gpu: GpuId::new(g),
-            from,
-            to,
-        };
+        let o = |g, from, to| Outage::new(GpuId::new(g), from, to);
         assert_eq!(parse_outage("0@5+20"), Ok(o(0, 5.0, 25.0)));
         assert_eq!(parse_outage(" g2 @ 1e+1 + 5 "), Ok(o(2, 10.0, 15.0)));
         assert_eq!(parse_outage("1@0..0.5"), Ok(o(1, 0.0, 0.5)));

@@ -193,11 +193,7 @@ fn a_scripted_failure_mid_task_loses_it_and_it_runs_again() {
     let b = wb.add_task(j, "b", 2.0, None).unwrap();
     wb.add_edge(a, b, 0.0).unwrap();
     let p = two_machines(wb.build().unwrap(), 1);
-    let failures = Failures::Script(vec![Outage {
-        gpu: GpuId::new(0),
-        from: 1.0,
-        to: 3.0,
-    }]);
+    let failures = Failures::Script(vec![Outage::new(GpuId::new(0), 1.0, 3.0)]);
     let cfg = SimConfig {
         failures: failures.clone(),
         ..config(Contention::None)
@@ -462,11 +458,7 @@ fn bad_specifications_are_one_line_typed_errors() {
     let (w, _) = fan([1.0, 1.0, 1.0]);
     let p = two_machines(w, 1);
     let cfg = SimConfig {
-        failures: Failures::Script(vec![Outage {
-            gpu: GpuId::new(7),
-            from: 0.0,
-            to: 1.0,
-        }]),
+        failures: Failures::Script(vec![Outage::new(GpuId::new(7), 0.0, 1.0)]),
         ..SimConfig::default()
     };
     let e = Simulation::new(&p, cfg).unwrap_err();

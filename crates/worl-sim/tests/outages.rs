@@ -13,11 +13,7 @@ use worl_sim::{
 };
 
 fn o(gpu: usize, from: f64, to: f64) -> Outage {
-    Outage {
-        gpu: GpuId::new(gpu),
-        from,
-        to,
-    }
+    Outage::new(GpuId::new(gpu), from, to)
 }
 
 fn parse(s: &str) -> Failures {
@@ -225,7 +221,7 @@ fn a_gpu_outside_the_cluster_is_refused_by_the_simulation_naming_gpu_and_size() 
     assert!(matches!(e, SimError::InvalidOutage { gpu: 2, .. }), "{e:?}");
     assert_eq!(
         e.to_string(),
-        "invalid outage of GPU 2 from 3 s to 7 s: outage 2 of the script: GPU g2 is not in the cluster, which has 2 GPUs (g0..g1)"
+        "invalid outage of GPU 2 from 3 s to 7 s: outage 2 `g2@3+4`: GPU g2 is not in the cluster, which has 2 GPUs (g0..g1)"
     );
 }
 
@@ -481,4 +477,217 @@ fn comment_and_blank_lines_count_in_the_line_numbers() {
     let (msg, at) = script_error("empty.csv", "# only a comment\n");
     assert_eq!(at, None, "{msg}");
     assert!(msg.ends_with("no header (the first line that is not a comment is gpu,from,to)"));
+}
+
+#[test]
+fn an_endless_script_stream_is_refused_at_the_size_cap() {
+    // A device reports size 0: the read itself must stop one byte past the cap.
+    for dev in ["/dev/zero", "/dev/urandom"] {
+        if !std::path::Path::new(dev).exists() {
+            continue;
+        }
+        let (msg, at) = script_error_at(std::path::Path::new(dev));
+        assert_eq!(at, None, "{msg}");
+        assert_eq!(
+            msg,
+            format!(
+                "outage script `{dev}`: more than the 67108864 bytes an outage script may have"
+            )
+        );
+    }
+}
+
+#[test]
+fn an_outage_starting_when_a_task_finishes_does_not_lose_it() {
+    // Outages cover [from, to), tasks run on [start, finish). a runs 0..10, b 10..20 on g0.
+    // g0 down on [20, 25): b is done at 20, nothing is lost, makespan 20.
+    let r = replay_on_g0("outages:0@20+5");
+    assert_eq!(
+        (r.tasks[1].start, r.tasks[1].finish, r.tasks[1].attempts),
+        (10.0, 20.0, 1)
+    );
+    assert_eq!((r.metrics.makespan, r.metrics.lost_time), (20.0, 0.0));
+    // g0 down on [10, 15): a is done at 10; b, queued on g0, starts when g0 is repaired at
+    // 15 (a GPU repaired at t starts a task at t): 15..25.
+    let r = replay_on_g0("outages:0@10+5");
+    let rec = |start, finish| TaskRecord {
+        gpu: GpuId::new(0),
+        start,
+        finish,
+        attempts: 1,
+        lost_time: 0.0,
+    };
+    assert_eq!(r.tasks, [rec(0.0, 10.0), rec(15.0, 25.0)]);
+    assert_eq!((r.metrics.makespan, r.metrics.lost_time), (25.0, 0.0));
+    let g0 = GpuId::new(0);
+    let a = worl_dag::TaskId::new(0);
+    let at = |e: &Event| r.events.iter().position(|x| x == e).unwrap();
+    assert!(
+        at(&Event::Finished {
+            time: 10.0,
+            task: a,
+            gpu: g0
+        }) < at(&Event::GpuDown {
+            time: 10.0,
+            gpu: g0
+        })
+    );
+    assert!(!r.events.iter().any(|e| matches!(e, Event::Lost { .. })));
+}
+
+#[test]
+fn touching_outages_keep_the_gpu_down_without_an_up_between() {
+    // [5, 15) then [15, 25) on g0: a failure and a repair at 15 take g0 down first, so the
+    // log has one down (5) and one up (25), as for the single outage [5, 25).
+    let r = replay_on_g0("outages:0@5..15;0@15..25");
+    let ups_downs: Vec<&Event> = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::GpuDown { .. } | Event::GpuUp { .. }))
+        .collect();
+    let g0 = GpuId::new(0);
+    assert_eq!(
+        ups_downs,
+        [
+            &Event::GpuDown { time: 5.0, gpu: g0 },
+            &Event::GpuUp {
+                time: 25.0,
+                gpu: g0
+            }
+        ]
+    );
+}
+
+#[test]
+fn a_long_finite_outage_script_is_not_cut_by_the_random_failures_loss_cap() {
+    // One task of 10 s on g0; g0 down on [5i + 4, 5i + 5) for i = 0..=1000. Attempt i runs
+    // from 5i (the repair of outage i - 1; 0 for the first) and is lost at 5i + 4 after 4 s:
+    // 1001 losses of 4 s = 4004 s, more than MAX_ATTEMPTS = 1000. The last outage ends at
+    // 5005: the 1002nd attempt runs 5005..5015.
+    let mut wb = WorkloadBuilder::new("w");
+    let j = wb.add_job("j").unwrap();
+    wb.add_task(j, "a", 10.0, None).unwrap();
+    let cluster = presets::homogeneous(2, &GpuModel::v100_16gb()).unwrap();
+    let p = Problem::new(Arc::new(wb.build().unwrap()), Arc::new(cluster)).unwrap();
+    let list: Vec<String> = (0..=1000)
+        .map(|i| format!("0@{}..{}", 5 * i + 4, 5 * i + 5))
+        .collect();
+    let cfg = SimConfig {
+        failures: parse(&format!("outages:{}", list.join(";"))),
+        record_events: true,
+        ..SimConfig::default()
+    };
+    let plan = Plan::in_topo_order(p.graph(), vec![GpuId::new(0)]);
+    let r = Simulation::new(&p, cfg)
+        .unwrap()
+        .run(&mut AsPlanned::from_plan(plan), 1)
+        .unwrap();
+    check_log(&p, &r).unwrap_or_else(|v| panic!("{v:#?}"));
+    assert_eq!(
+        r.tasks[0],
+        TaskRecord {
+            gpu: GpuId::new(0),
+            start: 5005.0,
+            finish: 5015.0,
+            attempts: 1002,
+            lost_time: 4004.0
+        }
+    );
+    assert_eq!((r.metrics.makespan, r.metrics.lost_time), (5015.0, 4004.0));
+    assert!(r.tasks[0].attempts > worl_sim::MAX_ATTEMPTS);
+}
+
+#[test]
+fn a_gpu_outside_the_cluster_in_a_script_file_is_named_by_file_and_line() {
+    let p = chain_on_two_gpus();
+    let path = file("g12.csv", "gpu,from,to\n0,5,25\ng12,5,25\n");
+    let failures = parse(&format!("script:{}", path.display()));
+    let e = Simulation::new(
+        &p,
+        SimConfig {
+            failures,
+            ..SimConfig::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, SimError::InvalidOutage { gpu: 12, .. }),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "invalid outage of GPU 12 from 5 s to 25 s: outage script `{}`, line 3: GPU g12 is not in the cluster, which has 2 GPUs (g0..g1)",
+            path.display()
+        )
+    );
+    // Built in code: named by its position.
+    let e = Simulation::new(
+        &p,
+        SimConfig {
+            failures: Failures::Script(vec![o(0, 1.0, 2.0), o(5, 1.0, 2.0)]),
+            ..SimConfig::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with(": outage 2: GPU g5 is not in the cluster, which has 2 GPUs (g0..g1)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_lone_carriage_return_ends_a_line() {
+    for (name, text) in [
+        ("cr.csv", "gpu,from,to\r0,5,25\rx1,5,25\r"),
+        ("crlf.csv", "gpu,from,to\r\n0,5,25\r\nx1,5,25\r\n"),
+        ("mixed.csv", "# c\r\ngpu,from,to\r0,5,25\nx1,5,25\n"),
+    ] {
+        let (msg, at) = script_error(name, text);
+        let want = if name == "mixed.csv" { 4 } else { 3 };
+        assert_eq!(at, Some(want), "{name}: {msg}");
+        assert!(msg.contains("GPU `x1` is not a GPU index"), "{name}: {msg}");
+    }
+}
+
+#[test]
+fn control_characters_in_errors_are_escaped() {
+    let (_, msg) = error("outages:0@\u{0}5+20");
+    assert!(!msg.contains('\u{0}'), "{msg:?}");
+    assert!(
+        msg.contains("invalid failures `outages:0@\\05+20`: outage 1 `0@\\05+20`: failure time `\\05` is not a number"),
+        "{msg}"
+    );
+    let (msg, at) = script_error("esc.csv", "gpu,from,to\n\u{1b}[31m0,5,25\n");
+    assert_eq!(at, Some(2));
+    assert!(!msg.chars().any(char::is_control), "{msg:?}");
+    assert!(
+        msg.ends_with("line 2: GPU `\\u{1b}[31m0` is not a GPU index (`3` or `g3`)"),
+        "{msg}"
+    );
+    let (msg, _) = script_error("esc-header.csv", "gpu,from,to\u{7}\n");
+    assert!(msg.contains("unknown column `to\\u{7}`"), "{msg}");
+}
+
+#[test]
+fn a_negative_zero_time_is_zero() {
+    let f = parse("outages:0@-0+5");
+    assert_eq!(f.to_string(), "outages:0@0+5");
+    let Failures::Script(v) = &f else {
+        panic!("{f:?}")
+    };
+    assert!(v[0].from.is_sign_positive(), "{:?}", v[0]);
+    assert_eq!(parse("outages:0@-0..5").to_string(), "outages:0@0+5");
+    let path = file("neg-zero.csv", "gpu,from,to\n1,-0,2\n");
+    assert_eq!(
+        parse(&format!("script:{}", path.display())).to_string(),
+        "outages:1@0+2"
+    );
+    assert_eq!(parse("mtbf:1:-0").to_string(), "mtbf:1:0");
+    // Built in code, -0 is shown as 0 too.
+    assert_eq!(
+        Failures::Script(vec![o(0, -0.0, 1.0)]).to_string(),
+        "outages:0@0+1"
+    );
 }

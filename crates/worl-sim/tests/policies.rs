@@ -208,11 +208,7 @@ fn replan_plans_each_arrival_and_each_loss() {
     // offered after the horizon (latest up GPU ready 0 + x's slowest run 6), so it would
     // finish x at 6 + 3 = 9 against 6 on g0: x runs on g0 [1, 7]. At 5, y: g0 is free at
     // 7 (2 from now; finish 2 + 2 = 4), g1 offered at 2 + 2 (+ 1 = 5): g0 [7, 9].
-    let failures = Failures::Script(vec![Outage {
-        gpu: GpuId::new(1),
-        from: 1.0,
-        to: 100.0,
-    }]);
+    let failures = Failures::Script(vec![Outage::new(GpuId::new(1), 1.0, 100.0)]);
     let config = SimConfig {
         failures,
         ..SimConfig::default()
