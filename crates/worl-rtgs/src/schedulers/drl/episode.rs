@@ -2,12 +2,15 @@
 //! tasks of one job, each with its candidate GPUs), their features, the placement of the
 //! chosen GPUs and the rewards.
 
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
+
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem};
 use worl_dag::TaskId;
 
 use crate::error::Result;
 use crate::schedulers::agents::{TaskScales, squash};
-use crate::schedulers::list::fits_no_gpu;
+use crate::schedulers::list::{GapIndex, fits_no_gpu};
 
 /// Length of the state vector of a decision:
 /// `[placed/n, ln(1 + ready/m), group size/branches, ln(1 + partial makespan/LB)]`.
@@ -108,6 +111,23 @@ impl Statics {
     pub fn by_rank(&self, a: TaskId, b: TaskId) -> std::cmp::Ordering {
         self.rank(b).total_cmp(&self.rank(a)).then(a.cmp(&b))
     }
+
+    /// `task`'s rank as an integer in the order of [`f64::total_cmp`]: larger keys are
+    /// larger ranks, so `(key, Reverse(id))` is decreasing in [`by_rank`](Self::by_rank).
+    #[inline]
+    fn rank_key(&self, task: TaskId) -> u64 {
+        total_order_key(self.rank(task))
+    }
+}
+
+/// `x` as a `u64` whose unsigned order is [`f64::total_cmp`]'s (the sign-magnitude bits
+/// turned two's-complement, then offset), so integer comparisons order ranks exactly as
+/// the sort by [`Statics::by_rank`] did (NaN and `-0.0` included).
+#[inline]
+fn total_order_key(x: f64) -> u64 {
+    let bits = x.to_bits() as i64;
+    let ordered = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
+    (ordered as u64) ^ (1 << 63)
 }
 
 /// One candidate GPU of a task, the quantities its feature row is computed from (times in
@@ -290,34 +310,92 @@ impl Decision {
     }
 }
 
-/// The state of one episode: the partial schedule, the unplaced predecessors of each task
-/// and the ready set.
+/// The state of one episode: the partial schedule (with HEFT's gap index for its slot
+/// queries), the unplaced predecessors of each task and the ready set.
+///
+/// The ready set is kept in decision order, decreasing upward rank with ties to the smaller
+/// id ([`Statics::by_rank`]): a binary heap of `(rank key, Reverse(id))` with lazy deletion
+/// (a placed task is dropped when it reaches the top) and, for decisions of 2 or more
+/// branches, one ordered set per job. A decision thus costs `O(log ready + branches)` for
+/// its tasks, plus its candidates' slot queries; a placement `O(log ready)`.
 pub(crate) struct Episode<'p> {
     statics: &'p Statics,
     partial: PartialSchedule<'p>,
+    index: GapIndex,
     policy: Policy,
     missing: Vec<u32>,
-    ready: Vec<TaskId>,
+    /// The ready tasks (and placed ones not yet popped), the next decision's first on top.
+    heap: BinaryHeap<(u64, Reverse<u32>)>,
+    /// Ready tasks not yet placed.
+    n_ready: usize,
+    /// Per job, its ready tasks as `(!rank key, id)`, in decision order; built at the first
+    /// decision of 2 or more branches.
+    by_job: Option<Vec<BTreeSet<(u64, u32)>>>,
     on_gpu: Vec<u32>,
     scored: Vec<(f64, GpuId, f64, f64)>,
     cands: Vec<CandidateTimes>,
 }
 
 impl<'p> Episode<'p> {
-    pub(crate) fn new(problem: &'p Problem, statics: &'p Statics, policy: Policy) -> Self {
+    /// A new episode: nothing placed, the source tasks ready. `branches` is the largest
+    /// decision to come (the per-job ready sets are kept from the start when it is 2 or
+    /// more).
+    pub(crate) fn new(
+        problem: &'p Problem,
+        statics: &'p Statics,
+        policy: Policy,
+        branches: usize,
+    ) -> Self {
         let g = problem.graph();
         let missing: Vec<u32> = g.task_ids().map(|v| g.preds(v).len() as u32).collect();
-        let ready = g.task_ids().filter(|v| missing[v.index()] == 0).collect();
-        Episode {
+        let heap: BinaryHeap<(u64, Reverse<u32>)> = g
+            .task_ids()
+            .filter(|v| missing[v.index()] == 0)
+            .map(|v| (statics.rank_key(v), Reverse(v.index() as u32)))
+            .collect();
+        let mut ep = Episode {
             statics,
             partial: PartialSchedule::new(problem),
+            index: GapIndex::new(problem),
             policy,
             missing,
-            ready,
+            n_ready: heap.len(),
+            heap,
+            by_job: None,
             on_gpu: vec![0; problem.n_gpus()],
             scored: Vec::new(),
             cands: Vec::new(),
+        };
+        if branches >= 2 {
+            ep.build_by_job();
         }
+        ep
+    }
+
+    /// Builds the per-job ready sets from the heap's unplaced tasks.
+    fn build_by_job(&mut self) {
+        let n_jobs = self.partial.problem().workload().jobs().len();
+        let mut by_job = vec![BTreeSet::new(); n_jobs];
+        for &(key, Reverse(id)) in &self.heap {
+            let v = TaskId::new(id as usize);
+            if !self.partial.is_placed(v) {
+                by_job[self.statics.job(v) as usize].insert((!key, id));
+            }
+        }
+        self.by_job = Some(by_job);
+    }
+
+    /// The ready task the next decision starts with (highest rank, ties to the smaller
+    /// id), dropping placed tasks from the top of the heap; `None` when none is ready.
+    fn top(&mut self) -> Option<TaskId> {
+        while let Some(&(_, Reverse(id))) = self.heap.peek() {
+            let v = TaskId::new(id as usize);
+            if !self.partial.is_placed(v) {
+                return Some(v);
+            }
+            self.heap.pop();
+        }
+        None
     }
 
     /// The partial schedule so far.
@@ -338,25 +416,30 @@ impl<'p> Episode<'p> {
         candidates: usize,
         out: &mut Decision,
     ) -> Result<bool> {
-        if self.ready.is_empty() {
+        let Some(first) = self.top() else {
             return Ok(false);
-        }
+        };
         let s = self.statics;
-        self.ready.sort_unstable_by(|a, b| s.by_rank(*a, *b));
-        let job = s.job(self.ready[0]);
         out.tasks.clear();
-        out.tasks.extend(
-            self.ready
-                .iter()
-                .copied()
-                .filter(|&v| s.job(v) == job)
-                .take(branches),
-        );
+        if branches <= 1 {
+            out.tasks.push(first);
+        } else {
+            if self.by_job.is_none() {
+                self.build_by_job();
+            }
+            let job_ready = &self.by_job.as_ref().expect("built above")[s.job(first) as usize];
+            out.tasks.extend(
+                job_ready
+                    .iter()
+                    .take(branches)
+                    .map(|&(_, id)| TaskId::new(id as usize)),
+            );
+        }
         let problem = self.partial.problem();
         let ctx = DecisionContext {
             placed: self.partial.n_placed(),
             n_tasks: problem.n_tasks(),
-            ready: self.ready.len(),
+            ready: self.n_ready,
             n_gpus: problem.n_gpus(),
             group: out.tasks.len(),
             branches,
@@ -382,7 +465,7 @@ impl<'p> Episode<'p> {
                 if !problem.fits(task, gpu) {
                     continue;
                 }
-                let slot = self.partial.slot(task, gpu, self.policy)?;
+                let slot = self.index.slot(&self.partial, task, gpu, self.policy)?;
                 let ready_at = self.partial.data_ready_time(task, gpu)?;
                 self.scored
                     .push((slot.finish(), gpu, slot.start(), ready_at));
@@ -432,16 +515,70 @@ impl<'p> Episode<'p> {
         for (b, (&task, &a)) in decision.tasks.iter().zip(actions).enumerate() {
             let gpu = decision.gpu(b, a);
             let before = self.partial.makespan();
-            self.partial.place(task, gpu, self.policy)?;
+            let slot = self.index.slot(&self.partial, task, gpu, self.policy)?;
+            self.commit(slot)?;
             rewards.push(reward(self.partial.makespan() - before, lb));
-            self.on_gpu[gpu.index()] += 1;
-            self.ready.retain(|&v| v != task);
-            let problem = self.partial.problem();
-            for succ in problem.graph().succs(task) {
-                let c = &mut self.missing[succ.task.index()];
-                *c -= 1;
-                if *c == 0 {
-                    self.ready.push(succ.task);
+        }
+        Ok(())
+    }
+
+    /// HEFT's step, for an episode the budget has cut: places the next decision's first
+    /// task (the ready task of highest rank) on its GPU of smallest EFT (ties: smaller GPU
+    /// id), exactly the placement of a one-task, one-candidate decision and its row 0, at
+    /// one slot query per GPU that fits and no feature work. Returns `false` when every
+    /// task is placed.
+    ///
+    /// Errors: [`ScheduleError::Cluster`](crate::ScheduleError::Cluster) for a task no GPU
+    /// fits.
+    pub(crate) fn place_best(&mut self) -> Result<bool> {
+        let Some(task) = self.top() else {
+            return Ok(false);
+        };
+        let problem = self.partial.problem();
+        let mut best: Option<worl_cluster::Slot> = None;
+        for gpu in problem.cluster().gpu_ids() {
+            if !problem.fits(task, gpu) {
+                continue;
+            }
+            let slot = self.index.slot(&self.partial, task, gpu, self.policy)?;
+            // The order of the candidates' sort: EFT by `total_cmp`, then the smaller GPU
+            // (GPUs come in increasing id, so only a strictly smaller EFT replaces).
+            if best.is_none_or(|b| slot.finish().total_cmp(&b.finish()).is_lt()) {
+                best = Some(slot);
+            }
+        }
+        match best {
+            Some(slot) => {
+                self.commit(slot)?;
+                Ok(true)
+            }
+            None => Err(fits_no_gpu(problem, task)),
+        }
+    }
+
+    /// Commits `slot` (through the gap index) and updates the ready set: its task leaves
+    /// it, the successors whose last predecessor it was join it.
+    fn commit(&mut self, slot: worl_cluster::Slot) -> Result<()> {
+        let task = slot.task();
+        self.index.commit(&mut self.partial, slot)?;
+        self.on_gpu[slot.gpu().index()] += 1;
+        self.n_ready -= 1;
+        let s = self.statics;
+        if let Some(by_job) = &mut self.by_job {
+            by_job[s.job(task) as usize].remove(&(!s.rank_key(task), task.index() as u32));
+        }
+        let problem = self.partial.problem();
+        for succ in problem.graph().succs(task) {
+            let v = succ.task;
+            let c = &mut self.missing[v.index()];
+            *c -= 1;
+            if *c == 0 {
+                let key = s.rank_key(v);
+                let id = v.index() as u32;
+                self.heap.push((key, Reverse(id)));
+                self.n_ready += 1;
+                if let Some(by_job) = &mut self.by_job {
+                    by_job[s.job(v) as usize].insert((!key, id));
                 }
             }
         }
@@ -452,6 +589,166 @@ impl<'p> Episode<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::sync::Arc;
+    use worl_cluster::presets;
+    use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
+
+    #[test]
+    fn rank_keys_order_as_total_cmp() {
+        let mut xs = vec![
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            f64::MAX,
+            f64::MIN,
+            1.0,
+            1.0,
+            -1.0,
+        ];
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        xs.extend((0..200).map(|_| rng.random_range(-1.0e6..1.0e6)));
+        xs.extend((0..50).map(|_| f64::from_bits(rng.random())));
+        for &a in &xs {
+            for &b in &xs {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a:e} vs {b:e}"
+                );
+            }
+        }
+    }
+
+    /// The reference the ready set replaced: the ready list sorted by rank at every
+    /// decision, filtered to the first task's job, slots by the timeline walk.
+    struct Reference<'p> {
+        partial: PartialSchedule<'p>,
+        missing: Vec<u32>,
+        ready: Vec<TaskId>,
+    }
+
+    impl<'p> Reference<'p> {
+        fn new(p: &'p Problem) -> Self {
+            let g = p.graph();
+            let missing: Vec<u32> = g.task_ids().map(|v| g.preds(v).len() as u32).collect();
+            let ready = g.task_ids().filter(|v| missing[v.index()] == 0).collect();
+            Reference {
+                partial: PartialSchedule::new(p),
+                missing,
+                ready,
+            }
+        }
+
+        fn group(&mut self, s: &Statics, branches: usize) -> Vec<TaskId> {
+            self.ready.sort_unstable_by(|a, b| s.by_rank(*a, *b));
+            let job = s.job(self.ready[0]);
+            let ready = self.ready.iter().copied();
+            ready.filter(|&v| s.job(v) == job).take(branches).collect()
+        }
+
+        /// The `k` GPUs of smallest EFT (ties: smaller id).
+        fn candidates(&self, task: TaskId, k: usize, policy: Policy) -> Vec<GpuId> {
+            let p = self.partial.problem();
+            let mut scored: Vec<(f64, GpuId)> = p
+                .cluster()
+                .gpu_ids()
+                .filter(|&g| p.fits(task, g))
+                .map(|g| (self.partial.eft(task, g, policy).unwrap(), g))
+                .collect();
+            scored.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            scored.into_iter().take(k).map(|(_, g)| g).collect()
+        }
+
+        fn place(&mut self, task: TaskId, gpu: GpuId, policy: Policy) {
+            self.partial.place(task, gpu, policy).unwrap();
+            self.ready.retain(|&v| v != task);
+            for succ in self.partial.problem().graph().succs(task) {
+                let c = &mut self.missing[succ.task.index()];
+                *c -= 1;
+                if *c == 0 {
+                    self.ready.push(succ.task);
+                }
+            }
+        }
+    }
+
+    /// Random multi-job problems; random actions: every decision (its tasks, state and
+    /// candidate GPUs) and every cut-mode placement equal the reference's, and so do the
+    /// final schedules, to the bit.
+    #[test]
+    fn decisions_equal_the_sorted_ready_list() {
+        for seed in 0..12u64 {
+            let w = alibaba_like(&AlibabaLikeParams::new(25), seed).unwrap();
+            let c = presets::pai_mix(3 + (seed as usize % 6), seed).unwrap();
+            let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
+            let s = Statics::new(&p);
+            let policy = if seed % 3 == 2 {
+                Policy::Append
+            } else {
+                Policy::Insertion
+            };
+            let branches = [1, 2, 4][seed as usize % 3];
+            let k = 2 + seed as usize % 3;
+            // The last third of the tasks in cut mode.
+            let cut_after = p.n_tasks() * 2 / 3;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut ep = Episode::new(&p, &s, policy, branches);
+            let mut r = Reference::new(&p);
+            let mut d = Decision::default();
+            let mut rewards = Vec::new();
+            let (mut decisions, mut grouped) = (0, 0);
+            while ep.partial().n_placed() < cut_after {
+                assert!(ep.next_decision(branches, k, &mut d).unwrap());
+                let ready = r.ready.len();
+                let group = r.group(&s, branches);
+                assert_eq!(d.tasks(), &group[..], "seed {seed}, decision {decisions}");
+                let ctx = DecisionContext {
+                    placed: r.partial.n_placed(),
+                    n_tasks: p.n_tasks(),
+                    ready,
+                    n_gpus: p.n_gpus(),
+                    group: group.len(),
+                    branches,
+                    partial_makespan: r.partial.makespan(),
+                    lower_bound: s.lower_bound(),
+                };
+                assert_eq!(d.state(), &ctx.state()[..]);
+                let mut actions = Vec::new();
+                for (b, &task) in group.iter().enumerate() {
+                    assert_eq!(d.gpus(b), &r.candidates(task, k, policy)[..]);
+                    actions.push(rng.random_range(0..d.gpus(b).len()));
+                }
+                ep.apply(&d, &actions, &mut rewards).unwrap();
+                for (b, &task) in group.iter().enumerate() {
+                    r.place(task, d.gpu(b, actions[b]), policy);
+                }
+                decisions += 1;
+                grouped += usize::from(group.len() > 1);
+            }
+            while ep.place_best().unwrap() {
+                let task = r.group(&s, 1)[0];
+                let gpu = r.candidates(task, 1, policy)[0];
+                r.place(task, gpu, policy);
+                assert_eq!(ep.partial().gpu_of(task), Some(gpu), "seed {seed}");
+            }
+            assert!(!ep.next_decision(branches, k, &mut d).unwrap());
+            assert!(r.ready.is_empty());
+            let (a, b) = (ep.partial().to_schedule().unwrap(), r.partial.to_schedule());
+            assert_eq!(a, b.unwrap(), "seed {seed}");
+            assert!(decisions > 0);
+            // Decisions of several tasks of one job were compared too.
+            assert_eq!(branches > 1, grouped > 0, "seed {seed}");
+        }
+    }
 
     #[test]
     fn rewards_are_finite_on_extreme_values() {

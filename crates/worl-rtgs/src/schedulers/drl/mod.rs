@@ -78,6 +78,12 @@
 //!   agent is no longer asked: the remaining tasks of the episode in progress and of the
 //!   greedy episode go to their smallest-EFT candidate, so the run ends about one HEFT pass
 //!   later with a complete schedule.
+//! * **Cost.** The ready set is kept in decision order (a heap, and per-job ordered sets
+//!   for MDTS), so choosing a decision's tasks costs `O(log ready + branches)` and a
+//!   placement `O(log ready)`; each task of a decision makes one slot query per GPU that
+//!   fits it, through HEFT's gap index ([`GapIndex`](crate::schedulers::list::GapIndex)).
+//!   Once the CPU-time budget is spent a task costs what it costs in HEFT: one slot query
+//!   per GPU, no features.
 //! * **Memory.** Options are refused before any allocation when the network or the batch is
 //!   too large ([`worl_ddqn::config::check_network_size`]: at most 2²³ hidden-layer
 //!   parameters, batch × Σ hidden ≤ 2¹⁸) or when the agent's
@@ -328,7 +334,7 @@ fn run_episode(
     mode: Mode,
     ctx: &RunContext<'_>,
 ) -> Result<(Schedule, bool)> {
-    let mut ep = Episode::new(problem, statics, config.policy);
+    let mut ep = Episode::new(problem, statics, config.policy, config.branches);
     let mut decision = Decision::default();
     let mut obs = Observation::default();
     let mut actions = Vec::new();
@@ -342,14 +348,16 @@ fn run_episode(
     let mut prev_rewards: Vec<f32> = Vec::new();
     loop {
         cut = cut || ctx.out_of_time();
-        // Once cut, one task per decision and only its smallest-EFT GPU: HEFT's step.
-        let (branches, candidates) = if cut {
-            (1, 1)
-        } else {
-            (config.branches, config.candidates)
-        };
-        let more = ep.next_decision(branches, candidates, &mut decision)?;
-        if train && !cut {
+        if cut {
+            // Once cut, one task at a time on its smallest-EFT GPU: HEFT's step (the
+            // placement of a one-task decision's row 0), nothing stored.
+            if ep.place_best()? {
+                continue;
+            }
+            break;
+        }
+        let more = ep.next_decision(config.branches, config.candidates, &mut decision)?;
+        if train {
             for (b, (row, &reward)) in prev_rows.iter().zip(&prev_rewards).enumerate() {
                 let nb = b.min(decision.tasks.len().saturating_sub(1));
                 agent.remember(&Transition {
@@ -514,7 +522,7 @@ pub fn run_drl(
 /// decision that no GPU fits.
 pub fn first_decision(problem: &Problem, config: &DrlConfig) -> Result<Option<Decision>> {
     let statics = Statics::new(problem);
-    let mut ep = Episode::new(problem, &statics, config.policy);
+    let mut ep = Episode::new(problem, &statics, config.policy, config.branches);
     let mut decision = Decision::default();
     let more = ep.next_decision(config.branches, config.candidates, &mut decision)?;
     Ok(more.then_some(decision))
