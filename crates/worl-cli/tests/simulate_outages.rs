@@ -150,7 +150,7 @@ fn bad_outage_specs_are_one_line_errors_naming_the_item() {
     assert_ne!(code, Some(0), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("invalid outage of GPU 2 from 0 s to 1 s: outage 2 of the script: GPU g2 is not in the cluster, which has 2 GPUs"),
+        stderr.contains("invalid outage of GPU 2 from 0 s to 1 s: outage 2 `2@0+1`: GPU g2 is not in the cluster, which has 2 GPUs"),
         "{stderr}"
     );
 }
