@@ -11,8 +11,8 @@
 //!
 //! **Results file.** One JSON object per line ([`ShardLine`]):
 //! `{"grid": "<16 hex digits>", "runs": N, "index": i, "shard": [k, n], "record": {...}}`
-//! where `grid` fingerprints the experiment (problem names and sizes, scheduler specs and
-//! labels, seeds, budget), `runs` is the grid's run count, `index` the run's position in
+//! where `grid` fingerprints the experiment (problem names, sizes and content digests,
+//! scheduler specs and labels, seeds, budget), `runs` is the grid's run count, `index` the run's position in
 //! canonical order and `record` the [`RunRecord`]; a simulation study's line
 //! ([`SimStudy::shard`](crate::simulation::SimStudy::shard)) also has `"sim": {...}`, its
 //! [`SimLine`], and its grid fingerprints the study instead, so the two kinds never merge
@@ -27,9 +27,13 @@
 //! the newline before appending. Only a last line that does not parse is partial.
 //!
 //! **Merging.** [`merge`] refuses a missing file, a line that is not a [`ShardLine`] (other
-//! than a partial last line), files of different grids and two lines of one run index that
-//! disagree (naming both lines); two identical lines of one run (wall time aside) count
-//! once.
+//! than a partial last line), files of different grids, two lines of one run index that
+//! disagree (naming both lines), a negative or NaN makespan, and lines whose (problem,
+//! label, seed) do not fit the canonical order at their index (problems in contiguous
+//! blocks, each problem's block the same sequence of labels and seeds, no run twice; a
+//! resume, which knows the grid, checks every line against the exact run its index
+//! designates); two identical lines of one run (wall time aside) count once. Messages
+//! count runs from 1, as progress lines do, and give the 0-based `index` beside.
 //!
 //! A run is skipped when the file already holds a line of the same grid with the same
 //! problem, scheduler label and seed. Every run is independent of the others (its problem,
@@ -78,7 +82,7 @@ use crate::run::{Results, RunRecord};
 use crate::simulation::SimLine;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -192,8 +196,10 @@ impl Shard<'_> {
         Ok((resolved, keys, grid))
     }
 
-    /// The grid's fingerprint: FNV-1a (64 bits, hex) of the problem names and sizes, the
-    /// scheduler specs and labels, every run's (problem, scheduler, seed) in canonical order
+    /// The grid's fingerprint: FNV-1a (64 bits, hex) of the problem names and sizes and
+    /// each problem's content digest (tasks' work and memory, jobs' releases and members,
+    /// edges, the GPUs, the network, an execution-time matrix: changing the cluster or a
+    /// task's work changes the grid), the scheduler specs and labels, every run's (problem, scheduler, seed) in canonical order
     /// and the budget. Shards of one grid share it; results files of another grid are
     /// refused.
     ///
@@ -238,7 +244,16 @@ impl Shard<'_> {
         let path = path.as_ref();
         let exp = self.experiment;
         let (resolved, keys, grid) = self.keys()?;
-        let resumed = resume(path, &grid, keys.len(), [self.k, self.n])?;
+        let ids: Vec<RunId> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| self.id(&resolved, i, k))
+            .collect();
+        let canonical: Vec<(&str, &str, u64)> = ids
+            .iter()
+            .map(|r| (r.problem.as_str(), r.scheduler.as_str(), r.seed))
+            .collect();
+        let resumed = resume(path, &grid, &canonical, [self.k, self.n])?;
         let mine: Vec<usize> = (0..keys.len()).filter(|i| i % self.n == self.k).collect();
         let todo: Vec<usize> = mine
             .iter()
@@ -336,12 +351,28 @@ impl Resumed {
 
 /// Opens `path` (created if missing) to resume shard `shard` (`[k, n]`) of the grid
 /// `grid` of `runs` runs: cuts a partial last line, ends a complete unterminated one,
-/// lists the runs held.
+/// lists the runs held. `canonical` is every run's `(problem, label, seed)` in canonical
+/// order.
 ///
 /// Errors: [`ExperimentError::Io`] reading or opening `path`; [`ExperimentError::Invalid`]
-/// for a line that is not a [`ShardLine`] or that belongs to another grid (naming the file
-/// and line).
-pub(crate) fn resume(path: &Path, grid: &str, runs: usize, shard: [usize; 2]) -> Result<Resumed> {
+/// for a `path` that exists but is not a regular file (`/dev/null`, a directory), for a
+/// line that is not a [`ShardLine`], that belongs to another grid, or whose
+/// (problem, label, seed) is not the canonical run at its index (naming the file and line).
+pub(crate) fn resume(
+    path: &Path,
+    grid: &str,
+    canonical: &[(&str, &str, u64)],
+    shard: [usize; 2],
+) -> Result<Resumed> {
+    let runs = canonical.len();
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(ExperimentError::Invalid(format!(
+            "{}: the results file is not a regular file (a directory, device or pipe such as /dev/null cannot hold the runs to resume or merge): name a file",
+            path.display()
+        )));
+    }
     let read = read_file(path, Read::Resume)?;
     let mut present = HashSet::new();
     for (line_no, l) in &read.lines {
@@ -354,6 +385,7 @@ pub(crate) fn resume(path: &Path, grid: &str, runs: usize, shard: [usize; 2]) ->
                 l.runs,
             )));
         }
+        check_line(path, *line_no, l, canonical.get(l.index).copied())?;
         present.insert((
             l.record.problem.clone(),
             l.record.scheduler.clone(),
@@ -383,6 +415,155 @@ pub(crate) fn resume(path: &Path, grid: &str, runs: usize, shard: [usize; 2]) ->
         },
     })
 }
+
+/// Checks a line against the run its index designates (`want`: `(problem, label, seed)`,
+/// `None` when the index is out of the grid) and refuses a negative or NaN makespan.
+///
+/// Errors: [`ExperimentError::Invalid`] naming the file and line.
+fn check_line(
+    path: &Path,
+    line_no: usize,
+    l: &ShardLine,
+    want: Option<(&str, &str, u64)>,
+) -> Result<()> {
+    let r = &l.record;
+    match want {
+        None => {
+            return Err(ExperimentError::Invalid(format!(
+                "{}:{line_no}: run index {} out of the grid's {} runs",
+                path.display(),
+                l.index,
+                l.runs
+            )));
+        }
+        Some((p, s, seed)) if (p, s, seed) != (&r.problem, &r.scheduler, r.seed) => {
+            return Err(ExperimentError::Invalid(format!(
+                "{}:{line_no}: run index {} is {p} · {s} · seed {seed} in the grid's canonical order, but the line says {} · {} · seed {}: an edited or foreign line, remove it",
+                path.display(),
+                l.index,
+                r.problem,
+                r.scheduler,
+                r.seed
+            )));
+        }
+        Some(_) => {}
+    }
+    check_measures(path, line_no, l)
+}
+
+/// Refuses a record whose makespan is negative or NaN (a corrupted line).
+///
+/// Errors: [`ExperimentError::Invalid`] naming the file and line.
+fn check_measures(path: &Path, line_no: usize, l: &ShardLine) -> Result<()> {
+    let m = l.record.makespan;
+    if m.is_nan() || m < 0.0 {
+        return Err(ExperimentError::Invalid(format!(
+            "{}:{line_no}: makespan {m} of run index {} ({} · {} · seed {}) is not a valid measure: a corrupted line",
+            path.display(),
+            l.index,
+            l.record.problem,
+            l.record.scheduler,
+            l.record.seed
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the runs of a complete merge against the shape of a canonical order: problems
+/// outermost, in contiguous blocks of distinct problems; every problem's block holds the
+/// same sequence of (label, seed) as the first problem's; no run twice. A hand-edited line
+/// whose (problem, label, seed) is not the run its index designates breaks one of these.
+///
+/// Errors: [`ExperimentError::Invalid`] naming the file and line of the first run index
+/// that breaks the order (and the line it disagrees with).
+fn check_canonical(slots: &BTreeMap<usize, Slot>) -> Result<()> {
+    let lines: Vec<&Slot> = slots.values().collect();
+    let at = |i: usize| {
+        let (l, _, path, line_no) = lines[i];
+        format!(
+            "{}:{line_no} (run index {}: {} · {} · seed {})",
+            path.display(),
+            l.index,
+            l.record.problem,
+            l.record.scheduler,
+            l.record.seed
+        )
+    };
+    let bad = |i: usize, why: String| {
+        ExperimentError::Invalid(format!(
+            "{}: does not fit the grid's canonical order ({why}): an edited or foreign line, remove it",
+            at(i)
+        ))
+    };
+    let mut seen_runs: HashMap<(&str, &str, u64), usize> = HashMap::new();
+    let mut seen_problems: HashSet<&str> = HashSet::new();
+    // the first problem's runs: (label, seed) and their position in `lines`
+    let mut first_block: Vec<((&str, u64), usize)> = Vec::new();
+    let mut block_start = 0usize;
+    for (i, (l, ..)) in lines.iter().enumerate() {
+        let r = &l.record;
+        if let Some(&j) = seen_runs.get(&(r.problem.as_str(), r.scheduler.as_str(), r.seed)) {
+            return Err(bad(i, format!("the same run as {}", at(j))));
+        }
+        seen_runs.insert((r.problem.as_str(), r.scheduler.as_str(), r.seed), i);
+        if i == 0 || lines[i - 1].0.record.problem != r.problem {
+            if seen_problems.len() > 1 && i - block_start != first_block.len() {
+                let prev = &lines[i - 1].0.record.problem;
+                return Err(bad(
+                    i,
+                    format!(
+                        "it follows {} runs of problem {prev}, the first problem has {}",
+                        i - block_start,
+                        first_block.len()
+                    ),
+                ));
+            }
+            if !seen_problems.insert(r.problem.as_str()) {
+                return Err(bad(
+                    i,
+                    format!("problem {} had its runs before, not adjacent", r.problem),
+                ));
+            }
+            block_start = i;
+        }
+        let pos = i - block_start;
+        let here = (r.scheduler.as_str(), r.seed);
+        if seen_problems.len() == 1 {
+            first_block.push((here, i));
+        } else {
+            match first_block.get(pos) {
+                Some((want, _)) if *want == here => {}
+                Some((_, j)) => {
+                    return Err(bad(
+                        i,
+                        format!("the first problem's run at this position is {}", at(*j)),
+                    ));
+                }
+                None => {
+                    return Err(bad(
+                        i,
+                        format!("the first problem has only {} runs", first_block.len()),
+                    ));
+                }
+            }
+        }
+        if i + 1 == lines.len() && seen_problems.len() > 1 && pos + 1 != first_block.len() {
+            return Err(bad(
+                i,
+                format!(
+                    "problem {} has {} runs, the first problem {}",
+                    r.problem,
+                    pos + 1,
+                    first_block.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A merged run: its line, its [`comparable`] JSON, and the file and line it was read from.
+type Slot = (ShardLine, serde_json::Value, PathBuf, usize);
 
 /// Appends finished runs to a results file, one whole flushed [`ShardLine`] each (safe
 /// from several threads).
@@ -484,8 +665,7 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
     let mut kind: Option<(bool, PathBuf)> = None;
     // per run index found: the line, its normalised JSON, and where it was read (a map,
     // not a slot per run: a line may claim any run count, e.g. u64::MAX)
-    let mut slots: BTreeMap<usize, (ShardLine, serde_json::Value, PathBuf, usize)> =
-        BTreeMap::new();
+    let mut slots: BTreeMap<usize, Slot> = BTreeMap::new();
     let mut runs_of_grid = 0usize;
     let mut shards_seen: usize = 0;
     for p in paths {
@@ -555,6 +735,7 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
                     l.index,
                 )));
             }
+            check_measures(path, line_no, &l)?;
             shards_seen = shards_seen.max(l.shard[1]);
             let key = comparable(&l);
             match slots.get(&l.index) {
@@ -563,9 +744,10 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
                 }
                 Some((_, first_key, first_path, first_line)) if *first_key != key => {
                     return Err(ExperimentError::Invalid(format!(
-                        "{}:{line_no} and {}:{first_line}: two different records of run {} ({} · {} · seed {}; {} differs): a run done twice with different results, keep one of the lines",
+                        "{}:{line_no} and {}:{first_line}: two different records of run {} (index {}; {} · {} · seed {}; {} differs): a run done twice with different results, keep one of the lines",
                         path.display(),
                         first_path.display(),
+                        l.index + 1,
                         l.index,
                         l.record.problem,
                         l.record.scheduler,
@@ -591,11 +773,13 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
             .map_or(slots.len(), |(i, _)| i);
         let n = shards_seen.max(1);
         return Err(ExperimentError::Invalid(format!(
-            "merge: {} of {runs_of_grid} runs missing; the first is run {first}, of shard {}/{n}",
+            "merge: {} of {runs_of_grid} runs missing; the first is run {} of {runs_of_grid} (index {first}), of shard {}/{n}",
             runs_of_grid - slots.len(),
+            first + 1,
             first % n
         )));
     }
+    check_canonical(&slots)?;
     Ok(slots.into_values().map(|r| r.0).collect())
 }
 
@@ -732,10 +916,11 @@ fn fingerprint(exp: &Experiment, resolved: &[Resolved], keys: &[RunKey]) -> Stri
     let mut text = String::new();
     for p in exp.problems.iter() {
         text.push_str(&format!(
-            "problem\t{}\t{}\t{}\n",
+            "problem\t{}\t{}\t{}\t{}\n",
             p.name,
             p.problem.n_tasks(),
-            p.problem.n_gpus()
+            p.problem.n_gpus(),
+            problem_digest(&p.problem)
         ));
     }
     for r in resolved {
@@ -756,12 +941,126 @@ fn fingerprint(exp: &Experiment, resolved: &[Resolved], keys: &[RunKey]) -> Stri
 
 /// FNV-1a, 64 bits, of `text`, as 16 hex digits: a grid's fingerprint.
 pub(crate) fn fnv1a(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Fnv1a::new();
+    h.bytes(text.as_bytes());
+    format!("{:016x}", h.0)
+}
+
+/// Streaming FNV-1a, 64 bits (offset basis `0xcbf29ce484222325`, prime `0x100000001b3`):
+/// stable across processes and platforms, unlike `std`'s `DefaultHasher`.
+pub(crate) struct Fnv1a(u64);
+
+impl Fnv1a {
+    /// The empty input's state.
+    pub(crate) fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
     }
-    format!("{h:016x}")
+
+    /// Feeds `bytes`.
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// Feeds `x` as 8 little-endian bytes.
+    pub(crate) fn u64(&mut self, x: u64) {
+        self.bytes(&x.to_le_bytes());
+    }
+
+    /// Feeds `x`'s bits ([`f64::to_bits`]; `0.0` and `-0.0` differ).
+    pub(crate) fn f64(&mut self, x: f64) {
+        self.u64(x.to_bits());
+    }
+
+    /// Feeds a string, length first (so `"ab","c"` and `"a","bc"` differ).
+    pub(crate) fn str(&mut self, s: &str) {
+        self.u64(s.len() as u64);
+        self.bytes(s.as_bytes());
+    }
+}
+
+/// Content digest of a problem, 16 hex digits: streamed [`Fnv1a`] over every number that
+/// decides a schedule — per task its work and memory need, per job its release and member
+/// tasks, per edge `(from, to, bytes)`, per GPU its model name, machine, speed, memory,
+/// ready time and background utilisation, the network (uniform: intra and inter links;
+/// per machine pair: every bandwidth and latency) and, on unrelated machines, the
+/// execution-time matrix. Costs O(n + e + m + links) (plus n·m for an execution-time
+/// matrix). Two problems of equal content built separately have the same digest; part of
+/// the grid fingerprints of [`Shard::grid`] and
+/// [`SimShard::grid`](crate::simulation::SimShard::grid).
+pub(crate) fn problem_digest(problem: &worl_cluster::Problem) -> String {
+    let mut h = Fnv1a::new();
+    let workload = problem.workload();
+    let graph = workload.graph();
+    h.bytes(b"tasks");
+    h.u64(graph.n_tasks() as u64);
+    for (_, t) in graph.tasks() {
+        h.f64(t.work);
+        match t.mem_gib {
+            Some(m) => {
+                h.u64(1);
+                h.f64(m);
+            }
+            None => h.u64(0),
+        }
+        h.u64(t.job.index() as u64);
+    }
+    h.bytes(b"jobs");
+    h.u64(workload.jobs().len() as u64);
+    for j in workload.jobs() {
+        h.f64(j.release);
+        h.u64(j.tasks.len() as u64);
+        for t in &j.tasks {
+            h.u64(t.index() as u64);
+        }
+    }
+    h.bytes(b"edges");
+    for e in graph.edges() {
+        h.u64(e.from.index() as u64);
+        h.u64(e.to.index() as u64);
+        h.f64(e.bytes);
+    }
+    let cluster = problem.cluster();
+    h.bytes(b"gpus");
+    h.u64(cluster.n_gpus() as u64);
+    for g in cluster.gpus() {
+        h.str(&g.model);
+        h.u64(g.machine.index() as u64);
+        h.f64(g.speed);
+        h.f64(g.mem_gib);
+        h.f64(g.ready_time);
+        h.f64(g.background);
+    }
+    h.bytes(b"network");
+    h.u64(cluster.n_machines() as u64);
+    match cluster.network() {
+        worl_cluster::Network::Uniform { intra, inter } => {
+            h.u64(0);
+            for l in [intra, inter] {
+                h.f64(l.bandwidth);
+                h.f64(l.latency);
+            }
+        }
+        worl_cluster::Network::PerMachinePair { bandwidth, latency } => {
+            h.u64(1);
+            h.u64(bandwidth.len() as u64);
+            for (b, l) in bandwidth.iter().zip(latency.iter()) {
+                h.f64(*b);
+                h.f64(*l);
+            }
+        }
+    }
+    if problem.is_unrelated() {
+        h.bytes(b"exec");
+        for v in 0..problem.n_tasks() {
+            for k in 0..problem.n_gpus() {
+                h.f64(problem.exec_time(worl_dag::TaskId::new(v), worl_cluster::GpuId::new(k)));
+            }
+        }
+    }
+    format!("{:016x}", h.0)
 }
 
 #[cfg(test)]
@@ -920,7 +1219,10 @@ mod tests {
             e.contains("b.jsonl:1 and ") && e.contains("a.jsonl:1:"),
             "{e}"
         );
-        assert!(e.contains("two different records of run 0"), "{e}");
+        assert!(
+            e.contains("two different records of run 1 (index 0;"),
+            "{e}"
+        );
         assert!(e.contains("`makespan`"), "{e}");
         assert_eq!(
             merge(&[&a, &b]).unwrap_err().to_string(),
@@ -957,5 +1259,217 @@ mod tests {
         let r = exp.shard(0, 1).unwrap().run_into(&f).unwrap();
         assert_eq!((r.skipped, r.ran, r.cut_partial_line), (8, 1, true));
         same(&merge(&[&f]).unwrap(), &single);
+    }
+
+    /// The experiment of [`experiment`] on 3 GPUs of `model`, fork-joins of task work `work`.
+    fn experiment_on(model: &GpuModel, work: f64) -> Experiment {
+        let cluster = Arc::new(presets::homogeneous(3, model).unwrap());
+        let mut problems = ProblemSet::new();
+        for n in [3, 5, 7] {
+            let w = Arc::new(shapes::fork_join(n, work, 1e6).unwrap());
+            problems
+                .push(NamedProblem::new(
+                    format!("fj-{n}"),
+                    Problem::new(w, cluster.clone()).unwrap(),
+                ))
+                .unwrap();
+        }
+        Experiment::new(problems)
+            .schedulers(["heft", "cpop", "min-min"])
+            .quiet(true)
+    }
+
+    #[test]
+    fn fnv1a_matches_the_published_test_vectors() {
+        // FNV-1a 64 test vectors (Fowler, Noll, Vo): "" and "a"
+        assert_eq!(fnv1a(""), "cbf29ce484222325");
+        assert_eq!(fnv1a("a"), "af63dc4c8601ec8c");
+        assert_eq!(fnv1a("foobar"), "85944171f73967e8");
+    }
+
+    #[test]
+    fn grid_covers_the_problems_content() {
+        let grid = |e: &Experiment| e.shard(0, 1).unwrap().grid().unwrap();
+        let base = grid(&experiment());
+        // same content built twice: same grid
+        assert_eq!(grid(&experiment()), base);
+        assert_eq!(grid(&experiment_on(&GpuModel::v100_16gb(), 10.0)), base);
+        // another cluster of the same size: another grid
+        assert_ne!(grid(&experiment_on(&GpuModel::a100_80gb(), 10.0)), base);
+        // another task work: another grid
+        assert_ne!(grid(&experiment_on(&GpuModel::v100_16gb(), 400.0)), base);
+        // a results file of the old grid is refused by a resume of the new one
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.jsonl");
+        experiment().shard(0, 1).unwrap().run_into(&f).unwrap();
+        let e = experiment_on(&GpuModel::a100_80gb(), 10.0)
+            .shard(0, 1)
+            .unwrap()
+            .run_into(&f)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("r.jsonl:1: a run of another grid"), "{e}");
+    }
+
+    #[test]
+    fn problem_digest_sees_every_number_and_is_stable() {
+        let cluster = |inter: f64| {
+            let mut b = worl_cluster::ClusterBuilder::new("c");
+            for m in 0..2 {
+                let id = b.add_machine(format!("m{m}"));
+                b.add_gpu(id, &GpuModel::v100_16gb()).unwrap();
+            }
+            b.network(worl_cluster::Network::uniform(
+                worl_cluster::Link::NVLINK2,
+                worl_cluster::Link::new(inter, 1e-5).unwrap(),
+            ));
+            Arc::new(b.build().unwrap())
+        };
+        let workload = |bytes: f64| Arc::new(shapes::fork_join(3, 10.0, bytes).unwrap());
+        let digest = |inter: f64, bytes: f64| {
+            problem_digest(&Problem::new(workload(bytes), cluster(inter)).unwrap())
+        };
+        let base = digest(1e9, 1e6);
+        assert_eq!(base.len(), 16);
+        assert_eq!(digest(1e9, 1e6), base);
+        assert_ne!(digest(2e9, 1e6), base, "network bandwidth");
+        assert_ne!(digest(1e9, 2e6), base, "edge bytes");
+        // a ready time
+        let mut c = (*cluster(1e9)).clone();
+        c.set_ready_time(worl_cluster::GpuId::new(1), 5.0).unwrap();
+        let p = Problem::new(workload(1e6), Arc::new(c)).unwrap();
+        assert_ne!(problem_digest(&p), base, "ready time");
+        // a GPU model of another name and memory, speed equal
+        let mut b = worl_cluster::ClusterBuilder::new("c");
+        for m in 0..2 {
+            let id = b.add_machine(format!("m{m}"));
+            b.add_gpu(id, &GpuModel::v100_32gb()).unwrap();
+        }
+        b.network(worl_cluster::Network::uniform(
+            worl_cluster::Link::NVLINK2,
+            worl_cluster::Link::new(1e9, 1e-5).unwrap(),
+        ));
+        let p = Problem::new(workload(1e6), Arc::new(b.build().unwrap())).unwrap();
+        assert_ne!(problem_digest(&p), base, "GPU model");
+    }
+
+    /// Rewrites line `line` (0-based) of `f` with `edit`.
+    fn edit_line(f: &Path, line: usize, mut edit: impl FnMut(&mut ShardLine)) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let mut out = String::new();
+        for (i, l) in text.lines().enumerate() {
+            if i == line {
+                let mut x: ShardLine = serde_json::from_str(l).unwrap();
+                edit(&mut x);
+                out.push_str(&serde_json::to_string(&x).unwrap());
+            } else {
+                out.push_str(l);
+            }
+            out.push('\n');
+        }
+        std::fs::write(f, out).unwrap();
+    }
+
+    #[test]
+    fn merge_and_resume_refuse_a_line_relabelled_against_its_index() {
+        let exp = experiment();
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.jsonl");
+        exp.shard(0, 1).unwrap().run_into(&f).unwrap();
+        let clean = std::fs::read_to_string(&f).unwrap();
+        // run index 0 is fj-3 · HEFT · seed 0; the edited line claims seed 7
+        edit_line(&f, 0, |l| l.record.seed = 7);
+        let e = merge(&[&f]).unwrap_err().to_string();
+        assert!(e.contains("does not fit the grid's canonical order"), "{e}");
+        assert!(
+            e.contains("r.jsonl:1 (run index 0: fj-3 · HEFT · seed 7)"),
+            "{e}"
+        );
+        let e = exp
+            .shard(0, 1)
+            .unwrap()
+            .run_into(&f)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("r.jsonl:1: run index 0 is fj-3 · HEFT · seed 0 in the grid's canonical order, but the line says fj-3 · HEFT · seed 7"),
+            "{e}"
+        );
+        // another problem's label on index 4 (fj-5 · CPOP): refused by merge and resume
+        std::fs::write(&f, &clean).unwrap();
+        edit_line(&f, 4, |l| l.record.problem = "fj-7".into());
+        let e = merge(&[&f]).unwrap_err().to_string();
+        assert!(
+            e.contains("r.jsonl:5 (run index 4: fj-7 · CPOP · seed 0)"),
+            "{e}"
+        );
+        let e = exp
+            .shard(0, 1)
+            .unwrap()
+            .run_into(&f)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("r.jsonl:5: run index 4 is fj-5 · CPOP · seed 0"),
+            "{e}"
+        );
+        // the labels of two runs swapped between their lines
+        std::fs::write(&f, &clean).unwrap();
+        edit_line(&f, 0, |l| l.record.scheduler = "CPOP".into());
+        edit_line(&f, 1, |l| l.record.scheduler = "HEFT".into());
+        let e = merge(&[&f]).unwrap_err().to_string();
+        assert!(
+            e.contains("r.jsonl:4 (run index 3: fj-5 · HEFT · seed 0)"),
+            "{e}"
+        );
+        assert!(
+            e.contains("r.jsonl:1 (run index 0: fj-3 · CPOP · seed 0)"),
+            "{e}"
+        );
+        // a negative makespan
+        std::fs::write(&f, &clean).unwrap();
+        edit_line(&f, 2, |l| l.record.makespan = -1.0);
+        let e = merge(&[&f]).unwrap_err().to_string();
+        assert!(e.contains("r.jsonl:3: makespan -1 of run index 2"), "{e}");
+        // the clean file still merges
+        std::fs::write(&f, &clean).unwrap();
+        assert_eq!(merge(&[&f]).unwrap().records().len(), 9);
+    }
+
+    #[test]
+    fn a_results_file_that_is_not_a_regular_file_is_refused_up_front() {
+        let exp = experiment();
+        let dir = tempfile::tempdir().unwrap();
+        let e = exp
+            .shard(0, 1)
+            .unwrap()
+            .run_into(dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the results file is not a regular file"), "{e}");
+        #[cfg(unix)]
+        {
+            let e = exp.run_resumable("/dev/null").unwrap_err().to_string();
+            assert!(
+                e.starts_with("/dev/null: the results file is not a regular file"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_run_messages_count_from_one() {
+        let exp = experiment();
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.jsonl");
+        exp.shard(0, 1).unwrap().run_into(&f).unwrap();
+        let text = std::fs::read_to_string(&f).unwrap();
+        let kept: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+        std::fs::write(&f, kept).unwrap();
+        let e = merge(&[&f]).unwrap_err().to_string();
+        assert!(
+            e.contains("1 of 9 runs missing; the first is run 1 of 9 (index 0), of shard 0/1"),
+            "{e}"
+        );
     }
 }

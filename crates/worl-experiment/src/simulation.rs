@@ -292,7 +292,8 @@ impl SimStudy {
     /// (for progress, besides the bar of [`quiet`](Self::quiet)).
     ///
     /// Errors: [`ExperimentError::Invalid`] without problems, policies or seeds;
-    /// [`ExperimentError::Simulation`] naming the problem, policy and seed of a failed run.
+    /// [`ExperimentError::Spec`] for a policy's unknown scheduler or bad options, before
+    /// any run; [`ExperimentError::Simulation`] naming the problem, policy and seed of a failed run.
     pub fn run(&self, on_start: &mut dyn FnMut(usize, &str, &str, u64)) -> Result<SimOutcome> {
         self.check()?;
         let bar = RunProgress::new(self.n_runs() as u64, self.quiet, self.lines);
@@ -336,12 +337,22 @@ impl SimStudy {
         Ok(out)
     }
 
-    /// Refuses an empty grid.
+    /// Refuses an empty grid, and a policy whose scheduler is unknown or has bad options
+    /// ([`PolicySpec::validate`]: every scheduler built once, nothing run) before any run.
     fn check(&self) -> Result<()> {
         if self.problems.is_empty() || self.policies.is_empty() || self.seeds.is_empty() {
             return Err(ExperimentError::Invalid(
                 "a simulation study needs at least one problem, one policy and one seed".into(),
             ));
+        }
+        for spec in &self.policies {
+            spec.validate(&self.registry).map_err(|e| match e {
+                worl_sim::SimError::Scheduler(source) => ExperimentError::Spec {
+                    spec: spec.to_string(),
+                    source: Box::new(source),
+                },
+                other => ExperimentError::Invalid(format!("policy `{spec}`: {other}")),
+            })?;
         }
         Ok(())
     }
@@ -410,8 +421,8 @@ impl SimStudy {
         keys
     }
 
-    /// The grid's fingerprint: FNV-1a (64 bits, hex) of the problem names and sizes, the
-    /// policy specs and labels, the seeds, the simulation settings that decide results
+    /// The grid's fingerprint: FNV-1a (64 bits, hex) of the problem names, sizes and
+    /// content digests (as [`Shard::grid`](crate::shard::Shard::grid)), the policy specs and labels, the seeds, the simulation settings that decide results
     /// (noise, contention, failures, arrivals, whether decision time is charged) and the
     /// budget.
     fn fingerprint(&self) -> String {
@@ -419,10 +430,11 @@ impl SimStudy {
         for p in self.problems.iter() {
             let _ = writeln!(
                 text,
-                "problem\t{}\t{}\t{}",
+                "problem\t{}\t{}\t{}\t{}",
                 p.name,
                 p.problem.n_tasks(),
-                p.problem.n_gpus()
+                p.problem.n_gpus(),
+                shard::problem_digest(&p.problem)
             );
         }
         for spec in &self.policies {
@@ -522,8 +534,8 @@ impl SimShard<'_> {
         (self.k, self.n)
     }
 
-    /// The grid's fingerprint (16 hex digits): FNV-1a of the problem names and sizes, the
-    /// policies, the seeds, the noise, contention, failures, arrivals, whether decision
+    /// The grid's fingerprint (16 hex digits): FNV-1a of the problem names, sizes and
+    /// content digests (tasks, jobs, edges, GPUs, network), the policies, the seeds, the noise, contention, failures, arrivals, whether decision
     /// time is charged, and the budget. Files of another grid are refused.
     pub fn grid(&self) -> String {
         self.study.fingerprint()
@@ -559,7 +571,17 @@ impl SimShard<'_> {
         let path = path.as_ref();
         let s = self.study;
         let keys = s.keys();
-        let resumed = shard::resume(path, &s.fingerprint(), keys.len(), [self.k, self.n])?;
+        let ids: Vec<RunId> = SimShard {
+            study: s,
+            k: 0,
+            n: 1,
+        }
+        .runs();
+        let canonical: Vec<(&str, &str, u64)> = ids
+            .iter()
+            .map(|r| (r.problem.as_str(), r.scheduler.as_str(), r.seed))
+            .collect();
+        let resumed = shard::resume(path, &s.fingerprint(), &canonical, [self.k, self.n])?;
         let mine: Vec<usize> = (0..keys.len()).filter(|i| i % self.n == self.k).collect();
         let todo: Vec<usize> = mine
             .iter()

@@ -153,7 +153,7 @@ fn a_truncated_last_line_is_redone_on_resume() {
     std::fs::write(&files[2], &text[..keep]).unwrap();
     let e = simulation::merge(&files).unwrap_err().to_string();
     assert!(
-        e.contains("1 of 12 runs missing; the first is run 11, of shard 2/3"),
+        e.contains("1 of 12 runs missing; the first is run 12 of 12 (index 11), of shard 2/3"),
         "{e}"
     );
     let r = s.shard(2, 3).unwrap().run_into(&files[2]).unwrap();
@@ -404,7 +404,8 @@ fn a_run_twice_counts_once_unless_its_measures_differ() {
     std::fs::write(&b, format!("{}\n", serde_json::to_string(&other).unwrap())).unwrap();
     let e = simulation::merge(&[&a, &b]).unwrap_err().to_string();
     assert!(
-        e.contains("b.jsonl:1 and ") && e.contains("a.jsonl:1: two different records of run 0"),
+        e.contains("b.jsonl:1 and ")
+            && e.contains("a.jsonl:1: two different records of run 1 (index 0;"),
         "{e}"
     );
     assert!(e.contains("`sim.mean_jct`"), "{e}");
@@ -414,4 +415,106 @@ fn a_run_twice_counts_once_unless_its_measures_differ() {
     std::fs::write(&b, format!("{}\n", serde_json::to_string(&other).unwrap())).unwrap();
     let e = simulation::merge(&[&a, &b]).unwrap_err().to_string();
     assert!(e.contains("`sim.jcts` differs"), "{e}");
+}
+
+/// A study of two fork-joins (4 and 6 branches, task work `work` s) on 3 GPUs of `model`.
+fn study_on(model: &GpuModel, work: f64) -> SimStudy {
+    let cluster = Arc::new(presets::homogeneous(3, model).unwrap());
+    let mut set = ProblemSet::new();
+    for n in [4, 6] {
+        let w = Arc::new(shapes::fork_join(n, work, 1e6).unwrap());
+        set.push(NamedProblem::new(
+            format!("fj-{n}"),
+            Problem::new(w, cluster.clone()).unwrap(),
+        ))
+        .unwrap();
+    }
+    SimStudy::new(set, PolicySpec::parse_list("plan:heft,eft").unwrap())
+        .seeds([3, 11])
+        .config(config(0.3))
+        .quiet(true)
+}
+
+#[test]
+fn the_grid_covers_the_cluster_and_the_tasks_work() {
+    let grid = |s: &SimStudy| s.shard(0, 1).unwrap().grid();
+    let base = grid(&study_on(&GpuModel::v100_16gb(), 4.0));
+    // the same content built twice: the same grid
+    assert_eq!(grid(&study_on(&GpuModel::v100_16gb(), 4.0)), base);
+    // another cluster of the same size, another task work: another grid
+    assert_ne!(grid(&study_on(&GpuModel::a100_80gb(), 4.0)), base);
+    assert_ne!(grid(&study_on(&GpuModel::v100_16gb(), 400.0)), base);
+    // so a results file of the old cluster does not resume into the new one
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.jsonl");
+    study_on(&GpuModel::a100_80gb(), 4.0)
+        .shard(0, 1)
+        .unwrap()
+        .run_into(&f)
+        .unwrap();
+    let e = study_on(&GpuModel::v100_16gb(), 4.0)
+        .shard(0, 1)
+        .unwrap()
+        .run_into(&f)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("r.jsonl:1: a run of another grid"), "{e}");
+}
+
+#[test]
+fn bad_policy_options_are_refused_before_any_run() {
+    let policies = PolicySpec::parse_list("plan:heft,replan:ils[foo=1]").unwrap();
+    let s = SimStudy::new(problems(), policies).quiet(true);
+    let mut started = 0;
+    let e = s.run(&mut |_, _, _, _| started += 1).unwrap_err();
+    assert_eq!(started, 0, "no run started");
+    assert!(
+        matches!(&e, ExperimentError::Spec { spec, .. } if spec == "replan:ils[foo=1]"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("foo"), "{e}");
+    // a shard refuses them before touching its file
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.jsonl");
+    assert!(s.shard(0, 2).is_err());
+    assert!(!f.exists());
+    let unknown = SimStudy::new(problems(), PolicySpec::parse_list("eft,plan:nope").unwrap());
+    let e = unknown.quiet(true).run_resumable(&f).unwrap_err();
+    assert!(
+        matches!(&e, ExperimentError::Spec { spec, .. } if spec == "plan:nope"),
+        "{e}"
+    );
+    assert!(!f.exists());
+}
+
+#[test]
+fn a_relabelled_sim_line_is_refused_by_merge() {
+    let s = study();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.jsonl");
+    s.shard(0, 1).unwrap().run_into(&f).unwrap();
+    // index 1 is ali-4 · seed 3 · eft; make it claim round-robin (index 2's label)
+    let text = std::fs::read_to_string(&f).unwrap();
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            let mut x: shard::ShardLine = serde_json::from_str(l).unwrap();
+            if x.index == 1 {
+                x.record.scheduler = "round-robin".into();
+            }
+            format!("{}\n", serde_json::to_string(&x).unwrap())
+        })
+        .collect();
+    std::fs::write(&f, edited).unwrap();
+    let e = simulation::merge(&[&f]).unwrap_err().to_string();
+    assert!(e.contains("does not fit the grid's canonical order"), "{e}");
+    assert!(
+        e.contains("(run index 2: ali-4 · round-robin · seed 3)"),
+        "{e}"
+    );
+    let e = s.shard(0, 1).unwrap().run_into(&f).unwrap_err().to_string();
+    assert!(
+        e.contains(":2: run index 1 is ali-4 · eft · seed 3 in the grid's canonical order, but the line says ali-4 · round-robin · seed 3"),
+        "{e}"
+    );
 }

@@ -143,6 +143,21 @@ impl PolicySpec {
             PolicySpec::RoundRobin => simple(Box::new(RoundRobin::new())),
         })
     }
+
+    /// Checks the spec without running anything: a `plan:`, `replan:` or `online:` spec's
+    /// scheduler is built from `registry` once (name and options checked) and dropped, so
+    /// a study refuses bad options before its first run rather than when that policy's
+    /// first run starts. The online rules always pass.
+    ///
+    /// Errors: [`SimError::Scheduler`] for an unknown scheduler or bad scheduler options.
+    pub fn validate(&self, registry: &Registry) -> Result<()> {
+        match self {
+            PolicySpec::Plan(spec) | PolicySpec::Replan(spec) | PolicySpec::Online(spec) => {
+                registry.build_spec(spec).map(drop).map_err(SimError::from)
+            }
+            PolicySpec::OnlineEft | PolicySpec::LeastConnection | PolicySpec::RoundRobin => Ok(()),
+        }
+    }
 }
 
 impl FromStr for PolicySpec {
