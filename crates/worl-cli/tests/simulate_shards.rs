@@ -198,7 +198,7 @@ fn resuming_a_truncated_shard_redoes_its_last_run() {
     std::fs::write(&f, &text[..text.len() - last.len() / 2 - 1]).unwrap();
     let err = fails(worl(d).arg("merge").args(&files).args(["--out", "merged"]));
     assert!(
-        err.contains("1 of 12 runs missing; the first is run 10, of shard 1/3"),
+        err.contains("1 of 12 runs missing; the first is run 11 of 12 (index 10), of shard 1/3"),
         "{err}"
     );
     let (_, err) = ok(simulate(d).args(["--shard", "1/3", "--results", &files[1]]));
@@ -322,4 +322,122 @@ fn progress_is_one_line_per_run_off_a_terminal_and_nothing_when_quiet() {
             "run 3/3: round-robin · three.json · seed 1"
         ]
     );
+}
+
+/// `worl simulate two.json three.json --cluster CLUSTER --policy plan:heft,eft`, then `args`.
+fn simulate_on(d: &Path, cluster: &str, args: &[&str]) -> Command {
+    let mut c = worl(d);
+    c.args(["simulate", "two.json", "three.json", "--cluster", cluster])
+        .args(["--policy", "plan:heft,eft", "--quiet"])
+        .args(args);
+    c
+}
+
+#[test]
+fn resuming_with_another_cluster_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    ok(&mut simulate_on(
+        d,
+        "homogeneous:2:A100-80GB",
+        &["--results", "r.jsonl"],
+    ));
+    let before = std::fs::read_to_string(d.join("r.jsonl")).unwrap();
+    assert_eq!(
+        before.lines().count(),
+        12,
+        "2 workloads x 3 seeds x 2 policies"
+    );
+    // the same size, another GPU model: another grid, not a resume of stale runs
+    let err = fails(&mut simulate_on(
+        d,
+        "homogeneous:2:V100-32GB",
+        &["--results", "r.jsonl"],
+    ));
+    assert!(err.contains("r.jsonl:1: a run of another grid"), "{err}");
+    assert_eq!(std::fs::read_to_string(d.join("r.jsonl")).unwrap(), before);
+    // a task's work changed in place (4 -> 400 s): refused too
+    std::fs::write(
+        d.join("two.json"),
+        TWO_JOBS.replace("\"work\": 4.0", "\"work\": 400.0"),
+    )
+    .unwrap();
+    let err = fails(&mut simulate_on(
+        d,
+        "homogeneous:2:A100-80GB",
+        &["--results", "r.jsonl"],
+    ));
+    assert!(err.contains("r.jsonl:1: a run of another grid"), "{err}");
+}
+
+#[test]
+fn bad_policy_options_fail_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    let mut c = worl(d);
+    c.args(["simulate", "two.json", "three.json", "--cluster"])
+        .args([
+            "homogeneous:2:V100-16GB",
+            "--policy",
+            "plan:heft,replan:heft[foo=1]",
+        ])
+        .args(["--results", "r.jsonl"]);
+    let err = fails(&mut c);
+    assert!(err.contains("foo"), "{err}");
+    assert!(!err.contains("run 1/"), "no run started: {err}");
+    assert!(!d.join("r.jsonl").exists(), "nothing written");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_results_file_that_cannot_hold_runs_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    let err = fails(&mut simulate_on(
+        d,
+        "homogeneous:2:V100-16GB",
+        &["--results", "/dev/null"],
+    ));
+    assert!(
+        err.contains("/dev/null: the results file is not a regular file"),
+        "{err}"
+    );
+    assert!(!err.contains("merge"), "{err}");
+    assert!(!err.contains("run 1/"), "no run started: {err}");
+}
+
+#[test]
+fn schedule_simulate_checks_failures_before_scheduling_and_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    let err = fails(worl(d).args([
+        "schedule",
+        "two.json",
+        "--cluster",
+        "homogeneous:2:V100-16GB",
+        "--out",
+        "s.json",
+        "--simulate",
+        "--failures",
+        "outages:9@5+20",
+    ]));
+    assert!(err.contains('9'), "{err}");
+    assert!(!d.join("s.json").exists(), "--out not written: {err}");
+    // a valid outage still schedules and simulates
+    ok(worl(d).args([
+        "schedule",
+        "two.json",
+        "--cluster",
+        "homogeneous:2:V100-16GB",
+        "--out",
+        "s.json",
+        "--simulate",
+        "--failures",
+        "outages:1@5+20",
+    ]));
+    assert!(d.join("s.json").exists());
 }

@@ -369,7 +369,7 @@ pub(crate) fn resume(
         && !meta.is_file()
     {
         return Err(ExperimentError::Invalid(format!(
-            "{}: the results file is not a regular file (a directory, device or pipe such as /dev/null cannot hold the runs to resume or merge): name a file",
+            "{}: the results file is not a regular file (a directory, device or pipe such as /dev/null cannot hold the runs appended to it and read back): name a file",
             path.display()
         )));
     }

@@ -85,6 +85,11 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         None
     };
     let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
+    // the simulation settings are checked against the cluster (failures naming GPUs it
+    // lacks, ...) before scheduling and before writing --out
+    let sim = sim_config
+        .map(|config| worl::sim::Simulation::new(&problem, config))
+        .transpose()?;
     let mut scheduler = Registry::with_builtins().build_spec(&args.scheduler)?;
     let budget = Budget {
         max_evaluations: args.evaluations,
@@ -123,8 +128,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         problem.n_gpus(),
         elapsed
     )?;
-    if let Some(config) = sim_config {
-        let sim = worl::sim::Simulation::new(&problem, config)?;
+    if let Some(sim) = sim {
         let mut policy = worl::sim::policies::AsPlanned::new(&problem, &schedule)?;
         let r = sim.run(&mut policy, args.seed)?;
         let m = &r.metrics;
