@@ -665,7 +665,8 @@ fn merge_missing_file_is_an_error() {
         2,
     );
     assert!(
-        e.contains("other.jsonl:1 and ") && e.contains("r.jsonl:1: two different records of run 1 (index 0;"),
+        e.contains("other.jsonl:1 and ")
+            && e.contains("r.jsonl:1: two different records of run 1 (index 0;"),
         "{e}"
     );
     // the last line without its newline is kept: both runs merge

@@ -49,15 +49,28 @@ pub enum ExperimentError {
         /// The first violation, rendered.
         first: String,
     },
-    /// A simulation run failed (`worl-sim`): a policy that cannot be built or fails, an
-    /// arrival process or simulation setting refused.
+    /// A simulation run failed (`worl-sim`): a policy that cannot be built or fails.
     #[error("simulating policy `{policy}` on problem `{problem}` with seed {seed}: {source}")]
     Simulation {
         /// The problem's name.
         problem: String,
-        /// The policy's label (or `arrivals` / `simulation` for the setting).
+        /// The policy's label.
         policy: String,
         /// The run's seed.
+        seed: u64,
+        /// The simulator's error.
+        source: Box<worl_sim::SimError>,
+    },
+    /// A simulation setting (noise, contention, failures: e.g. an outage of a GPU the
+    /// cluster lacks) or the arrival process is refused for a problem (`worl-sim`), before
+    /// any policy runs.
+    #[error("{what} refused for problem `{problem}` with seed {seed}: {source}")]
+    SimulationSetup {
+        /// The problem's name.
+        problem: String,
+        /// `"simulation settings"` or `"arrival process"`.
+        what: &'static str,
+        /// The seed.
         seed: u64,
         /// The simulator's error.
         source: Box<worl_sim::SimError>,

@@ -293,7 +293,9 @@ impl SimStudy {
     ///
     /// Errors: [`ExperimentError::Invalid`] without problems, policies or seeds;
     /// [`ExperimentError::Spec`] for a policy's unknown scheduler or bad options, before
-    /// any run; [`ExperimentError::Simulation`] naming the problem, policy and seed of a failed run.
+    /// any run; [`ExperimentError::Simulation`] naming the problem, policy and seed of a
+    /// failed run; [`ExperimentError::SimulationSetup`] for settings or arrivals refused for
+    /// a problem.
     pub fn run(&self, on_start: &mut dyn FnMut(usize, &str, &str, u64)) -> Result<SimOutcome> {
         self.check()?;
         let bar = RunProgress::new(self.n_runs() as u64, self.quiet, self.lines);
@@ -313,7 +315,7 @@ impl SimStudy {
             for (si, &seed) in self.seeds.iter().enumerate() {
                 let problem = self.released(named, seed)?;
                 let sim = Simulation::new(&problem, self.config.clone())
-                    .map_err(|e| fail(named, "simulation", seed, e))?;
+                    .map_err(|e| fail_setup(named, "simulation settings", seed, e))?;
                 for spec in &self.policies {
                     let label = spec.label();
                     on_start(index, &named.name, &label, seed);
@@ -367,7 +369,7 @@ impl SimStudy {
         let workload = self
             .arrivals
             .apply(base.workload(), seed)
-            .map_err(|e| fail(named, "arrivals", seed, e))?;
+            .map_err(|e| fail_setup(named, "arrival process", seed, e))?;
         Ok(Arc::new(
             Problem::new(Arc::new(workload), base.cluster_arc().clone())
                 .map_err(worl_rtgs::ScheduleError::from)?,
@@ -497,16 +499,31 @@ impl SimStudy {
     }
 }
 
-/// The error of a failed step (`what`: a policy label, `arrivals` or `simulation`).
+/// The error of a failed policy run (`label`: the policy's label).
 fn fail(
     named: &NamedProblem,
-    what: &str,
+    label: &str,
     seed: u64,
     source: worl_sim::SimError,
 ) -> ExperimentError {
     ExperimentError::Simulation {
         problem: named.name.clone(),
-        policy: what.to_owned(),
+        policy: label.to_owned(),
+        seed,
+        source: Box::new(source),
+    }
+}
+
+/// The error of refused settings (`what`: `simulation settings` or `arrival process`).
+fn fail_setup(
+    named: &NamedProblem,
+    what: &'static str,
+    seed: u64,
+    source: worl_sim::SimError,
+) -> ExperimentError {
+    ExperimentError::SimulationSetup {
+        problem: named.name.clone(),
+        what,
         seed,
         source: Box::new(source),
     }
@@ -625,7 +642,7 @@ impl SimShard<'_> {
             let seed = s.seeds[first.seed];
             let problem = s.released(named, seed)?;
             let sim = Simulation::new(&problem, s.config.clone())
-                .map_err(|e| fail(named, "simulation", seed, e))?;
+                .map_err(|e| fail_setup(named, "simulation settings", seed, e))?;
             for &i in group {
                 let spec = &s.policies[keys[i].policy];
                 bar.start(format!("{} · {} · seed {seed}", spec.label(), named.name));
