@@ -108,9 +108,14 @@ def test_bad_specs_raise_naming_the_spec(two_jobs, two_v100):
         worl.simulate([two_jobs], two_v100, policies="plan:heft", failures="mtbf:-1")
     with pytest.raises(worl.ScheduleError, match="seeds 0: must be in 1..=10000"):
         worl.simulate([two_jobs], two_v100, policies="plan:heft", seeds=0)
-    # a scheduler the registry lacks fails the run, naming the problem, policy and seed
+    # a scheduler the registry lacks is refused before any run, naming the spec and the
+    # schedulers known
     with pytest.raises(worl.ScheduleError, match="plan:nosuch") as e:
         worl.simulate([two_jobs], two_v100, policies="plan:nosuch", seeds=1)
+    assert "unknown scheduler `nosuch`" in str(e.value) and "heft" in str(e.value)
+    # a failing run names the problem, policy and seed: an outage of a GPU the cluster lacks
+    with pytest.raises(worl.ScheduleError, match="outages:5@0\\+1|g5") as e:
+        worl.simulate([two_jobs], two_v100, policies="eft", failures="outages:5@0+1", seeds=1)
     assert "two-jobs" in str(e.value) and "seed 1" in str(e.value)
     with pytest.raises(worl.LoadError):
         worl.simulate([two_jobs], "2x1:NoSuchGPU", policies="plan:heft")
