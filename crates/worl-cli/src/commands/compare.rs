@@ -151,23 +151,12 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         return Err(format!("--seeds {}: must be in 1..={MAX_SEEDS}", args.seeds).into());
     }
     let written = output_files(args.out.as_deref());
-    let mut outputs: Vec<(&str, Option<&Path>)> = vec![("--results", args.results.as_deref())];
-    outputs.extend(written.iter().map(|p| ("--out", Some(p.as_path()))));
-    let mut given: Vec<(&str, Option<&Path>)> = vec![("--cluster", Some(Path::new(&args.cluster)))];
-    given.extend(
-        args.workloads
-            .iter()
-            .map(|w| ("a workload", Some(w.as_path()))),
-    );
-    inputs::distinct_files(&outputs, &given)?;
-    let cluster = Arc::new(inputs::cluster(&args.cluster)?);
-    let mut problems = ProblemSet::new();
-    for path in &args.workloads {
-        let w = inputs::workload(path)?;
-        let name = problem_name(path, &args.workloads);
-        let p = worl::cluster::Problem::new(Arc::new(w), cluster.clone())?;
-        problems.push(NamedProblem::new(name, p))?;
-    }
+    let problems = grid_problems(
+        &args.cluster,
+        &args.workloads,
+        args.results.as_deref(),
+        &written,
+    )?;
     let registry = Registry::with_builtins();
     let specs = if args.schedulers.is_empty() {
         let (specs, notice) = default_specs(&registry, &problems);
@@ -233,6 +222,33 @@ const OUTPUT_FILES: [&str; 5] = [
     "results.json",
     "cd.svg",
 ];
+
+/// The problems of a grid (`worl compare`, `worl simulate`): every workload on the cluster
+/// `cluster`, named by [`problem_name`], after checking that no output (`--results`, the
+/// files `written` into `--out`) is one of the inputs.
+///
+/// Errors: an output that is an input, a cluster or workload that does not load, a task no
+/// GPU fits, or two workloads of one name.
+pub(crate) fn grid_problems(
+    cluster: &str,
+    workloads: &[PathBuf],
+    results: Option<&Path>,
+    written: &[PathBuf],
+) -> Result<ProblemSet> {
+    let mut outputs: Vec<(&str, Option<&Path>)> = vec![("--results", results)];
+    outputs.extend(written.iter().map(|p| ("--out", Some(p.as_path()))));
+    let mut given: Vec<(&str, Option<&Path>)> = vec![("--cluster", Some(Path::new(cluster)))];
+    given.extend(workloads.iter().map(|w| ("a workload", Some(w.as_path()))));
+    inputs::distinct_files(&outputs, &given)?;
+    let cluster = Arc::new(inputs::cluster(cluster)?);
+    let mut problems = ProblemSet::new();
+    for path in workloads {
+        let w = inputs::workload(path)?;
+        let p = worl::cluster::Problem::new(Arc::new(w), cluster.clone())?;
+        problems.push(NamedProblem::new(problem_name(path, workloads), p))?;
+    }
+    Ok(problems)
+}
 
 /// The paths of the files [`write_outputs`] writes into `out` (none without `out`).
 pub(crate) fn output_files(out: Option<&Path>) -> Vec<PathBuf> {

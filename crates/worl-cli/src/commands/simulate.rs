@@ -1,12 +1,11 @@
 //! `worl simulate`: execute workloads on a cluster under arrivals, runtime noise, shared
 //! links and GPU failures, with static plans and online policies.
 
-use crate::{Result, inputs, outln};
+use crate::{Result, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use worl::experiment::simulation::{SimOutcome, SimStudy, realised_schedule, write_event_log};
-use worl::experiment::{GroupBy, NamedProblem, ProblemSet, plot, report};
+use worl::experiment::{GroupBy, plot, report};
 use worl::rtgs::{Budget, Registry};
 use worl::sim::arrivals::Arrivals;
 use worl::sim::spec::{DEFAULT_POLICIES, PolicySpec};
@@ -132,25 +131,12 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         max_time: args.time.map(super::schedule::seconds).transpose()?,
     };
     let written = output_files(args.out.as_deref());
-    let mut outputs: Vec<(&str, Option<&Path>)> = vec![("--results", args.results.as_deref())];
-    outputs.extend(written.iter().map(|p| ("--out", Some(p.as_path()))));
-    let mut given: Vec<(&str, Option<&Path>)> = vec![("--cluster", Some(Path::new(&args.cluster)))];
-    given.extend(
-        args.workloads
-            .iter()
-            .map(|w| ("a workload", Some(w.as_path()))),
-    );
-    inputs::distinct_files(&outputs, &given)?;
-    let cluster = Arc::new(inputs::cluster(&args.cluster)?);
-    let mut problems = ProblemSet::new();
-    for path in &args.workloads {
-        let w = inputs::workload(path)?;
-        let p = worl::cluster::Problem::new(Arc::new(w), cluster.clone())?;
-        problems.push(NamedProblem::new(
-            super::compare::problem_name(path, &args.workloads),
-            p,
-        ))?;
-    }
+    let problems = super::compare::grid_problems(
+        &args.cluster,
+        &args.workloads,
+        args.results.as_deref(),
+        &written,
+    )?;
     let study = SimStudy::new(problems, policies)
         .seeds(1..=args.seeds)
         .config(config)
