@@ -210,14 +210,7 @@ fn each_bad_outage_list_is_a_one_line_error_naming_the_outage() {
 fn a_gpu_outside_the_cluster_is_refused_by_the_simulation_naming_gpu_and_size() {
     let p = chain_on_two_gpus();
     let failures = parse("outages:1@0+1;g2@3+4");
-    let e = Simulation::new(
-        &p,
-        SimConfig {
-            failures,
-            ..SimConfig::default()
-        },
-    )
-    .unwrap_err();
+    let e = refused(&p, failures);
     assert!(matches!(e, SimError::InvalidOutage { gpu: 2, .. }), "{e:?}");
     assert_eq!(
         e.to_string(),
@@ -358,6 +351,18 @@ fn a_script_file_of_more_than_max_outages_rows_names_the_first_row_too_many() {
 }
 
 /// A chain `a -> b` (work 10 each: 10 s on a V100, no bytes) on one machine of two V100s.
+/// The error of setting up a simulation of `p` with `failures` (which must be refused).
+fn refused(p: &Problem, failures: Failures) -> SimError {
+    Simulation::new(
+        p,
+        SimConfig {
+            failures,
+            ..SimConfig::default()
+        },
+    )
+    .unwrap_err()
+}
+
 fn chain_on_two_gpus() -> Problem {
     let mut wb = WorkloadBuilder::new("w");
     let j = wb.add_job("j").unwrap();
@@ -602,14 +607,7 @@ fn a_gpu_outside_the_cluster_in_a_script_file_is_named_by_file_and_line() {
     let p = chain_on_two_gpus();
     let path = file("g12.csv", "gpu,from,to\n0,5,25\ng12,5,25\n");
     let failures = parse(&format!("script:{}", path.display()));
-    let e = Simulation::new(
-        &p,
-        SimConfig {
-            failures,
-            ..SimConfig::default()
-        },
-    )
-    .unwrap_err();
+    let e = refused(&p, failures);
     assert!(
         matches!(e, SimError::InvalidOutage { gpu: 12, .. }),
         "{e:?}"
@@ -622,14 +620,7 @@ fn a_gpu_outside_the_cluster_in_a_script_file_is_named_by_file_and_line() {
         )
     );
     // Built in code: named by its position.
-    let e = Simulation::new(
-        &p,
-        SimConfig {
-            failures: Failures::Script(vec![o(0, 1.0, 2.0), o(5, 1.0, 2.0)]),
-            ..SimConfig::default()
-        },
-    )
-    .unwrap_err();
+    let e = refused(&p, Failures::Script(vec![o(0, 1.0, 2.0), o(5, 1.0, 2.0)]));
     assert!(
         e.to_string()
             .ends_with(": outage 2: GPU g5 is not in the cluster, which has 2 GPUs (g0..g1)"),
