@@ -190,6 +190,16 @@ pub enum ClusterError {
         /// The task (as `job/task`) or edge (as `job/a -> job/b`) whose addition overflowed.
         task: String,
     },
+    /// A busy window of a GPU ([`Gpu::busy`](crate::Gpu::busy)) is invalid: empty or
+    /// inverted (`from >= to`), overlapping another window of the GPU, or with a bound that
+    /// is negative, not finite, or past [`MAX_HORIZON`](crate::cluster::MAX_HORIZON).
+    #[error("busy window of GPU `{}`: {reason}", clip(gpu))]
+    InvalidWindow {
+        /// The GPU as `machine/gN` (`node-1/g3`).
+        gpu: String,
+        /// What is wrong, with the window(s) in seconds.
+        reason: String,
+    },
     /// A cluster description ([`description::parse`](crate::description::parse)) is
     /// malformed.
     #[error("cluster `{description}`: {reason} (expected {forms})", forms = crate::description::FORMS)]

@@ -87,8 +87,8 @@ pub mod wfformat;
 
 pub use catalog::GpuModel;
 pub use cluster::{
-    Cluster, ClusterBuilder, Gpu, LoadState, MAX_GPUS, MAX_GPUS_PER_MACHINE, MAX_NAME_LEN,
-    MAX_PAIR_MACHINES,
+    Cluster, ClusterBuilder, Gpu, LoadState, MAX_GPUS, MAX_GPUS_PER_MACHINE, MAX_HORIZON,
+    MAX_NAME_LEN, MAX_PAIR_MACHINES,
 };
 pub use error::{ClusterError, Result};
 pub use evaluator::Evaluator;

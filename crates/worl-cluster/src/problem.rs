@@ -121,10 +121,12 @@ fn check_costs(
             }
         }
     };
+    // Busy windows end by MAX_HORIZON: a task they delay starts no later than the end of
+    // the last one, so that end counts like a ready time.
     let mut horizon = cluster
         .gpus()
         .iter()
-        .map(|gpu| gpu.ready_time)
+        .map(|gpu| gpu.ready_time.max(gpu.busy.last().map_or(0.0, |w| w.1)))
         .fold(0.0f64, f64::max);
     let mut total_work = 0.0f64;
     for (t, task) in g.tasks() {
@@ -226,8 +228,8 @@ fn check_costs(
 ///   finite for some task (edge) and GPU (pair): [`ClusterError::NonFiniteCost`] naming
 ///   them;
 /// * a total work `Σ_v w_v` (related machines) or a worst-case schedule length
-///   `max_k r_k + Σ_v max_k exec(v, k) + Σ_{(u,v)} max_{k≠l} comm(bytes_uv, k, l)` that is
-///   not finite: [`ClusterError::Overflow`] naming the task or edge at which the sum
+///   `max_k max(r_k, end of k's last busy window) + Σ_v max_k exec(v, k) +
+///   Σ_{(u,v)} max_{k≠l} comm(bytes_uv, k, l)` that is not finite: [`ClusterError::Overflow`] naming the task or edge at which the sum
 ///   overflows. That length bounds the makespan of every plan any list decoder
 ///   ([`PartialSchedule`](crate::PartialSchedule), [`Evaluator`](crate::Evaluator)) can
 ///   produce, and the [lower bound](Problem::lower_bound), so both are always finite.
@@ -608,6 +610,22 @@ impl Problem {
     /// Ready times of all GPUs, s, indexed by [`GpuId::index`].
     pub fn ready_times(&self) -> &[f64] {
         &self.ready
+    }
+
+    /// The busy windows of `gpu` (half-open `[from, to)`, s, sorted; see
+    /// [`Gpu::busy`](crate::Gpu::busy)).
+    ///
+    /// # Panics
+    /// If `gpu` is out of range.
+    #[inline]
+    pub fn busy(&self, gpu: GpuId) -> &[(f64, f64)] {
+        self.cluster.busy(gpu)
+    }
+
+    /// Whether some GPU of the cluster has a busy window (`O(1)`).
+    #[inline]
+    pub fn has_windows(&self) -> bool {
+        self.cluster.has_windows()
     }
 
     /// Effective speed `s_k (1 − u_k)` of `gpu`.

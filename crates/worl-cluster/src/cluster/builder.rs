@@ -1,6 +1,8 @@
 //! [`ClusterBuilder`]: incremental construction of a [`Cluster`].
 
-use super::{Cluster, ClusterParts, GpuEntry, MAX_GPUS, MAX_GPUS_PER_MACHINE};
+use super::{
+    Cluster, ClusterParts, GpuEntry, MAX_GPUS, MAX_GPUS_PER_MACHINE, validate_window, window_label,
+};
 use crate::catalog::GpuModel;
 use crate::error::{ClusterError, Result};
 use crate::ids::{GpuId, MachineId};
@@ -26,6 +28,9 @@ pub struct ClusterBuilder {
     data: ClusterParts,
     /// GPUs added per machine.
     per_machine: Vec<usize>,
+    /// Busy windows per machine ([`add_machine_busy`](Self::add_machine_busy)), given to
+    /// each of its GPUs in [`build`](Self::build).
+    machine_busy: Vec<Vec<(f64, f64)>>,
 }
 
 impl ClusterBuilder {
@@ -41,6 +46,7 @@ impl ClusterBuilder {
                 gpus: Vec::new(),
             },
             per_machine: Vec::new(),
+            machine_busy: Vec::new(),
         }
     }
 
@@ -48,6 +54,7 @@ impl ClusterBuilder {
     pub fn add_machine(&mut self, name: impl Into<String>) -> MachineId {
         self.data.machines.push(name.into());
         self.per_machine.push(0);
+        self.machine_busy.push(Vec::new());
         MachineId::new(self.data.machines.len() - 1)
     }
 
@@ -121,6 +128,7 @@ impl ClusterBuilder {
             mem_gib: Some(model.mem_gib),
             ready_time: 0.0,
             background: 0.0,
+            busy: Vec::new(),
         });
         Ok(GpuId::new(self.data.gpus.len() - 1))
     }
@@ -174,6 +182,46 @@ impl ClusterBuilder {
         Ok(())
     }
 
+    /// Adds the busy window `[from, to)` (s, half-open) to an added GPU: no task may run on
+    /// it then (see [`Gpu::busy`](crate::Gpu::busy)).
+    ///
+    /// Errors: [`ClusterError::UnknownId`]; [`ClusterError::InvalidWindow`] naming the GPU
+    /// as `machine/gN` for an empty or inverted window, a bound that is negative, not finite
+    /// or past [`MAX_HORIZON`](crate::MAX_HORIZON), or a window overlapping one the GPU has
+    /// (touching is allowed). Overlaps with windows added by
+    /// [`add_machine_busy`](Self::add_machine_busy) are reported by [`build`](Self::build).
+    pub fn add_busy(&mut self, gpu: GpuId, from: f64, to: f64) -> Result<()> {
+        let machine = self.gpu_mut(gpu)?.machine;
+        let label = window_label(&self.data.machines, machine, gpu);
+        validate_window(&label, (from, to))?;
+        let entry = self.gpu_mut(gpu)?;
+        let mut windows = entry.busy.clone();
+        windows.push((from, to));
+        super::validate_windows(&label, &mut windows)?;
+        entry.busy = windows;
+        Ok(())
+    }
+
+    /// Adds the busy window `[from, to)` (s, half-open) to every GPU of `machine`, those
+    /// added before and after this call (a maintenance window of the whole server).
+    ///
+    /// Errors: [`ClusterError::UnknownId`] for a missing machine;
+    /// [`ClusterError::InvalidWindow`] for an empty or inverted window or a bad bound (as
+    /// [`add_busy`](Self::add_busy), naming the machine as `machine/*`); overlaps with a GPU's other windows are reported by
+    /// [`build`](Self::build), naming the GPU.
+    pub fn add_machine_busy(&mut self, machine: MachineId, from: f64, to: f64) -> Result<()> {
+        let Some(name) = self.data.machines.get(machine.index()) else {
+            return Err(ClusterError::UnknownId {
+                kind: "machine",
+                index: machine.index(),
+                len: self.data.machines.len(),
+            });
+        };
+        validate_window(&format!("{name}/*"), (from, to))?;
+        self.machine_busy[machine.index()].push((from, to));
+        Ok(())
+    }
+
     fn gpu_mut(&mut self, gpu: GpuId) -> Result<&mut GpuEntry> {
         let len = self.data.gpus.len();
         self.data
@@ -195,9 +243,18 @@ impl ClusterBuilder {
     /// Validates and builds the cluster.
     ///
     /// Errors: [`ClusterError::EmptyCluster`] without GPUs, [`ClusterError::InvalidValue`]
-    /// naming the GPU or link, [`ClusterError::ShapeMismatch`] for network matrices.
+    /// naming the GPU or link, [`ClusterError::ShapeMismatch`] for network matrices,
+    /// [`ClusterError::InvalidWindow`] naming the GPU for overlapping busy windows.
     pub fn build(self) -> Result<Cluster> {
-        Cluster::from_parts(self.data)
+        let mut data = self.data;
+        if self.machine_busy.iter().any(|w| !w.is_empty()) {
+            for g in &mut data.gpus {
+                if let Some(w) = self.machine_busy.get(g.machine.index()) {
+                    g.busy.extend_from_slice(w);
+                }
+            }
+        }
+        Cluster::from_parts(data)
     }
 }
 

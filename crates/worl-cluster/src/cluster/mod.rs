@@ -7,7 +7,7 @@ mod builder;
 pub use builder::ClusterBuilder;
 
 use crate::catalog::GpuModel;
-use crate::error::{ClusterError, Result, non_negative, positive};
+use crate::error::{ClusterError, Result, non_negative, num, positive};
 use crate::ids::{GpuId, MachineId};
 use crate::network::{Link, Network};
 use rand::{Rng, SeedableRng};
@@ -40,10 +40,17 @@ pub const MAX_NAME_LEN: usize = 256;
 /// instance's network) refuse a larger one before allocating it.
 pub const MAX_PAIR_MACHINES: usize = 1 << 12;
 
+/// The latest time a busy window ([`Gpu::busy`]) may reach: `1e9` s (about 32 years). A
+/// bound past it is a unit error (milliseconds or a Unix timestamp given as seconds from
+/// the schedule's start) and is refused with [`ClusterError::InvalidWindow`]; keeping every
+/// window below it also keeps the times the decoders compute far from `f64` overflow.
+pub const MAX_HORIZON: f64 = 1e9;
+
 /// One GPU of a cluster.
 ///
 /// Its execution speed is the *effective speed* `speed · (1 − background)` (`docs/model.md`,
-/// "Costs"); it cannot start work before `ready_time`.
+/// "Costs"); it cannot start work before `ready_time`, nor run any during its busy
+/// windows `busy`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Gpu {
     /// Name of its [`GpuModel`] (one of [`Cluster::models`]).
@@ -58,6 +65,14 @@ pub struct Gpu {
     pub ready_time: f64,
     /// Background utilisation `u_k` in `[0, 1)`: the share of the GPU taken by other work.
     pub background: f64,
+    /// Availability windows: half-open busy intervals `[from, to)`, s, in which no task may
+    /// run (maintenance, a reservation, another tenant's job). Sorted by `from`,
+    /// non-overlapping (touching intervals such as `[2, 3)`, `[3, 4)` are kept as given),
+    /// each `0 <= from < to <=` [`MAX_HORIZON`]. A task on the GPU occupies `[S, S + d)`,
+    /// which must not intersect any window; a zero-duration task may sit at a window's
+    /// edge (`S == from` or `S == to`) but not inside it. Empty by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub busy: Vec<(f64, f64)>,
 }
 
 impl Gpu {
@@ -84,6 +99,8 @@ pub(crate) struct GpuEntry {
     pub(crate) ready_time: f64,
     #[serde(default)]
     pub(crate) background: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) busy: Vec<(f64, f64)>,
 }
 
 /// A cluster before validation: what [`Cluster::from_parts`] checks and
@@ -125,6 +142,8 @@ pub struct Cluster {
     gpu_model: Vec<u32>,
     /// Per machine: its GPUs in id order.
     machine_gpus: Vec<Vec<GpuId>>,
+    /// Whether some GPU has a busy window.
+    has_windows: bool,
 }
 
 impl Cluster {
@@ -187,6 +206,8 @@ impl Cluster {
                 });
             }
             let model = &models[mi];
+            let mut busy = g.busy;
+            validate_windows(&window_label(&machines, g.machine, id), &mut busy)?;
             let gpu = Gpu {
                 model: model.name.clone(),
                 machine: g.machine,
@@ -194,6 +215,7 @@ impl Cluster {
                 mem_gib: g.mem_gib.unwrap_or(model.mem_gib),
                 ready_time: g.ready_time,
                 background: g.background,
+                busy,
             };
             validate_gpu(id, &gpu)?;
             let on_machine = &mut machine_gpus[g.machine.index()];
@@ -208,6 +230,7 @@ impl Cluster {
             gpus.push(gpu);
             gpu_model.push(mi as u32);
         }
+        let has_windows = gpus.iter().any(|g| !g.busy.is_empty());
         Ok(Self {
             name,
             machines,
@@ -216,6 +239,7 @@ impl Cluster {
             gpus,
             gpu_model,
             machine_gpus,
+            has_windows,
         })
     }
 
@@ -232,6 +256,7 @@ impl Cluster {
                 mem_gib: Some(g.mem_gib),
                 ready_time: g.ready_time,
                 background: g.background,
+                busy: g.busy,
             })
             .collect();
         ClusterParts {
@@ -242,6 +267,77 @@ impl Cluster {
             gpus,
         }
     }
+}
+
+/// A GPU as windows errors name it: `machine/gN` (`node-1/g3`).
+fn window_label(machines: &[String], machine: MachineId, id: GpuId) -> String {
+    match machines.get(machine.index()) {
+        Some(name) => format!("{name}/{id}"),
+        None => id.to_string(),
+    }
+}
+
+/// Checks one busy window `[from, to)` of the GPU `label`: both bounds finite, `>= 0` and
+/// `<=` [`MAX_HORIZON`], `from < to`.
+pub(crate) fn validate_window(label: &str, (from, to): (f64, f64)) -> Result<()> {
+    let err = |reason: String| ClusterError::InvalidWindow {
+        gpu: label.to_owned(),
+        reason,
+    };
+    for (name, x) in [("start", from), ("end", to)] {
+        if !x.is_finite() || x < 0.0 {
+            return Err(err(format!(
+                "window [{}, {}) has {name} {}, not a finite time >= 0",
+                num(from),
+                num(to),
+                num(x)
+            )));
+        }
+        if x > MAX_HORIZON {
+            return Err(err(format!(
+                "window [{}, {}) has {name} {} s past the horizon of {} s",
+                num(from),
+                num(to),
+                num(x),
+                num(MAX_HORIZON)
+            )));
+        }
+    }
+    if from >= to {
+        return Err(err(format!(
+            "window [{}, {}) is {} (start must be before end)",
+            num(from),
+            num(to),
+            if from == to { "empty" } else { "inverted" }
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the busy windows of the GPU `label` ([`validate_window`] each) and sorts them by
+/// start; two windows that overlap (`[2, 4)` and `[3, 5)`) are refused, touching ones
+/// (`[2, 3)`, `[3, 4)`) are kept as given.
+pub(crate) fn validate_windows(label: &str, windows: &mut [(f64, f64)]) -> Result<()> {
+    for &w in windows.iter() {
+        validate_window(label, w)?;
+    }
+    windows.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    for pair in windows.windows(2) {
+        let ((a0, a1), (b0, b1)) = (pair[0], pair[1]);
+        if b0 < a1 {
+            return Err(ClusterError::InvalidWindow {
+                gpu: label.to_owned(),
+                reason: format!(
+                    "windows [{}, {}) and [{}, {}) overlap",
+                    num(a0),
+                    num(a1),
+                    num(b0),
+                    num(b1)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn validate_gpu(id: GpuId, g: &Gpu) -> Result<()> {
@@ -430,6 +526,38 @@ impl Cluster {
         Ok(())
     }
 
+    /// Replaces the busy windows of GPU `id` with `windows` (half-open `[from, to)`, s; any
+    /// order: they are kept sorted by start). An empty vector clears them.
+    ///
+    /// Errors: [`ClusterError::UnknownId`]; [`ClusterError::InvalidWindow`] naming the GPU
+    /// as `machine/gN` for an empty or inverted window (`from >= to`), a bound that is
+    /// negative, not finite or past [`MAX_HORIZON`], or two overlapping windows (the GPU is
+    /// then left unchanged).
+    pub fn set_busy(&mut self, id: GpuId, mut windows: Vec<(f64, f64)>) -> Result<()> {
+        self.check_gpu(id)?;
+        let label = window_label(&self.machines, self.gpus[id.index()].machine, id);
+        validate_windows(&label, &mut windows)?;
+        self.gpus[id.index()].busy = windows;
+        self.has_windows = self.gpus.iter().any(|g| !g.busy.is_empty());
+        Ok(())
+    }
+
+    /// The busy windows of GPU `id`: half-open `[from, to)` intervals, s, sorted by start,
+    /// non-overlapping (see [`Gpu::busy`]).
+    ///
+    /// # Panics
+    /// If `id` is not a GPU of this cluster.
+    #[inline]
+    pub fn busy(&self, id: GpuId) -> &[(f64, f64)] {
+        &self.gpus[id.index()].busy
+    }
+
+    /// Whether some GPU has a busy window (`O(1)`).
+    #[inline]
+    pub fn has_windows(&self) -> bool {
+        self.has_windows
+    }
+
     /// Replaces the network.
     ///
     /// Errors: as [`Network::validate`] for this cluster's machines.
@@ -535,5 +663,84 @@ pub(crate) mod tests {
             )
             .is_err()
         );
+    }
+
+    /// The message of a window error, for assertions.
+    fn window_err(r: Result<impl std::fmt::Debug>) -> String {
+        match r {
+            Err(e @ ClusterError::InvalidWindow { .. }) => e.to_string(),
+            other => panic!("expected InvalidWindow, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn busy_windows_are_sorted_and_checked_naming_the_gpu() {
+        let mut b = ClusterBuilder::new("w");
+        let m0 = b.add_machine("node-0");
+        let m1 = b.add_machine("node-1");
+        let g0 = b.add_gpu(m0, &GpuModel::t4()).unwrap();
+        b.add_busy(g0, 7200.0, 14400.0).unwrap();
+        b.add_busy(g0, 10.0, 20.0).unwrap();
+        // touching windows are allowed and kept as given
+        b.add_busy(g0, 20.0, 30.0).unwrap();
+        b.add_machine_busy(m1, 100.0, 200.0).unwrap();
+        let g1 = b.add_gpus(m1, &GpuModel::t4(), 2).unwrap();
+        let c = b.build().unwrap();
+        assert!(c.has_windows());
+        assert_eq!(c.busy(g0), &[(10.0, 20.0), (20.0, 30.0), (7200.0, 14400.0)]);
+        // the machine window reaches GPUs added after it
+        assert_eq!(c.busy(g1), &[(100.0, 200.0)]);
+        assert_eq!(c.busy(GpuId::new(2)), &[(100.0, 200.0)]);
+        // the native format carries the windows (and validates them on the way back)
+        let back = Cluster::from_json_str(&c.to_json_string()).unwrap();
+        assert_eq!(back, c);
+        assert!(!two_machines().has_windows());
+        assert!(!two_machines().to_json_string().contains("busy"));
+
+        // bad windows, one message each naming the GPU as machine/gN
+        let mut b = ClusterBuilder::new("w");
+        let m = b.add_machine("node-0");
+        let g = b.add_gpu(m, &GpuModel::t4()).unwrap();
+        let e = window_err(b.add_busy(g, 4.0, 2.0));
+        assert_eq!(
+            e,
+            "busy window of GPU `node-0/g0`: window [4, 2) is inverted (start must be before end)"
+        );
+        assert!(window_err(b.add_busy(g, 3.0, 3.0)).contains("[3, 3) is empty"));
+        assert!(window_err(b.add_busy(g, -1.0, 3.0)).contains("start -1, not a finite time >= 0"));
+        assert!(window_err(b.add_busy(g, 0.0, f64::NAN)).contains("not a finite time"));
+        assert!(window_err(b.add_busy(g, 0.0, 2e9)).contains("end 2000000000 s past the horizon"));
+        b.add_busy(g, 2.0, 4.0).unwrap();
+        assert_eq!(
+            window_err(b.add_busy(g, 3.0, 5.0)),
+            "busy window of GPU `node-0/g0`: windows [2, 4) and [3, 5) overlap"
+        );
+        assert!(window_err(b.add_machine_busy(m, 5.0, 1.0)).contains("`node-0/*`"));
+        // a machine window overlapping a GPU's own: reported by build, naming the GPU
+        b.add_machine_busy(m, 3.5, 6.0).unwrap();
+        assert!(window_err(b.build()).contains("`node-0/g0`: windows [2, 4) and [3.5, 6)"));
+        assert!(matches!(
+            ClusterBuilder::new("x").add_machine_busy(MachineId::new(0), 0.0, 1.0),
+            Err(ClusterError::UnknownId { .. })
+        ));
+
+        // set_busy: sorts, checks, leaves the GPU unchanged on error, clears with empty
+        let mut c = two_machines();
+        c.set_busy(GpuId::new(2), vec![(5.0, 6.0), (1.0, 2.0)])
+            .unwrap();
+        assert_eq!(c.busy(GpuId::new(2)), &[(1.0, 2.0), (5.0, 6.0)]);
+        assert!(c.has_windows());
+        let e = window_err(c.set_busy(GpuId::new(2), vec![(0.0, 3.0), (2.0, 4.0)]));
+        assert!(e.contains("`b/g2`"), "{e}");
+        assert_eq!(c.busy(GpuId::new(2)), &[(1.0, 2.0), (5.0, 6.0)]);
+        assert!(c.set_busy(GpuId::new(9), vec![]).is_err());
+        c.set_busy(GpuId::new(2), vec![]).unwrap();
+        assert!(!c.has_windows());
+        // the native format's serde path validates windows too
+        let mut c = two_machines();
+        c.set_busy(GpuId::new(0), vec![(1.0, 2.0)]).unwrap();
+        let bad = c.to_json_string().replace("2.0", "0.5");
+        let e = Cluster::from_json_str(&bad).unwrap_err().to_string();
+        assert!(e.contains("a/g0") && e.contains("inverted"), "{e}");
     }
 }
