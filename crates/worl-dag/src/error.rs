@@ -31,6 +31,16 @@ pub enum DagError {
         /// The rejected value.
         value: f64,
     },
+    /// A task's gang demand is invalid: `gpus` 0 or above
+    /// [`MAX_GANG_GPUS`](crate::task::MAX_GANG_GPUS), an efficiency outside `(0, 1]`, or
+    /// negative or non-finite synchronisation bytes or steps.
+    #[error("task `{task}`: invalid gang: {reason}")]
+    InvalidGang {
+        /// The task, as `job/task`.
+        task: String,
+        /// Why it was rejected (names the field and value).
+        reason: String,
+    },
     /// A task's memory need is not a finite number > 0.
     #[error("task `{task}`: memory need {} GiB is not a finite number > 0", num(*value))]
     InvalidMemory {

@@ -26,6 +26,7 @@ pub struct TaskGraph {
     preds: Vec<Neighbor>,
     succ_start: Vec<u32>,
     succs: Vec<Neighbor>,
+    has_gangs: bool,
 }
 
 /// Builds the CSR arrays (`start`, `list`) of one direction: `start[v]..start[v+1]` indexes
@@ -159,6 +160,7 @@ impl TaskGraph {
             return Err(DagError::Cycle { tasks: cycle });
         }
 
+        let has_gangs = tasks.iter().any(Task::is_gang);
         let mut graph = DiGraph::with_capacity(n, edges.len());
         for t in tasks {
             graph.add_node(t);
@@ -173,7 +175,15 @@ impl TaskGraph {
             preds,
             succ_start,
             succs,
+            has_gangs,
         })
+    }
+
+    /// Whether any task is a gang task ([`Task::is_gang`]: `gpus > 1`); computed once when
+    /// the graph is built.
+    #[inline]
+    pub fn has_gangs(&self) -> bool {
+        self.has_gangs
     }
 
     /// Number of tasks `n`.

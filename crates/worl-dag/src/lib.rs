@@ -9,7 +9,7 @@
 //! | module | holds |
 //! |---|---|
 //! | [`ids`] | typed dense ids [`TaskId`], [`JobId`] |
-//! | [`task`] | [`Task`], [`Job`], [`Edge`], [`Neighbor`] |
+//! | [`task`] | [`Task`] (with its gang demand: [`GangParams`], [`Span`]), [`Job`], [`Edge`], [`Neighbor`] |
 //! | [`graph`] | [`TaskGraph`]: topological order, CSR predecessor/successor slices |
 //! | [`analysis`] | levels, top/bottom levels (rank_d / rank_u), [`CriticalPath`] |
 //! | [`workload`] | [`Workload`], [`WorkloadBuilder`], merging jobs |
@@ -84,5 +84,5 @@ pub use formats::{LoadReport, load_path};
 pub use graph::TaskGraph;
 pub use ids::{JobId, TaskId};
 pub use stats::WorkloadStats;
-pub use task::{Edge, Job, Neighbor, Task};
+pub use task::{Edge, GangParams, Job, MAX_GANG_GPUS, Neighbor, Span, Task};
 pub use workload::{Workload, WorkloadBuilder};

@@ -3,7 +3,7 @@
 use crate::error::{DagError, Result};
 use crate::graph::TaskGraph;
 use crate::ids::{JobId, TaskId};
-use crate::task::{Edge, Job, Task};
+use crate::task::{Edge, GangParams, Job, Task};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
@@ -86,11 +86,20 @@ impl Workload {
             b.jobs[id.index()].release = j.release;
         }
         for (_, t) in self.graph.tasks() {
-            b.add_task(t.job, &t.name, t.work, t.mem_gib)
+            let id = b
+                .add_task(t.job, &t.name, t.work, t.mem_gib)
                 .expect("tasks of a workload are valid");
+            b.copy_gang(id, t);
         }
         b.edges.extend(self.graph.edges());
         b
+    }
+
+    /// Whether any task is a gang task (`gpus > 1`); cached by the graph
+    /// ([`TaskGraph::has_gangs`]). Schedulers take their single-GPU fast path when false.
+    #[inline]
+    pub fn has_gangs(&self) -> bool {
+        self.graph.has_gangs()
     }
 
     /// The same workload under another name.
@@ -105,7 +114,8 @@ impl Workload {
     }
 
     /// The jobs `jobs` of this workload (in the given order) as a workload of their own
-    /// named `name`: same job and task names, work, memory, and the edges among them.
+    /// named `name`: same job and task names, work, memory, gang demand, and the edges among
+    /// them.
     ///
     /// Errors: [`DagError::Empty`] when `jobs` is empty; [`DagError::DuplicateJob`] when a
     /// job is named twice.
@@ -123,7 +133,9 @@ impl Workload {
             b.jobs[nj.index()].release = job.release;
             for &t in &job.tasks {
                 let task = g.task(t);
-                map[t.index()] = Some(b.add_task(nj, &task.name, task.work, task.mem_gib)?);
+                let id = b.add_task(nj, &task.name, task.work, task.mem_gib)?;
+                b.copy_gang(id, task);
+                map[t.index()] = Some(id);
             }
         }
         for e in g.edges() {
@@ -194,7 +206,8 @@ impl Workload {
             }
             for (_, t) in w.graph.tasks() {
                 let job = JobId::new(job_base + t.job.index());
-                b.add_task(job, &t.name, t.work, t.mem_gib)?;
+                let id = b.add_task(job, &t.name, t.work, t.mem_gib)?;
+                b.copy_gang(id, t);
             }
             for e in w.graph.edges() {
                 b.edges.push(Edge {
@@ -348,6 +361,8 @@ impl WorkloadBuilder {
                     job,
                     work,
                     mem_gib,
+                    gpus: 1,
+                    gang: GangParams::default(),
                 });
                 self.jobs[job.index()].tasks.push(id);
                 e.insert(id);
@@ -401,9 +416,57 @@ impl WorkloadBuilder {
             job,
             work,
             mem_gib,
+            gpus: 1,
+            gang: GangParams::default(),
         });
         self.jobs[job.index()].tasks.push(id);
         Ok(id)
+    }
+
+    /// Makes `task` a gang task needing `gpus` GPUs at once, run as `params` says (`gpus = 1`
+    /// with default `params` makes it an ordinary single-GPU task again).
+    ///
+    /// ```
+    /// use worl_dag::{GangParams, Span, WorkloadBuilder};
+    /// let mut b = WorkloadBuilder::new("ddp");
+    /// let j = b.add_job("train")?;
+    /// // 8 GPUs for 4 h of V100 time in total: 30 min on 8 reference GPUs.
+    /// let t = b.add_task(j, "resnet50", 8.0 * 1800.0, None)?;
+    /// b.set_gang(t, 8, GangParams { span: Span::Cluster, efficiency: 0.9, ..Default::default() })?;
+    /// let w = b.build()?;
+    /// assert!(w.has_gangs() && w.graph().task(t).is_gang());
+    /// assert_eq!(w.graph().task(t).gpus, 8);
+    /// # Ok::<(), worl_dag::DagError>(())
+    /// ```
+    ///
+    /// Errors: [`DagError::UnknownId`] for a missing task; [`DagError::InvalidGang`] naming the
+    /// task (`job/task`) when `gpus` is 0 or more than
+    /// [`MAX_GANG_GPUS`](crate::task::MAX_GANG_GPUS), `params.efficiency` is not in `(0, 1]`
+    /// (NaN included), or `params.sync_bytes` / `params.sync_steps` is negative, NaN or
+    /// infinite ([`GangParams::check`]). On error the task is unchanged.
+    pub fn set_gang(&mut self, task: TaskId, gpus: u32, params: GangParams) -> Result<()> {
+        if task.index() >= self.tasks.len() {
+            return Err(DagError::UnknownId {
+                kind: "task",
+                index: task.index(),
+                len: self.tasks.len(),
+            });
+        }
+        params.check(gpus).map_err(|reason| DagError::InvalidGang {
+            task: self.label(task),
+            reason,
+        })?;
+        let t = &mut self.tasks[task.index()];
+        t.gpus = gpus;
+        t.gang = params;
+        Ok(())
+    }
+
+    /// Copies the (already validated) gang demand of `from` onto the new task `id`.
+    fn copy_gang(&mut self, id: TaskId, from: &Task) {
+        let t = &mut self.tasks[id.index()];
+        t.gpus = from.gpus;
+        t.gang = from.gang;
     }
 
     /// The id of task `name` in `job`, if added.
@@ -509,5 +572,199 @@ impl WorkloadBuilder {
             format!("{}/{}", jobs[t.job.index()].name, t.name)
         })?;
         Ok(Workload { name, jobs, graph })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::{MAX_GANG_GPUS, Span};
+
+    /// A builder with job `j` holding tasks `a` (work 4) and `b` (work 2), `a -> b`.
+    fn two_tasks() -> (WorkloadBuilder, TaskId, TaskId) {
+        let mut b = WorkloadBuilder::new("w");
+        let j = b.add_job("j").unwrap();
+        let t0 = b.add_task(j, "a", 4.0, None).unwrap();
+        let t1 = b.add_task(j, "b", 2.0, Some(8.0)).unwrap();
+        b.add_edge(t0, t1, 1.0e6).unwrap();
+        (b, t0, t1)
+    }
+
+    #[test]
+    fn tasks_default_to_one_gpu_and_no_gangs() {
+        let (b, t0, _) = two_tasks();
+        let w = b.build().unwrap();
+        let t = w.graph().task(t0);
+        assert_eq!(t.gpus, 1);
+        assert_eq!(t.gang, GangParams::default());
+        assert!(!t.is_gang() && !w.has_gangs() && !w.graph().has_gangs());
+        assert_eq!(
+            GangParams::default(),
+            GangParams {
+                span: Span::Machine,
+                efficiency: 1.0,
+                sync_bytes: 0.0,
+                sync_steps: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn set_gang_is_kept_and_survives_every_rebuild() {
+        let (mut b, t0, t1) = two_tasks();
+        let p = GangParams {
+            span: Span::Cluster,
+            efficiency: 0.8,
+            sync_bytes: 1.0e8,
+            sync_steps: 100.0,
+        };
+        b.set_gang(t1, 4, p).unwrap();
+        let w = b.build().unwrap();
+        assert!(w.has_gangs());
+        assert!(!w.graph().task(t0).is_gang());
+        let t = w.graph().task(t1);
+        assert!(t.is_gang());
+        assert_eq!((t.gpus, t.gang), (4, p));
+        // to_builder, select_jobs, merge keep the demand.
+        assert_eq!(w.to_builder().build().unwrap(), w);
+        let sel = w.select_jobs(&[JobId::new(0)], "w").unwrap();
+        assert_eq!(sel, w);
+        let m = Workload::merge("w", [&w]).unwrap();
+        assert_eq!(m, w);
+        // gpus = 1 with default params makes it single again; the cache follows.
+        let mut b = w.to_builder();
+        b.set_gang(t1, 1, GangParams::default()).unwrap();
+        assert!(!b.build().unwrap().has_gangs());
+    }
+
+    #[test]
+    fn set_gang_refusals_name_the_task() {
+        let ok = GangParams::default();
+        let cases: [(u32, GangParams, &str); 9] = [
+            (0, ok, "gpus = 0; a task needs at least 1 GPU"),
+            (
+                MAX_GANG_GPUS + 1,
+                ok,
+                "gpus = 4097 is more than 4096, the most one task may demand",
+            ),
+            (
+                2,
+                GangParams {
+                    efficiency: 0.0,
+                    ..ok
+                },
+                "efficiency 0 is not in (0, 1]",
+            ),
+            (
+                2,
+                GangParams {
+                    efficiency: -0.5,
+                    ..ok
+                },
+                "efficiency -0.5 is not in (0, 1]",
+            ),
+            (
+                2,
+                GangParams {
+                    efficiency: 1.5,
+                    ..ok
+                },
+                "efficiency 1.5 is not in (0, 1]",
+            ),
+            (
+                2,
+                GangParams {
+                    efficiency: f64::NAN,
+                    ..ok
+                },
+                "efficiency NaN is not in (0, 1]",
+            ),
+            (
+                2,
+                GangParams {
+                    sync_bytes: -1.0,
+                    ..ok
+                },
+                "sync_bytes -1 is not a finite number >= 0",
+            ),
+            (
+                2,
+                GangParams {
+                    sync_bytes: f64::INFINITY,
+                    ..ok
+                },
+                "sync_bytes inf is not a finite number >= 0",
+            ),
+            (
+                2,
+                GangParams {
+                    sync_steps: f64::NAN,
+                    ..ok
+                },
+                "sync_steps NaN is not a finite number >= 0",
+            ),
+        ];
+        for (gpus, p, reason) in cases {
+            let (mut b, _, t1) = two_tasks();
+            let e = b.set_gang(t1, gpus, p).unwrap_err();
+            assert!(matches!(e, DagError::InvalidGang { .. }), "{e:?}");
+            assert_eq!(e.to_string(), format!("task `j/b`: invalid gang: {reason}"));
+            // The task is unchanged.
+            assert_eq!(b.tasks()[t1.index()].gpus, 1);
+        }
+        // Bounds themselves are accepted.
+        let (mut b, _, t1) = two_tasks();
+        b.set_gang(
+            t1,
+            MAX_GANG_GPUS,
+            GangParams {
+                efficiency: 1.0,
+                ..ok
+            },
+        )
+        .unwrap();
+        b.set_gang(
+            t1,
+            2,
+            GangParams {
+                efficiency: 1e-9,
+                ..ok
+            },
+        )
+        .unwrap();
+        let e = b.set_gang(TaskId::new(7), 2, ok).unwrap_err();
+        assert_eq!(e.to_string(), "unknown task id 7 (only 2 exist)");
+    }
+
+    #[test]
+    fn task_serde_skips_defaults_and_reads_partial_gang() {
+        let (mut b, t0, t1) = two_tasks();
+        b.set_gang(
+            t1,
+            8,
+            GangParams {
+                efficiency: 0.5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let w = b.build().unwrap();
+        let single = serde_json::to_string(w.graph().task(t0)).unwrap();
+        assert_eq!(single, r#"{"name":"a","job":0,"work":4.0,"mem_gib":null}"#);
+        let gang = serde_json::to_string(w.graph().task(t1)).unwrap();
+        assert_eq!(
+            gang,
+            r#"{"name":"b","job":0,"work":2.0,"mem_gib":8.0,"gpus":8,"gang":{"span":"machine","efficiency":0.5,"sync_bytes":0.0,"sync_steps":0.0}}"#
+        );
+        let back: Task = serde_json::from_str(
+            r#"{"name":"b","job":0,"work":2.0,"mem_gib":null,"gpus":2,"gang":{"span":"cluster"}}"#,
+        )
+        .unwrap();
+        assert_eq!(back.gpus, 2);
+        assert_eq!(back.gang.span, Span::Cluster);
+        assert_eq!(back.gang.efficiency, 1.0);
+        assert_eq!(Span::parse("CLUSTER"), Some(Span::Cluster));
+        assert_eq!(Span::parse("rack"), None);
+        assert_eq!(Span::Machine.to_string(), "machine");
     }
 }

@@ -84,13 +84,14 @@ pub(crate) fn read_text(mut reader: impl Read, source: &str) -> Result<String> {
 }
 
 /// Locates a builder error of a loader in `file`: an error naming tasks or edges but no file
-/// (bad work, memory or bytes, duplicates, self-loop, cycle) becomes [`DagError::Parse`]
+/// (bad work, memory, gang or bytes, duplicates, self-loop, cycle) becomes [`DagError::Parse`]
 /// without a line, its message unchanged; other errors pass through.
 pub(crate) fn in_file(file: &str) -> impl Fn(DagError) -> DagError + '_ {
     move |e| match e {
         DagError::InvalidWork { .. }
         | DagError::InvalidName { .. }
         | DagError::InvalidMemory { .. }
+        | DagError::InvalidGang { .. }
         | DagError::InvalidBytes { .. }
         | DagError::DuplicateTask { .. }
         | DagError::DuplicateJob { .. }
