@@ -82,7 +82,11 @@ impl Slot {
 ///    with [`Policy::Insertion`] at the start of the earliest idle gap of `k` after
 ///    `max(DRT, r_k)` that holds `exec(v, k)` (Topcuoglu et al. 2002, §4.1, insertion-based
 ///    policy), else after the last task;
-/// 3. it finishes at `start + exec(v, k)`.
+/// 3. it finishes at `start + exec(v, k)`;
+/// 4. busy windows ([`Gpu::busy`](crate::Gpu::busy)) are blocks of the timeline no task
+///    may meet: append moves the start past every window `[S, S + exec)` would intersect,
+///    insertion takes the earliest gap between tasks and windows that holds the task.
+///    Without windows (the common case) the code is the window-free one.
 ///
 /// Costs: `O(|preds(v)|)` for the data-ready time, plus `O(1)` (append) or
 /// `O(tasks on k)` (insertion) for the slot. All buffers are sized once (`n + m`); placing
@@ -123,6 +127,26 @@ pub struct PartialSchedule<'p> {
     n_placed: usize,
     makespan: f64,
     version: u64,
+    /// Whether some GPU has a busy window ([`Problem::has_windows`]): when not, every slot
+    /// is found by the window-free code below, unchanged.
+    windows: bool,
+}
+
+/// The earliest time `>= free` at which a task of duration `dur` can start on a GPU whose
+/// busy windows are `busy` (sorted, non-overlapping) without intersecting any: `[S, S + dur)`
+/// must not meet `[from, to)`, which for `dur == 0` refuses only `from < S < to`.
+#[inline]
+fn past_windows(busy: &[(f64, f64)], mut free: f64, dur: f64) -> f64 {
+    let mut w = busy.partition_point(|x| x.1 <= free);
+    while let Some(&(from, to)) = busy.get(w) {
+        if free + dur > from {
+            free = to;
+            w += 1;
+        } else {
+            break;
+        }
+    }
+    free
 }
 
 impl<'p> PartialSchedule<'p> {
@@ -137,6 +161,7 @@ impl<'p> PartialSchedule<'p> {
             n_placed: 0,
             makespan: 0.0,
             version: 0,
+            windows: problem.has_windows(),
         }
     }
 
@@ -285,6 +310,17 @@ impl<'p> PartialSchedule<'p> {
     pub fn slot(&self, task: TaskId, gpu: GpuId, policy: Policy) -> Result<Slot> {
         let (ready_at, dur) = self.slot_inputs(task, gpu)?;
         let k = gpu.index();
+        if self.windows {
+            let (start, after) = self.earliest_on(k, ready_at, dur, policy);
+            return Ok(Slot {
+                task,
+                gpu,
+                start,
+                finish: start + dur,
+                after,
+                version: self.version,
+            });
+        }
         let (start, after) = match policy {
             Policy::Append => {
                 let t = self.tail[k];
@@ -329,9 +365,59 @@ impl<'p> PartialSchedule<'p> {
         })
     }
 
+    /// The earliest start `>= ready_at` of a task of duration `dur` on GPU `k` under
+    /// `policy`, honouring `k`'s busy windows, and the node it would follow on `k`'s
+    /// timeline (`NONE`: first). Append: after the last task and past any window the task
+    /// would meet; insertion: the earliest gap between tasks and windows that holds it.
+    fn earliest_on(&self, k: usize, ready_at: f64, dur: f64, policy: Policy) -> (f64, u32) {
+        let busy = self.problem.busy(GpuId::new(k));
+        match policy {
+            Policy::Append => {
+                let t = self.tail[k];
+                let free = if t == NONE {
+                    ready_at
+                } else {
+                    ready_at.max(self.task[t as usize].finish)
+                };
+                (past_windows(busy, free, dur), t)
+            }
+            Policy::Insertion => {
+                let mut prev = NONE;
+                let mut free = ready_at;
+                let mut cur = self.head[k];
+                let mut w = busy.partition_point(|x| x.1 <= free);
+                loop {
+                    // past every window the task would meet at `free`
+                    while let Some(&(from, to)) = busy.get(w) {
+                        if to <= free {
+                            w += 1;
+                        } else if free + dur > from {
+                            free = to;
+                            w += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    if cur == NONE {
+                        break (free, prev);
+                    }
+                    let c = self.task[cur as usize];
+                    if free + dur <= c.start {
+                        break (free, prev);
+                    }
+                    free = free.max(c.finish);
+                    prev = cur;
+                    cur = c.next;
+                }
+            }
+        }
+    }
+
     /// The slot of `task` on `gpu` right after task `after` on its timeline (`None`: first
     /// on the GPU), starting as early as its data and `after` allow:
-    /// `max(data-ready time, r_k, finish of after)`. For an index that found the gap itself
+    /// `max(data-ready time, r_k, finish of after)`, then past any busy window of the GPU it
+    /// would meet (a gap index must therefore know the windows: the slot fails if that
+    /// pushes it past the next task). For an index that found the gap itself
     /// (the list schedulers' gap index): when `after` ends the first gap the insertion policy
     /// would take, this is exactly [`slot`](Self::slot)`(task, gpu, Policy::Insertion)`.
     ///
@@ -357,6 +443,11 @@ impl<'p> PartialSchedule<'p> {
                 }
                 (ready_at.max(placed.finish), placed.next, a.index() as u32)
             }
+        };
+        let free = if self.windows {
+            past_windows(self.problem.busy(gpu), free, dur)
+        } else {
+            free
         };
         // The walk's own test (`free + dur <= start`), negated so that NaN also fails.
         let fits = next == NONE || free + dur <= self.task[next as usize].start;

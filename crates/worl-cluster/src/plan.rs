@@ -20,13 +20,16 @@ use worl_dag::{TaskGraph, TaskId};
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Policy {
-    /// After the GPU's last task: `S_v = max(DRT(v, k), r_k, F of the last task on k)`.
-    /// Evaluating a plan is `O(|V| + |E|)`.
+    /// After the GPU's last task: `S_v = max(DRT(v, k), r_k, F of the last task on k)`,
+    /// then past any busy window of the GPU the task would meet. Evaluating a plan is
+    /// `O(|V| + |E|)` (plus a binary search over the GPU's windows per task when it has
+    /// some).
     #[serde(alias = "Append")]
     Append,
-    /// In the earliest idle gap of the GPU, after `max(DRT(v, k), r_k)`, long enough for
-    /// `exec(v, k)`; after the last task if none is (HEFT's insertion-based policy, Topcuoglu
-    /// et al. 2002, §4.1). `O(|V| · tasks per GPU + |E|)`. A task never finishes later than
+    /// In the earliest idle gap of the GPU (between its tasks and busy windows), after
+    /// `max(DRT(v, k), r_k)`, long enough for `exec(v, k)`; after the last task if none is
+    /// (HEFT's insertion-based policy, Topcuoglu et al. 2002, §4.1).
+    /// `O(|V| · (tasks + windows) per GPU + |E|)`. A task never finishes later than
     /// under `Append` with the same plan; a zero-duration task may go into the zero-length
     /// gap between two back-to-back tasks.
     #[serde(alias = "Insertion", alias = "insert")]

@@ -1226,6 +1226,7 @@ fn tasks_of(v: &Violation) -> Vec<TaskId> {
         | Violation::UnknownGpu { task, .. }
         | Violation::BeforeReady { task, .. }
         | Violation::Memory { task, .. }
+        | Violation::Window { task, .. }
         | Violation::Duration { task, .. }
         | Violation::Precision {
             task, from: None, ..

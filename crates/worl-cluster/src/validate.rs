@@ -81,6 +81,34 @@ pub enum Violation {
         /// `r_k − S_v`, s.
         amount: f64,
     },
+    /// A task runs during a busy window of one of its GPUs
+    /// ([`Gpu::busy`](crate::Gpu::busy)): `[S_v, F_v)` meets `[from, to)` (a zero-duration
+    /// task: `from < S_v < to`).
+    #[error(
+        "window: {task} runs [{}, {}) s on GPU {gpu}, which is busy over [{}, {}) s ({} s inside)",
+        num(*start),
+        num(*finish),
+        num(*from),
+        num(*to),
+        num(*amount)
+    )]
+    Window {
+        /// The task.
+        task: TaskId,
+        /// The GPU.
+        gpu: GpuId,
+        /// Start of the window, s.
+        from: f64,
+        /// End of the window, s.
+        to: f64,
+        /// `S_v`, s.
+        start: f64,
+        /// `F_v`, s.
+        finish: f64,
+        /// How deep the task reaches into the window, s: the length of the intersection,
+        /// or for a zero-duration task its distance to the nearer edge.
+        amount: f64,
+    },
     /// A task needs more memory than its GPU has: `mem_v > mem(π(v))`.
     #[error("memory: {task} needs {} GiB, GPU {gpu} has {} GiB", num(*need_gib), num(*have_gib))]
     Memory {
@@ -250,7 +278,8 @@ impl Schedule {
     /// [`Violation::UnknownTask`]), on an existing GPU ([`Violation::UnknownGpu`]),
     /// `S_v >= F_u + comm` per edge ([`Violation::Precedence`]), no overlap on a GPU
     /// ([`Violation::Overlap`], each task against the latest-finishing earlier task),
-    /// `S_v >= r_π(v)` ([`Violation::BeforeReady`]), `mem_v <= mem(π(v))`
+    /// `S_v >= r_π(v)` ([`Violation::BeforeReady`]), no task in a busy window of its GPU
+    /// ([`Violation::Window`]), `mem_v <= mem(π(v))`
     /// ([`Violation::Memory`]), `F_v = S_v + exec(v, π(v))` ([`Violation::Duration`]), and
     /// times precise enough to be checked ([`Violation::Precision`]).
     ///
@@ -316,6 +345,23 @@ impl Schedule {
                     ready_time: r,
                     start: e.start,
                     amount: r - e.start,
+                });
+            }
+            if let Some((from, to, amount)) = window_met(
+                problem.busy(k),
+                e.start,
+                e.finish,
+                own,
+                rounding(&[e.start, e.finish]),
+            ) {
+                out.push(Violation::Window {
+                    task: v,
+                    gpu: k,
+                    from,
+                    to,
+                    start: e.start,
+                    finish: e.finish,
+                    amount,
                 });
             }
             if !problem.fits(v, k) {
@@ -409,6 +455,31 @@ fn rounding(times: &[f64]) -> f64 {
     if r.is_finite() { r } else { 0.0 }
 }
 
+/// The first busy window among `busy` (sorted, non-overlapping) that `[start, finish)` meets
+/// by more than `tol + allowance`: `(from, to, depth)`, the depth being the length of the
+/// intersection, or for a zero-duration task the distance to the nearer edge of the window
+/// it sits strictly inside.
+fn window_met(
+    busy: &[(f64, f64)],
+    start: f64,
+    finish: f64,
+    tol: f64,
+    allowance: f64,
+) -> Option<(f64, f64, f64)> {
+    let first = busy.partition_point(|w| w.1 <= start);
+    busy[first..]
+        .iter()
+        .take_while(|w| w.0 <= finish)
+        .find_map(|&(from, to)| {
+            let depth = if finish > start {
+                finish.min(to) - start.max(from)
+            } else {
+                (start - from).min(to - start)
+            };
+            exceeds(depth, tol + allowance).then_some((from, to, depth))
+        })
+}
+
 /// The subject of a [`Violation::Precision`]: the task (`t3`), or the edge `t1 -> t3`.
 fn precision_subject(task: TaskId, from: Option<TaskId>) -> String {
     match from {
@@ -434,7 +505,7 @@ pub(crate) fn exceeds(x: f64, tol: f64) -> bool {
 impl Violation {
     /// The constraint broken, as the one word or phrase every message starts with:
     /// `missing task`, `unknown task`, `duplicate task`, `unknown GPU`, `precedence`,
-    /// `overlap`, `ready time`, `memory`, `duration`, `precision` or `makespan`.
+    /// `overlap`, `ready time`, `window`, `memory`, `duration`, `precision` or `makespan`.
     pub fn constraint(&self) -> &'static str {
         match self {
             Self::MissingTask { .. } => "missing task",
@@ -445,6 +516,7 @@ impl Violation {
             Self::Overlap { .. } => "overlap",
             Self::BeforeReady { .. } => "ready time",
             Self::Memory { .. } => "memory",
+            Self::Window { .. } => "window",
             Self::Duration { .. } => "duration",
             Self::Precision { .. } => "precision",
             Self::Makespan { .. } => "makespan",
@@ -624,6 +696,25 @@ impl std::fmt::Display for Explained<'_> {
                 num(start),
                 self.gpu(gpu),
                 num(ready_time),
+                num(amount)
+            ),
+            Violation::Window {
+                task,
+                gpu,
+                from,
+                to,
+                start,
+                finish,
+                amount,
+            } => write!(
+                f,
+                "{c}: {} runs [{} s, {} s) on {}, which is busy over [{} s, {} s) ({} s inside)",
+                self.task(task),
+                num(start),
+                num(finish),
+                self.gpu(gpu),
+                num(from),
+                num(to),
                 num(amount)
             ),
             Violation::Memory {
