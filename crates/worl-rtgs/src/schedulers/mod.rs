@@ -37,6 +37,17 @@
 //! not fit, and breaks ties by a documented total order (smaller task id, smaller GPU id), so
 //! that results never depend on hash or iteration order.
 //!
+//! **Busy windows** ([`Problem::has_windows`](worl_cluster::Problem::has_windows), issue
+//! 21) are honoured by every scheduler, and without windows every code path is the
+//! window-free one, bit for bit:
+//!
+//! | scheduler | how |
+//! |---|---|
+//! | list schedulers, WOA/PSO/GA list decoder, DQN, MDTS | through [`PartialSchedule`](worl_cluster::PartialSchedule): with windows the [`GapIndex`](list::GapIndex) hands every slot to `PartialSchedule::slot`, which places around windows |
+//! | WOA/PSO/GA position decoder, ILS, RTGS's and WORL-RTGS's final schedules | through the [`Evaluator`](worl_cluster::Evaluator) (a `PartialSchedule`) |
+//! | RTGS / WORL-RTGS EFT window | its append EFT moves past the windows natively; its schedule is placed in a `PartialSchedule` |
+//! | [`Exact`] | natively: each append start moves past the windows (the left-shift, commutation and dominance arguments still hold, the bounds stay valid since windows only delay; twin GPUs must have equal windows) |
+//!
 //! ```
 //! use std::sync::Arc;
 //! use worl_cluster::{presets, Problem};
@@ -63,6 +74,7 @@ pub mod list;
 pub mod local;
 pub mod rtgs;
 pub mod search;
+mod windows;
 #[cfg(feature = "ddqn")]
 pub mod worl_rtgs;
 

@@ -28,6 +28,11 @@ pub(super) struct Instance<'p> {
     pub(super) exec: Vec<f64>,
     /// Ready time `r_k` per GPU, s.
     pub(super) ready: Vec<f64>,
+    /// Whether some GPU has a busy window ([`Problem::has_windows`]); when not, start times
+    /// are the window-free ones.
+    pub(super) windows: bool,
+    /// Busy windows per GPU ([`Problem::busy`]), `[from, to)` in s; empty without windows.
+    pub(super) busy: Vec<Vec<(f64, f64)>>,
     /// Per task, its predecessors `(task, bytes)`.
     pub(super) preds: Vec<Vec<(u32, f64)>>,
     /// Per task, its successors `(task, bytes)`.
@@ -137,13 +142,23 @@ impl<'p> Instance<'p> {
             )
         };
         let ready = problem.ready_times().to_vec();
-        let prev_twin = twins(problem, &exec, &ready);
+        let windows = problem.has_windows();
+        let busy: Vec<Vec<(f64, f64)>> = if windows {
+            (0..m)
+                .map(|k| problem.busy(GpuId::new(k)).to_vec())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let prev_twin = twins(problem, &exec, &ready, &busy);
         Self {
             problem,
             n,
             m,
             exec,
             ready,
+            windows,
+            busy,
             preds,
             succs,
             topo,
@@ -177,12 +192,12 @@ impl<'p> Instance<'p> {
 
 /// Per GPU, the previous GPU of its symmetry class (`NONE` for the first). GPUs `k < l` are
 /// twins when swapping them maps the problem to itself: equal execution time of every task
-/// (`INFINITY` marks a misfit, so memory is compared too), equal ready time, and equal
-/// links: `link(k, x) = link(l, x)` and `link(x, k) = link(x, l)` for every other GPU `x`,
+/// (`INFINITY` marks a misfit, so memory is compared too), equal ready time, equal busy
+/// windows (`busy`, empty when the problem has none), and equal links: `link(k, x) = link(l, x)` and `link(x, k) = link(x, l)` for every other GPU `x`,
 /// and `link(k, l) = link(l, k)`. Being twins is an equivalence (a swap that is an
 /// automorphism composes with others into automorphisms), so comparing with the first GPU
 /// of each class suffices.
-fn twins(problem: &Problem, exec: &[f64], ready: &[f64]) -> Vec<u32> {
+fn twins(problem: &Problem, exec: &[f64], ready: &[f64], busy: &[Vec<(f64, f64)>]) -> Vec<u32> {
     let m = problem.n_gpus();
     let n = problem.n_tasks();
     let mut prev = vec![NONE; m];
@@ -191,8 +206,10 @@ fn twins(problem: &Problem, exec: &[f64], ready: &[f64]) -> Vec<u32> {
     }
     let cluster = problem.cluster();
     let link = |a: usize, b: usize| cluster.link(GpuId::new(a), GpuId::new(b));
+    let same_windows = |k: usize, l: usize| busy.is_empty() || busy[k] == busy[l];
     let same_costs = |k: usize, l: usize| {
         ready[k].to_bits() == ready[l].to_bits()
+            && same_windows(k, l)
             && (0..n).all(|v| exec[v * m + k].to_bits() == exec[v * m + l].to_bits())
     };
     let same_links = |k: usize, l: usize| {
@@ -262,14 +279,15 @@ pub(super) struct StateView<'a> {
 ///   + exec(v, k)` (communication `0` for `j = k`); the bound is
 ///   `max_v min_k (eft(v, k) + after(v, k))`. Valid because, in the search space, a task
 ///   appended to `k` starts no earlier than `avail_k`, the GPU's free time now, and the
-///   arrival of each input: by induction along the topological order every unplaced task
+///   arrival of each input (busy windows, which it ignores, only delay starts further): by induction along the topological order every unplaced task
 ///   that runs on `k` finishes no earlier than `eft(v, k)`, and then the chain of its
 ///   successors still takes `after(v, k)` ([`Instance::after`]). Above
 ///   [`MAX_GPUS_FOR_COMM_BOUND`] GPUs, communication from unplaced predecessors counts 0
 ///   (`min_j eft(u, j)`), and `after` is the longest chain of minimum execution times.
 /// * **Load bound**: the smallest `T` with `Σ_k rate_k · max(0, T − avail_k) >= Σ_v load_v`
 ///   over the unplaced tasks (water-filling): GPU `k`, appending after `avail_k`, does at
-///   most `rate_k (T − avail_k)` units of load by `T`.
+///   most `rate_k (T − avail_k)` units of load by `T` (less with busy windows: still a
+///   bound).
 /// * the makespan of the placed tasks.
 ///
 /// `O(Σ_{v unplaced} m · (|preds(v)| · m + 1) + m log m)` (`m` for `m²` above the

@@ -6,7 +6,8 @@
 //! A node is a partial schedule built by **appending**: each step picks a *ready* task
 //! (every predecessor placed) and a GPU it fits, and starts the task at its earliest start on
 //! that GPU given the earlier placements, `max(r_k, finish of the last task on k,
-//! max over predecessors u of F_u + comm(d_uv, π(u), k))` — exactly
+//! max over predecessors u of F_u + comm(d_uv, π(u), k))`, moved past every busy window
+//! of `k` that `[start, start + exec)` would meet ([`Problem::busy`]; issue 21) — exactly
 //! [`PartialSchedule::place`](worl_cluster::PartialSchedule::place) with
 //! [`Policy::Append`](worl_cluster::Policy::Append). Children are tried best first (smaller
 //! finish time, then smaller task id, then smaller GPU id), depth first. The incumbent is
@@ -20,7 +21,8 @@
 //! `F_v = S_v + exec(v, π(v))` (background load is already in the effective speed), with
 //! `S_v ≥ F_u + comm(d_uv, π(u), π(v))` for every edge `u → v` (communication depends only
 //! on the two GPUs: no link contention, 0 on one GPU), and no two tasks of one GPU overlap.
-//! Nothing else constrains a start time, so:
+//! With busy windows, `[S_v, F_v)` also meets no window of `π(v)`. Nothing else constrains
+//! a start time, so:
 //!
 //! 1. **Left shift.** Take any feasible schedule `S` and order its tasks by
 //!    `(S_v, F_v, topological position)`. This order `σ` is topological (for `u → v`,
@@ -28,7 +30,9 @@
 //!    topological position) and lists every GPU's tasks in their timeline order. Appending
 //!    the tasks in `σ` to the same GPUs gives starts `S'_v ≤ S_v`, by induction along `σ`:
 //!    `S'_v` is the maximum of `r_π(v)`, of `F'_u + comm ≤ F_u + comm ≤ S_v` over the
-//!    predecessors and of the finish `F'_w ≤ F_w ≤ S_v` of the task before `v` on its GPU.
+//!    predecessors and of the finish `F'_w ≤ F_w ≤ S_v` of the task before `v` on its GPU,
+//!    then moved to the earliest point that meets no busy window: `S_v` is such a point at
+//!    or after that maximum, so the earliest one is no later.
 //!    The appended schedule is feasible and its makespan is no larger.
 //! 2. The search branches over every ready task and every GPU that fits it, so every
 //!    topological order × GPU assignment is a path: the optimal schedule's left shift is
@@ -42,21 +46,23 @@
 //!
 //! * **Commutation.** Two consecutive placements `(u, k)`, `(v, l)` with `k ≠ l` and no edge
 //!   between `u` and `v` can be swapped without changing any start time (neither reads what
-//!   the other writes: `v`'s data and `l`'s free time do not depend on `u`). Sequences equal
+//!   the other writes: `v`'s data, `l`'s free time and `l`'s busy windows do not depend on
+//!   `u`). Sequences equal
 //!   up to such swaps form a *trace* (Mazurkiewicz), and every trace has a lexicographically
 //!   smallest sequence by task id, which has no adjacent independent pair in decreasing
 //!   task order (swapping it would give a smaller sequence). So after `(u, k)` a task
 //!   `v < u` independent of `u` is only tried on `k`.
 //! * **Symmetry** (processor normalisation, Sinnen 2014). GPUs `k < l` are *twins* when
 //!   swapping them maps the problem to itself: equal execution time of every task on both
-//!   (memory fit included), equal ready times, and equal links to every other GPU and
-//!   between them. While both are empty the state is symmetric, so a task goes to the
+//!   (memory fit included), equal ready times, equal busy windows, and equal links to every
+//!   other GPU and between them. While both are empty the state is symmetric, so a task goes to the
 //!   first empty GPU of a twin class only. Combined with commutation this is still sound:
 //!   relabelling twins maps traces to traces and keeps task order, so relabelling the
 //!   optimal trace's smallest sequence so that each class's GPUs are first used in id
 //!   order gives a sequence both rules keep.
 //! * **Bounds** (see `bound.rs`). A child is cut when a lower bound on every completion
-//!   reaches `best · (1 − 10⁻¹²)`: (a) its finish plus `after(v, k)`, the longest chain
+//!   reaches `best · (1 − 10⁻¹²)` (the bounds ignore busy windows, which only delay starts,
+//!   so they stay lower bounds with windows): (a) its finish plus `after(v, k)`, the longest chain
 //!   after `v` finishing on GPU `k`, each successor on its best GPU with the communication
 //!   from `k` (0 on `k` itself); (b) the **path bound**: along the topological order, each
 //!   unplaced task's least finish time on each GPU it fits, from the GPU's free time
@@ -76,7 +82,8 @@
 //!   finish times all no later. Its branches are then exactly the remembered state's (the
 //!   ready tasks, the symmetry rule and the commutation rule read only what the key fixes),
 //!   and every sequence of placements starts each task no later from the remembered state
-//!   (start times are maxima of sums of these times), so nothing in its subtree beats what
+//!   (start times are maxima of sums of these times, moved past busy windows, which is
+//!   monotone: a later time never moves to an earlier start), so nothing in its subtree beats what
 //!   the remembered subtree (searched to the end before, as it sits at the same depth) was cut
 //!   or searched for: the cutoff only falls.
 //!   At most 2²² numbers (32 MiB) and 16 states per key are kept.

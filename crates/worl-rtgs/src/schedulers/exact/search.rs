@@ -3,6 +3,7 @@
 
 use super::bound::{BoundScratch, Instance, NONE, StateView, lower_bound};
 use crate::scheduler::{Progress, RunContext};
+use crate::schedulers::windows::past_windows;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::ControlFlow;
@@ -313,6 +314,10 @@ impl<'i, 'p> Search<'i, 'p> {
                 for &(u, bytes) in &inst.preds[v] {
                     let u = u as usize;
                     s = s.max(self.finish[u] + inst.comm(bytes, self.gpu_of[u], l));
+                }
+                if inst.windows {
+                    // As `PartialSchedule::place` under append: past the GPU's busy windows.
+                    s = past_windows(&inst.busy[l], s, e);
                 }
                 let f = s + e;
                 if f + inst.after(v, l) >= cutoff {

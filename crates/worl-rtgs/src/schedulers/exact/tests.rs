@@ -25,6 +25,14 @@ use worl_dag::{TaskId, WorkloadBuilder};
 /// bandwidth and latency, or (a third of the problems) identical GPUs on a uniform network;
 /// ready times and background load on some; unrelated execution times on a quarter.
 fn random_problem(seed: u64, max_n: usize, max_m: usize) -> Problem {
+    random_problem_windows(seed, max_n, max_m, false)
+}
+
+/// [`random_problem`] with, when `windows`, busy windows on GPU 0 and on each other GPU
+/// with probability 1/2: 1 to 3 windows, the first from `[0, 20)` s, each 1 to 15 s long
+/// and 0 to 15 s apart (inside the schedules of these problems), drawn from their own
+/// stream so that everything else is [`random_problem`]'s.
+fn random_problem_windows(seed: u64, max_n: usize, max_m: usize, windows: bool) -> Problem {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = rng.random_range(1..=max_n);
     let m = rng.random_range(1..=max_m);
@@ -100,7 +108,26 @@ fn random_problem(seed: u64, max_n: usize, max_m: usize) -> Problem {
             links[a * n_machines + b]
         }));
     }
-    let cluster = Arc::new(cb.build().unwrap());
+    let mut cluster = cb.build().unwrap();
+    if windows {
+        let mut wrng = ChaCha8Rng::seed_from_u64(seed ^ 0x21);
+        for k in 0..m {
+            if k == 0 || wrng.random_bool(0.5) {
+                let mut at = wrng.random_range(0.0..20.0);
+                let busy = (0..wrng.random_range(1..=3))
+                    .map(|_| {
+                        let from = at;
+                        at = from + wrng.random_range(1.0..15.0);
+                        let window = (from, at);
+                        at += wrng.random_range(0.0..15.0);
+                        window
+                    })
+                    .collect();
+                cluster.set_busy(GpuId::new(k), busy).unwrap();
+            }
+        }
+    }
+    let cluster = Arc::new(cluster);
     if !identical && rng.random_bool(0.25) {
         let exec = Array2::from_shape_fn((n, m), |(v, _)| {
             w.graph().task(TaskId::new(v)).work * rng.random_range(0.2..5.0)
@@ -184,6 +211,82 @@ fn matches_brute_force_optimum_on_100_tiny_random_problems() {
     assert!(beaten_heft >= 5, "{beaten_heft}");
     assert!(with_twins >= 10, "{with_twins}");
     assert!(proven_by_search >= 20, "{proven_by_search}");
+}
+
+#[test]
+fn matches_brute_force_optimum_with_busy_windows_on_100_tiny_random_problems() {
+    // Windows only delay, and a left-shifted schedule still starts every task at the
+    // earliest point past its GPU's windows, so the append search stays exact: it equals
+    // the enumeration of every order × assignment under append and under insertion.
+    let (mut delayed, mut beaten_heft, mut proven_by_search) = (0, 0, 0);
+    for seed in 0..100 {
+        let p = random_problem_windows(seed, 6, 3, true);
+        assert!(p.has_windows());
+        let out = solve(&p);
+        let append = brute_force(&p, Policy::Append);
+        let insertion = brute_force(&p, Policy::Insertion);
+        assert!(out.proven_optimal, "seed {seed}");
+        assert!(
+            close(out.schedule.makespan(), append),
+            "seed {seed}: exact {} vs brute force {append}",
+            out.schedule.makespan()
+        );
+        assert!(
+            close(insertion, append),
+            "seed {seed}: {insertion} vs {append}"
+        );
+        assert_eq!(out.schedule.validate(&p), vec![], "seed {seed}");
+        assert!(out.schedule.makespan() >= p.lower_bound().value * (1.0 - 1e-12));
+        // the windows matter: the optimum without them is smaller on some problems
+        let free = random_problem_windows(seed, 6, 3, false);
+        assert!(!free.has_windows());
+        let without = brute_force(&free, Policy::Append);
+        assert!(without <= append * (1.0 + 1e-12), "seed {seed}");
+        delayed += usize::from(without < append * (1.0 - 1e-9));
+        beaten_heft += usize::from(out.schedule.makespan() < heft_makespan(&p) * (1.0 - 1e-9));
+        proven_by_search += usize::from(out.nodes > 0);
+    }
+    assert!(delayed >= 30, "{delayed}");
+    assert!(beaten_heft >= 5, "{beaten_heft}");
+    assert!(proven_by_search >= 20, "{proven_by_search}");
+}
+
+#[test]
+fn twin_gpus_need_equal_busy_windows() {
+    let p = random_problem_on(vec![(1.0, 0.0); 3], None);
+    let mut c = p.cluster().clone();
+    c.set_busy(GpuId::new(1), vec![(1.0, 2.0)]).unwrap();
+    let q = Problem::new(Arc::clone(p.workload_arc()), Arc::new(c.clone())).unwrap();
+    assert_eq!(Instance::new(&q).prev_twin, vec![NONE, NONE, 0]);
+    // equal windows keep the twins
+    c.set_busy(GpuId::new(0), vec![(1.0, 2.0)]).unwrap();
+    let q = Problem::new(Arc::clone(p.workload_arc()), Arc::new(c)).unwrap();
+    assert_eq!(Instance::new(&q).prev_twin, vec![NONE, 0, NONE]);
+}
+
+#[test]
+fn hand_computed_chain_waits_for_a_window() {
+    // A chain a (2 s) -> b (3 s) of 0 bytes on one GPU busy over [1, 4) and [6, 7):
+    // a meets [1, 4) at 0, so it runs [4, 6); b then meets [6, 7) and runs [7, 10).
+    let mut w = WorkloadBuilder::new("w");
+    let j = w.add_job("j").unwrap();
+    let a = w.add_task(j, "a", 2.0, None).unwrap();
+    let b = w.add_task(j, "b", 3.0, None).unwrap();
+    w.add_edge(a, b, 0.0).unwrap();
+    let mut cb = ClusterBuilder::new("c");
+    let m = cb.add_machine("n0");
+    let g = cb
+        .add_gpu(m, &GpuModel::custom("s1", 1.0, 16.0).unwrap())
+        .unwrap();
+    cb.add_busy(g, 1.0, 4.0).unwrap();
+    cb.add_busy(g, 6.0, 7.0).unwrap();
+    let p = Problem::new(Arc::new(w.build().unwrap()), Arc::new(cb.build().unwrap())).unwrap();
+    let out = solve(&p);
+    assert!(out.proven_optimal);
+    let t = out.schedule.tasks();
+    assert_eq!((t[0].start, t[0].finish), (4.0, 6.0));
+    assert_eq!((t[1].start, t[1].finish), (7.0, 10.0));
+    assert_eq!(out.schedule.makespan(), 10.0);
 }
 
 /// Two GPUs on two machines, link 1 B/s without latency (communication time = bytes),

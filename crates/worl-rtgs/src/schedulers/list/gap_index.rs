@@ -24,6 +24,10 @@ const NONE: u32 = u32::MAX;
 ///   `O(log t)` expected (`t` tasks on the GPU), checked exactly as the walk checks it, and
 ///   the slot is built there ([`PartialSchedule::slot_after`]).
 ///
+/// With busy windows ([`Problem::has_windows`]) every query is [`PartialSchedule::slot`]
+/// itself (the walk places around the windows; the index keeps following the timelines but
+/// proposes nothing), so list schedulers honour windows by construction.
+///
 /// Results are identical to [`PartialSchedule::slot`]'s, bit for bit: the index only
 /// proposes candidate gaps (with a margin of `1e-12 · (1 + latest finish)` s on their
 /// lengths, so that rounding never hides a gap that fits), and each candidate is accepted by
@@ -84,7 +88,14 @@ impl GapIndex {
     ) -> Result<Slot> {
         let p = partial.problem();
         let k = gpu.index();
-        if policy == Policy::Append || k >= self.latest.len() || task.index() >= p.n_tasks() {
+        // With busy windows the gaps between tasks are not the gaps a task can take (a
+        // window may split one): the walk of `PartialSchedule::slot`, which places around
+        // windows, answers instead (the index still follows the timelines).
+        if policy == Policy::Append
+            || p.has_windows()
+            || k >= self.latest.len()
+            || task.index() >= p.n_tasks()
+        {
             return Ok(partial.slot(task, gpu, policy)?);
         }
         let exec = p.exec_time(task, gpu);
@@ -314,6 +325,36 @@ mod tests {
                 fresh.refresh(&s, gpu);
                 assert_eq!(fresh.longest_gap(gpu), index.longest_gap(gpu));
             }
+        }
+    }
+
+    #[test]
+    fn with_busy_windows_every_slot_is_the_walks() {
+        // Windows split the gaps the index knows: it must not propose them. Random GPUs in
+        // topological order, windows on every GPU; every query equals `PartialSchedule::slot`
+        // and every placement meets no window.
+        for seed in 0..4u64 {
+            let w = alibaba_like(&AlibabaLikeParams::new(40), seed).unwrap();
+            let mut c = presets::pai_mix(4, seed).unwrap();
+            for k in 0..c.n_gpus() {
+                let at = 10.0 * (k as f64 + 1.0);
+                c.set_busy(GpuId::new(k), vec![(at, at + 15.0), (at + 40.0, at + 45.0)])
+                    .unwrap();
+            }
+            let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut s = PartialSchedule::new(&p);
+            let mut index = GapIndex::new(&p);
+            let mut done = vec![false; p.n_tasks()];
+            for &v in p.graph().topo_order() {
+                assert_same_slots(&index, &s, &p, &done);
+                let fitting: Vec<GpuId> = p.cluster().gpu_ids().filter(|&k| p.fits(v, k)).collect();
+                let k = fitting[rng.random_range(0..fitting.len())];
+                let slot = index.slot(&s, v, k, Policy::Insertion).unwrap();
+                index.commit(&mut s, slot).unwrap();
+                done[v.index()] = true;
+            }
+            assert_eq!(s.to_schedule().unwrap().validate(&p), vec![], "seed {seed}");
         }
     }
 

@@ -8,6 +8,7 @@ use worl_woa::WhaleRng;
 
 use super::class_index::{ClassIndex, SMALL_CLASS};
 use super::decoder::{DecodeInput, PlanDecoder};
+use crate::schedulers::windows::past_windows;
 pub(crate) use window::WindowScratch;
 use window::{Candidate, larger};
 
@@ -42,7 +43,8 @@ mod window;
 /// [`CANDIDATES_PER_CLASS`](Self::CANDIDATES_PER_CLASS) per GPU class, the nearest the hope;
 /// among them the decoder takes the one with the **earliest finish time** in the schedule
 /// built so far (it places every task in a [`PartialSchedule`] as it goes, under the
-/// fitness's [`Policy`]); ties go to the smaller gap, then the smaller GPU id. The hope
+/// fitness's [`Policy`], so busy windows delay both the EFT and the placement); ties go to
+/// the smaller gap, then the smaller GPU id. The hope
 /// still decides where a task may go; the window decides which of the GPUs of about the
 /// right running time. It is a deviation from the authors' code, documented with its
 /// measurements in the [module docs](super). `ω = 0` is the pure rule.
@@ -347,8 +349,15 @@ impl<'p> GreedyDecoder<'p> {
             f64::NAN
         };
         let eft = if append {
-            // As `PartialSchedule::eft` under append.
-            larger(larger(ready, p.ready_time(gpu)), cand.free) + cand.exec
+            // As `PartialSchedule::eft` under append: after the GPU's last task, then past
+            // its busy windows (when the cluster has any; the bound `cand.bound` stays a
+            // lower bound, as windows only delay).
+            let free = larger(larger(ready, p.ready_time(gpu)), cand.free);
+            if p.has_windows() {
+                past_windows(p.busy(gpu), free, cand.exec) + cand.exec
+            } else {
+                free + cand.exec
+            }
         } else {
             partial
                 .eft(task, gpu, self.policy)

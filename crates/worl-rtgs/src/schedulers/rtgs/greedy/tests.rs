@@ -179,6 +179,60 @@ fn treap_decoding_matches_the_linear_scan() {
     }
 }
 
+/// With busy windows (issue 21) the window's EFT (append: natively past the windows;
+/// insertion: `PartialSchedule::eft`) is the one `PartialSchedule` gives, so the indexed
+/// decoding still equals the linear scan, which asks `PartialSchedule::eft`; and the windows
+/// change the decoding (else this would test nothing).
+#[test]
+fn window_decoding_with_busy_windows_matches_the_linear_scan() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    let mut changed = 0;
+    for (case, busy) in [(0u64, false), (1, true)] {
+        let free = random_problem(case, busy);
+        let mut cluster = free.cluster().clone();
+        for k in 0..cluster.n_gpus() {
+            if rng.random_bool(0.5) {
+                let mut at = rng.random_range(0.0..100.0);
+                let windows = (0..rng.random_range(1..=3))
+                    .map(|_| {
+                        let from = at;
+                        at = from + rng.random_range(5.0..60.0);
+                        let window = (from, at);
+                        at += rng.random_range(0.0..100.0);
+                        window
+                    })
+                    .collect();
+                cluster.set_busy(GpuId::new(k), windows).unwrap();
+            }
+        }
+        let p = Problem::new(Arc::clone(free.workload_arc()), Arc::new(cluster)).unwrap();
+        assert!(p.has_windows());
+        let feasible = FeasibleGpus::new(&p);
+        let mut plan = vec![GpuId::new(0); p.n_tasks()];
+        feasible.random_plan(&mut rng, &mut plan);
+        let t = RtgsWhale::from_assignment(&p, plan);
+        let hope: Vec<f64> = (0..p.n_tasks())
+            .map(|_| (rng.random_range(-50.0..2000.0f64) / 10.0).round() * 10.0)
+            .collect();
+        for lookahead in [Lookahead::None, Lookahead::Target] {
+            for (window, per_class, policy) in [
+                (0.5, 16, Policy::Append),
+                (2.0, 16, Policy::Append),
+                (2.0, 3, Policy::Append),
+                (2.0, 2, Policy::Insertion),
+            ] {
+                let (fast, slow) =
+                    decode_both_with(&p, lookahead, window, per_class, policy, &t, &hope);
+                assert_eq!(fast, slow, "case {case} {lookahead:?} {window} {per_class}");
+                let (plain, _) =
+                    decode_both_with(&free, lookahead, window, per_class, policy, &t, &hope);
+                changed += usize::from(plain != fast);
+            }
+        }
+    }
+    assert!(changed >= 4, "{changed}");
+}
+
 /// With look-ahead, decoding the target's own running-time vector gives the target back
 /// (its GPUs have distinct running times: ready times break the ties of empty GPUs).
 #[test]
