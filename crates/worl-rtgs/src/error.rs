@@ -75,6 +75,22 @@ pub enum ScheduleError {
         /// The limit it passes.
         reason: String,
     },
+    /// The problem holds something the scheduler does not handle yet: gang tasks (a task
+    /// needing more than one GPU at once, [`Task::gpus`](worl_dag::Task::gpus) `> 1`),
+    /// refused by every scheduler of this crate built by a [`Registry`](crate::Registry)
+    /// ([`check_supported`](crate::scheduler::check_supported)). Names the scheduler and the
+    /// first such task (smallest task id) as `job/task` with its GPU count.
+    #[error("scheduler `{scheduler}` does not support {feature}: task {task} needs {gpus} GPUs")]
+    Unsupported {
+        /// The scheduler's name.
+        scheduler: String,
+        /// What it does not support, e.g. [`GANG_TASKS`].
+        feature: &'static str,
+        /// The first task that needs it, `job/task`.
+        task: String,
+        /// That task's GPU demand.
+        gpus: u32,
+    },
     /// A scheduler specification string (`name:key=value,...`) is malformed.
     #[error("malformed scheduler spec `{spec}`: {reason}")]
     InvalidSpec {
@@ -84,6 +100,9 @@ pub enum ScheduleError {
         reason: String,
     },
 }
+
+/// The `feature` of [`ScheduleError::Unsupported`] for gang tasks.
+pub const GANG_TASKS: &str = "gang tasks (a task needing more than one GPU)";
 
 /// Result alias of this crate.
 pub type Result<T, E = ScheduleError> = std::result::Result<T, E>;

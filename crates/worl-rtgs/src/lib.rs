@@ -51,7 +51,7 @@ pub mod testing;
 pub use conformance::{ConformanceError, check_scheduler};
 pub use error::{Result, ScheduleError};
 pub use registry::{Options, Registry};
-pub use scheduler::{Budget, Observer, Progress, RunContext, Scheduler};
+pub use scheduler::{Budget, Observer, Progress, RunContext, Scheduler, check_supported};
 
 pub use worl_cluster;
 pub use worl_dag;

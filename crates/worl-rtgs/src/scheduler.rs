@@ -74,6 +74,62 @@ pub trait Scheduler: Send {
     fn is_stochastic(&self) -> bool {
         false
     }
+
+    /// Whether the scheduler handles gang tasks (a task needing more than one GPU at once,
+    /// [`Task::gpus`](worl_dag::Task::gpus) `> 1`). Default `false`, the case of every
+    /// scheduler of this crate for now: a [`Registry`](crate::Registry) then refuses a
+    /// problem with gang tasks before running it ([`check_supported`]). A downstream
+    /// scheduler that places gangs returns `true`.
+    fn supports_gangs(&self) -> bool {
+        false
+    }
+}
+
+/// Refuses a problem that a scheduler named `scheduler` cannot handle: one with gang tasks
+/// (a task needing more than one GPU at once, [`Task::gpus`](worl_dag::Task::gpus) `> 1`),
+/// which no scheduler of this crate supports yet. Every scheduler built by a
+/// [`Registry`](crate::Registry) whose [`Scheduler::supports_gangs`] is `false` runs this
+/// check before scheduling; call it yourself before running a scheduler you built directly
+/// (e.g. `Heft::new()`). `O(1)` for a problem
+/// without gang tasks ([`TaskGraph::has_gangs`](worl_dag::TaskGraph::has_gangs) is cached),
+/// else `O(n)`.
+///
+/// Errors: [`ScheduleError::Unsupported`](crate::ScheduleError::Unsupported) naming
+/// `scheduler`, the feature ([`GANG_TASKS`](crate::error::GANG_TASKS)) and the first gang
+/// task (smallest task id) as `job/task` with its GPU count.
+///
+/// ```
+/// use std::sync::Arc;
+/// use worl_cluster::{presets, GpuModel, Problem};
+/// use worl_dag::{GangParams, WorkloadBuilder};
+/// use worl_rtgs::{Registry, RunContext, ScheduleError};
+///
+/// let mut b = WorkloadBuilder::new("w");
+/// let j = b.add_job("train")?;
+/// b.add_task(j, "prep", 10.0, None)?;
+/// let t = b.add_task(j, "ddp", 80.0, None)?;
+/// b.set_gang(t, 4, GangParams::default())?;
+/// let cluster = Arc::new(presets::homogeneous(4, &GpuModel::v100_16gb())?);
+/// let p = Problem::new(Arc::new(b.build()?), cluster)?;
+/// let err = Registry::with_builtins().build_spec("heft")?.schedule(&p, &mut RunContext::new(1));
+/// assert!(matches!(err, Err(ScheduleError::Unsupported { ref task, gpus: 4, .. }) if task == "train/ddp"));
+/// assert!(worl_rtgs::scheduler::check_supported("HEFT", &p).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_supported(scheduler: &str, problem: &Problem) -> crate::Result<()> {
+    let graph = problem.graph();
+    if !graph.has_gangs() {
+        return Ok(());
+    }
+    match graph.tasks().find(|(_, t)| t.is_gang()) {
+        Some((id, t)) => Err(crate::ScheduleError::Unsupported {
+            scheduler: scheduler.to_owned(),
+            feature: crate::error::GANG_TASKS,
+            task: problem.task_label(id),
+            gpus: t.gpus,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Limits on a scheduler's run. `None` means no limit from this side (the algorithm's own

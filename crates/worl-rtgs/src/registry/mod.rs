@@ -26,6 +26,11 @@
 //!   [`ScheduleError::BudgetBelowPopulation`] for every search alike, before any work
 //!   ([`RunContext::check_budget`](crate::RunContext::check_budget)); any larger budget is
 //!   honoured exactly. List schedulers evaluate no plan and ignore the budget.
+//! * **Gang tasks**: no scheduler of this crate handles a task needing more than one GPU
+//!   yet; every scheduler built by a registry (unless it says it supports them,
+//!   [`Scheduler::supports_gangs`]) refuses a problem holding one with
+//!   [`ScheduleError::Unsupported`] naming the scheduler and the task, before any work
+//!   ([`check_supported`](crate::scheduler::check_supported)).
 //! * **Budget options**: every scheduler built by a registry takes `time` (CPU time:
 //!   `1s`, `250ms`, `2min` or plain seconds, [`Budget::max_time`](crate::Budget)) and
 //!   `evaluations` (a count >= 1); they tighten the run's [`Budget`](crate::Budget)
@@ -142,10 +147,7 @@ impl Registry {
             Some(e) => {
                 let budget = budget_options(&mut options)?;
                 let inner = (e.build)(options)?;
-                Ok(match budget {
-                    Some(budget) => Box::new(Budgeted { inner, budget }),
-                    None => inner,
-                })
+                Ok(Box::new(Registered { inner, budget }))
             }
             None => Err(ScheduleError::UnknownScheduler {
                 name: name.to_owned(),
@@ -206,13 +208,17 @@ pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(v * scale).ok()
 }
 
-/// A scheduler whose runs get at most `budget` besides their context's.
-struct Budgeted {
+/// A scheduler built by a registry: the one path every registered scheduler runs through.
+/// Each run first refuses gang tasks unless the scheduler supports them
+/// ([`Scheduler::supports_gangs`], [`check_supported`](crate::scheduler::check_supported)),
+/// then gets at most `budget`
+/// (the `time` / `evaluations` options) besides its context's.
+struct Registered {
     inner: Box<dyn Scheduler>,
-    budget: crate::Budget,
+    budget: Option<crate::Budget>,
 }
 
-impl Scheduler for Budgeted {
+impl Scheduler for Registered {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -222,12 +228,21 @@ impl Scheduler for Budgeted {
         problem: &worl_cluster::Problem,
         ctx: &mut crate::RunContext<'_>,
     ) -> Result<worl_cluster::Schedule> {
-        ctx.tighten_budget(&self.budget);
+        if !self.inner.supports_gangs() {
+            crate::scheduler::check_supported(self.inner.name(), problem)?;
+        }
+        if let Some(budget) = &self.budget {
+            ctx.tighten_budget(budget);
+        }
         self.inner.schedule(problem, ctx)
     }
 
     fn is_stochastic(&self) -> bool {
         self.inner.is_stochastic()
+    }
+
+    fn supports_gangs(&self) -> bool {
+        self.inner.supports_gangs()
     }
 }
 

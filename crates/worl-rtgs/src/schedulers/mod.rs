@@ -48,6 +48,11 @@
 //! | RTGS / WORL-RTGS EFT window | its append EFT moves past the windows natively; its schedule is placed in a `PartialSchedule` |
 //! | [`Exact`] | natively: each append start moves past the windows (the left-shift, commutation and dominance arguments still hold, the bounds stay valid since windows only delay; twin GPUs must have equal windows) |
 //!
+//! **Gang tasks** (a task needing more than one GPU, [`worl_dag::Task::gpus`]) are not
+//! supported yet: every scheduler built by a [`Registry`](crate::Registry) refuses them with
+//! [`ScheduleError::Unsupported`](crate::ScheduleError::Unsupported)
+//! ([`check_supported`](crate::scheduler::check_supported)).
+//!
 //! ```
 //! use std::sync::Arc;
 //! use worl_cluster::{presets, Problem};
