@@ -1,7 +1,9 @@
 //! The conformance check every scheduler passes: on a problem, its schedule satisfies the
 //! model's constraints, its makespan is at least the problem's lower bound, and the same seed
-//! gives the same schedule ([`Scheduler`]'s contract). The registry-driven test of this crate
-//! runs it on every entry of [`BUILTINS`](crate::schedulers::BUILTINS); a downstream crate
+//! gives the same schedule ([`Scheduler`]'s contract). The registry-driven tests of this crate
+//! run it on every entry of [`BUILTINS`](crate::schedulers::BUILTINS), on random problems
+//! without and with GPU busy windows (`tests/conformance.rs`, `tests/windows.rs`: there each
+//! schedule must also be the evaluator's decoding of its own plan); a downstream crate
 //! checks its own scheduler in one line, e.g. over the random problems of
 //! `worl_rtgs::testing` (feature `test-support`):
 //!

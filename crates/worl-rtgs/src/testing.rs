@@ -67,6 +67,51 @@ pub fn random_problem(
     work_min: f64,
     seed: u64,
 ) -> Problem {
+    build_problem(n, m, density, kind, work_min, seed, false)
+}
+
+/// [`random_problem`] with busy windows (issue 21): GPU 0 and each other GPU with
+/// probability 1/2 get 1 to 3 busy windows `[from, to)`, the first starting in `[0, 150)` s,
+/// each 5 to 80 s long, 0 to 100 s apart (so they fall inside the schedule of a few dozen
+/// tasks of up to 100 s). The windows come from their own random stream: the workload,
+/// cluster and execution times are exactly [`random_problem`]'s with the same arguments.
+///
+/// # Panics
+/// As [`random_problem`].
+pub fn random_problem_with_windows(
+    n: usize,
+    m: usize,
+    density: f64,
+    kind: ClusterKind,
+    work_min: f64,
+    seed: u64,
+) -> Problem {
+    build_problem(n, m, density, kind, work_min, seed, true)
+}
+
+/// 1 to 3 sorted, non-overlapping busy windows drawn from `rng` (see
+/// [`random_problem_with_windows`]).
+fn random_windows(rng: &mut ChaCha8Rng) -> Vec<(f64, f64)> {
+    let mut at = rng.random_range(0.0..150.0);
+    (0..rng.random_range(1..=3))
+        .map(|_| {
+            let from = at;
+            let to = from + rng.random_range(5.0..80.0);
+            at = to + rng.random_range(0.0..100.0);
+            (from, to)
+        })
+        .collect()
+}
+
+fn build_problem(
+    n: usize,
+    m: usize,
+    density: f64,
+    kind: ClusterKind,
+    work_min: f64,
+    seed: u64,
+    windows: bool,
+) -> Problem {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut b = WorkloadBuilder::new("random");
     let j = b.add_job("j").expect("a fresh builder takes a job");
@@ -119,6 +164,17 @@ pub fn random_problem(
     } else {
         presets::homogeneous(m, &GpuModel::t4()).expect("m >= 1 GPUs")
     };
+    let mut cluster = cluster;
+    if windows {
+        let mut wrng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_b05f_0000_0021);
+        for k in cluster.gpu_ids().collect::<Vec<_>>() {
+            if k.index() == 0 || wrng.random_bool(0.5) {
+                cluster
+                    .set_busy(k, random_windows(&mut wrng))
+                    .expect("sorted, disjoint, finite windows");
+            }
+        }
+    }
     let cluster = Arc::new(cluster);
     if kind == ClusterKind::Unrelated {
         let exec = Array2::from_shape_fn((n, m), |(v, _)| {
@@ -128,6 +184,20 @@ pub fn random_problem(
     } else {
         Problem::new(w, cluster).expect("every task fits a GPU")
     }
+}
+
+/// [`problems`] with busy windows: [`random_problem_with_windows`] with drawn arguments.
+pub fn problems_with_windows(max_tasks: usize, max_gpus: usize) -> impl Strategy<Value = Problem> {
+    (
+        1..=max_tasks.max(1),
+        1..=max_gpus.max(1),
+        0.0f64..0.4,
+        0..ClusterKind::ALL.len(),
+        any::<u64>(),
+    )
+        .prop_map(|(n, m, density, kind, seed)| {
+            random_problem_with_windows(n, m, density, ClusterKind::ALL[kind], 0.0, seed)
+        })
 }
 
 /// Random problems of up to `max_tasks` tasks (at least 1) on up to `max_gpus` GPUs (at
