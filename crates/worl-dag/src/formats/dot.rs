@@ -32,6 +32,13 @@
 //! [`V100_FP32_FLOPS`], the reference GPU's peak FP32 throughput). A node with neither is an
 //! error. `mem_gib` is the memory need in GiB (absent or empty: none).
 //!
+//! **Gang tasks.** A node's `gpus` (a whole number in `1..=4096`, default 1) is the number of
+//! GPUs the task needs at once ([`Task::gpus`](crate::Task::gpus)), and `span` (`machine` or
+//! `cluster`), `efficiency` (in `(0, 1]`), `sync_bytes` and `sync_steps` (finite, `>= 0`) are
+//! its [`GangParams`], each defaulting as there. Like every node attribute they may come
+//! from a `node [...]` default statement. A bad value is an error naming the node, the task
+//! (`job/task`) and the line.
+//!
 //! **Bytes.** An edge's `bytes` attribute, else its `size`, in bytes. An edge with neither
 //! carries 0 bytes and is noted ([`Reason::EdgeWithoutData`]).
 //!
@@ -52,9 +59,10 @@
 
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{in_file, open, read_text, source_name};
+use crate::formats::{gang, in_file, open, read_text, source_name};
 use crate::generators::nn_training::V100_FP32_FLOPS;
 use crate::ids::{JobId, TaskId};
+use crate::task::GangParams;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -91,7 +99,10 @@ fn quote(s: &str) -> String {
 /// cluster_<j>` labelled with the job's name. The exact values are DOT attributes that
 /// Graphviz ignores: each node statement is preceded by `node [task="<name>", work="<work>",
 /// mem_gib="<GiB, or empty for none>"]` and edges by `edge [bytes="<bytes>"]` whenever the
-/// bytes change; numbers are quoted, in their shortest exact form (`1e-300`, `0.1`). Tasks are written in id order: when the
+/// bytes change; numbers are quoted, in their shortest exact form (`1e-300`, `0.1`). A gang
+/// task's node statement also carries `gpus="<g>"` and each [`GangParams`] field that differs
+/// from its default (`span="cluster"`, `efficiency="0.9"`, `sync_bytes`, `sync_steps`): on the
+/// node itself, so that no default leaks to the next node. Tasks are written in id order: when the
 /// jobs' tasks are not consecutive id ranges in job order (or a job is empty), every job's
 /// cluster is first declared, empty, in job order, and a job's cluster is reopened for each
 /// run of its tasks.
@@ -142,7 +153,12 @@ pub fn to_dot(w: &Workload) -> String {
                 num(task.work)
             );
             let label = format!("{}\n{:.3} s", task.name, task.work);
-            let _ = writeln!(out, "    t{i} [label={}];", quote(&label));
+            let _ = writeln!(
+                out,
+                "    t{i} [label={}{}];",
+                quote(&label),
+                gang_attrs(task)
+            );
         }
         let _ = writeln!(out, "  }}");
     }
@@ -165,6 +181,30 @@ pub fn to_dot(w: &Workload) -> String {
         }
     }
     out.push_str("}\n");
+    out
+}
+
+/// The gang attributes of a node statement: `, gpus="8", span="cluster", ...` for the
+/// values that differ from their defaults (nothing for a single-GPU task with default
+/// parameters).
+fn gang_attrs(task: &crate::Task) -> String {
+    let mut out = String::new();
+    if task.gpus != 1 {
+        let _ = write!(out, ", gpus=\"{}\"", task.gpus);
+    }
+    let (p, d) = (&task.gang, GangParams::default());
+    if p.span != d.span {
+        let _ = write!(out, ", span=\"{}\"", p.span);
+    }
+    for (key, v, default) in [
+        ("efficiency", p.efficiency, d.efficiency),
+        ("sync_bytes", p.sync_bytes, d.sync_bytes),
+        ("sync_steps", p.sync_steps, d.sync_steps),
+    ] {
+        if v.to_bits() != default.to_bits() {
+            let _ = write!(out, ", {key}=\"{}\"", num(v));
+        }
+    }
     out
 }
 
@@ -228,7 +268,9 @@ pub fn load(path: impl AsRef<Path>, options: &DotOptions) -> Result<(Workload, L
 /// (unexpected or missing token, unterminated string or comment), an undirected graph or
 /// `--`, a subgraph as an edge end, a second graph, an attribute without a value, a node
 /// declared twice or without `size`/`work`, a `size`, `work`, `mem_gib` or `bytes` that is not
-/// a finite number `>= 0` (`> 0` for `mem_gib`) or overflows once scaled, an edge naming an
+/// a finite number `>= 0` (`> 0` for `mem_gib`) or overflows once scaled, a bad gang value
+/// (`gpus`, `span`, `efficiency`, `sync_bytes`, `sync_steps`: naming the node and the task
+/// `job/task` in the message of [`DagError::InvalidGang`]), an edge naming an
 /// undeclared node, a self-loop, a repeated edge, two tasks of one job with one name, and a
 /// cycle (at the line of one of its edges); [`DagError::Empty`] for a graph without nodes.
 pub fn read(
@@ -355,6 +397,29 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
         let t = b
             .add_task_unique(job, name, work, mem)
             .map_err(|e| err(node.line, e.to_string()))?;
+        if ["gpus", "span", "efficiency", "sync_bytes", "sync_steps"]
+            .iter()
+            .any(|k| a(k).is_some())
+        {
+            let (gpus, params) = node_gang(&a).map_err(|reason| {
+                let task = format!("{}/{name}", b.jobs()[job.index()].name);
+                let e = gang::error(source, node.line, task, reason);
+                match e {
+                    DagError::Parse {
+                        file,
+                        line,
+                        message,
+                    } => DagError::Parse {
+                        file,
+                        line,
+                        message: format!("node `{node_id}`: {message}"),
+                    },
+                    e => e,
+                }
+            })?;
+            b.set_gang(t, gpus, params)
+                .map_err(|e| err(node.line, e.to_string()))?;
+        }
         debug_assert_eq!(t.index(), named.len(), "task ids follow node order");
         named.push((job, name));
     }
@@ -432,6 +497,33 @@ fn build(g: Graph, source: &str, options: &DotOptions) -> Result<(Workload, Load
         e => in_file(source)(e),
     })?;
     Ok((w, report))
+}
+
+/// The gang demand of a node from its attributes (`a` gives a value by name): `gpus` 1 and
+/// default parameters where absent.
+///
+/// Errors: why a value is refused, naming the attribute and the value.
+fn node_gang<'a>(
+    a: &impl Fn(&str) -> Option<&'a str>,
+) -> std::result::Result<(u32, GangParams), String> {
+    let gpus = match a("gpus") {
+        Some(v) => gang::gpus_from_text("gpus", v)?,
+        None => 1,
+    };
+    let mut p = GangParams::default();
+    if let Some(v) = a("span") {
+        p.span = gang::span_from_text("span", v)?;
+    }
+    for (key, field) in [
+        ("efficiency", gang::Field::Efficiency),
+        ("sync_bytes", gang::Field::SyncBytes),
+        ("sync_steps", gang::Field::SyncSteps),
+    ] {
+        if let Some(v) = a(key) {
+            gang::set_text(&mut p, field, key, v)?;
+        }
+    }
+    Ok((gpus, p))
 }
 
 /// A size, work, memory or byte count: a finite number `>= 0`.
@@ -709,7 +801,18 @@ struct Cluster {
 }
 
 /// The node attributes the reader uses; others are ignored.
-const NODE_KEYS: [&str; 5] = ["work", "size", "mem_gib", "task", "label"];
+const NODE_KEYS: [&str; 10] = [
+    "work",
+    "size",
+    "mem_gib",
+    "task",
+    "label",
+    "gpus",
+    "span",
+    "efficiency",
+    "sync_bytes",
+    "sync_steps",
+];
 /// The edge attributes the reader uses; others are ignored.
 const EDGE_KEYS: [&str; 2] = ["bytes", "size"];
 
@@ -746,7 +849,7 @@ impl<const K: usize> Known<K> {
 /// when the statement sets none); its ID is the key of [`Graph::node_index`].
 struct NodeDecl {
     line: usize,
-    attrs: Rc<Known<5>>,
+    attrs: Rc<Known<10>>,
     cluster: Option<usize>,
 }
 
@@ -787,7 +890,7 @@ const MAX_DEPTH: usize = 100;
 /// Attribute defaults and the cluster of one block.
 #[derive(Clone, Default)]
 struct Scope {
-    node: Rc<Known<5>>,
+    node: Rc<Known<10>>,
     edge: Known<2>,
     cluster: Option<usize>,
     /// Whether this block is the cluster's own block (its `label` names the job).

@@ -25,6 +25,7 @@
 pub mod alibaba;
 pub mod dax;
 pub mod dot;
+pub(crate) mod gang;
 pub mod native;
 pub mod report;
 pub mod stg;

@@ -8,7 +8,9 @@
 //!   "jobs": [
 //!     { "name": "j1", "release": 30.0,
 //!       "tasks": [ { "id": 0, "name": "M1", "work": 4.0 },
-//!                  { "id": 1, "name": "R2_1", "work": 2.0, "mem_gib": 8.0 } ],
+//!                  { "id": 1, "name": "R2_1", "work": 2.0, "mem_gib": 8.0 },
+//!                  { "id": 2, "name": "ddp", "work": 64.0, "gpus": 8,
+//!                    "gang": { "span": "cluster", "efficiency": 0.9 } } ],
 //!       "edges": [ { "from": "M1", "to": "R2_1", "bytes": 1000000.0 } ] }
 //!   ],
 //!   "links": []
@@ -18,7 +20,13 @@
 //! `work` is in reference GPU-seconds, `mem_gib` (optional) in GiB, `bytes` in bytes; a job's
 //! optional `release` is its arrival time in seconds from the start of the schedule
 //! ([`Job::release`](crate::Job::release), finite and `>= 0`, 0 when absent; written only
-//! when not 0). Edges
+//! when not 0). A task's optional `gpus` is its gang size ([`Task::gpus`](crate::Task::gpus),
+//! a whole number in `1..=4096`, 1 when absent, written only when not 1) and its optional
+//! `gang` object its [`GangParams`] (`span` `"machine"` or `"cluster"`, `efficiency` in
+//! `(0, 1]`, `sync_bytes` and `sync_steps` finite and `>= 0`): a missing field takes its
+//! default, and only fields that differ from their defaults are written (no `gang` at all
+//! when none does). Both are optional fields of version 1: files without them read as
+//! before, and a workload without gang tasks writes the very same text as before. Edges
 //! inside a job name their ends by task name; edges between jobs go in the optional
 //! top-level `links` (`from_job`, `from`, `to_job`, `to`, `bytes`). A task's `id` is its
 //! [`TaskId`] index: [`write()`] always writes it, so that reading gives back the very same
@@ -26,9 +34,11 @@
 //! ids then follow the file order. Unknown fields are errors.
 
 use crate::error::{DagError, Result};
+use crate::formats::gang;
 use crate::formats::report::LoadReport;
 use crate::formats::{in_file, line_of, open, read_text};
 use crate::ids::{JobId, TaskId};
+use crate::task::{GangParams, Span};
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -71,6 +81,27 @@ struct DocTask {
     work: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mem_gib: Option<f64>,
+    /// Kept as written and checked when the task is built, so that a bad value names the
+    /// task (serde would name only a position).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gpus: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gang: Option<DocGang>,
+}
+
+/// A task's `gang` object as written: every field optional (a missing one takes its
+/// default), values checked when the task is built.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocGang {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    span: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    efficiency: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sync_bytes: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sync_steps: Option<serde_json::Value>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -164,6 +195,44 @@ struct OutTask<'a> {
     work: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     mem_gib: Option<f64>,
+    #[serde(skip_serializing_if = "is_one")]
+    gpus: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gang: Option<OutGang>,
+}
+
+/// The fields of a task's [`GangParams`] that differ from their defaults.
+#[derive(Serialize)]
+struct OutGang {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    span: Option<Span>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    efficiency: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sync_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sync_steps: Option<f64>,
+}
+
+impl OutGang {
+    /// The non-default fields of `p`; `None` when every field has its default.
+    fn of(p: &GangParams) -> Option<Self> {
+        let d = GangParams::default();
+        if p.is_default() {
+            return None;
+        }
+        let differs = |a: f64, b: f64| (a.to_bits() != b.to_bits()).then_some(a);
+        Some(Self {
+            span: (p.span != d.span).then_some(p.span),
+            efficiency: differs(p.efficiency, d.efficiency),
+            sync_bytes: differs(p.sync_bytes, d.sync_bytes),
+            sync_steps: differs(p.sync_steps, d.sync_steps),
+        })
+    }
+}
+
+fn is_one(g: &u32) -> bool {
+    *g == 1
 }
 
 #[derive(Serialize)]
@@ -200,6 +269,8 @@ fn out_doc(w: &Workload) -> OutDoc<'_> {
                         name: &task.name,
                         work: task.work,
                         mem_gib: task.mem_gib,
+                        gpus: task.gpus,
+                        gang: OutGang::of(&task.gang),
                     }
                 })
                 .collect(),
@@ -307,7 +378,11 @@ pub fn load(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
 /// Reads native JSON from any reader; `source` names it in errors. The report is always
 /// clean: the format has no defects to repair, anything wrong is an error.
 ///
-/// Errors: [`DagError::Parse`] (with the line) for malformed JSON, an unknown field, another
+/// Errors: [`DagError::Parse`] with the line of the key and naming the task (`job/task`) for a
+/// `gpus` that is not a whole number in `1..=4096`, a `span` other than `machine` /
+/// `cluster`, an `efficiency` outside `(0, 1]` or a `sync_bytes` / `sync_steps` that is not
+/// a number `>= 0` (message of [`DagError::InvalidGang`]);
+/// [`DagError::Parse`] (with the line) for malformed JSON, an unknown field, another
 /// `format` or `version`, or ids that are given for some tasks only or are not a permutation
 /// of `0..n` (these two without a line, naming the task); [`DagError::UnknownTask`] for an
 /// edge end that names no task; [`DagError::Parse`] without a line naming the file for what
@@ -396,6 +471,13 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
             .add_task(JobId::new(j), task.name.as_str(), task.work, task.mem_gib)
             .map_err(in_file(source))?;
         index.insert((j, task.name.as_str()), id);
+        if task.gpus.is_some() || task.gang.is_some() {
+            let (gpus, params) = doc_gang(task).map_err(|(key, reason)| {
+                let label = format!("{}/{}", doc.jobs[j].name, task.name);
+                gang::error(source, gang_line(&text, &doc, (j, t), key), label, reason)
+            })?;
+            b.set_gang(id, gpus, params).map_err(in_file(source))?;
+        }
     }
     let job_index: HashMap<&str, usize> = doc
         .jobs
@@ -444,6 +526,65 @@ pub fn read(reader: impl Read, source: &str) -> Result<(Workload, LoadReport)> {
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+/// The gang demand written for `task` (`gpus` 1 and default parameters where absent).
+///
+/// Errors: the key of the bad value (`gpus`, `span`, ...) and why it is refused.
+fn doc_gang(task: &DocTask) -> std::result::Result<(u32, GangParams), (&'static str, String)> {
+    let gpus = match &task.gpus {
+        Some(v) => gang::gpus_from_json("gpus", v).map_err(|r| ("gpus", r))?,
+        None => 1,
+    };
+    let mut p = GangParams::default();
+    if let Some(g) = &task.gang {
+        if let Some(v) = &g.span {
+            p.span = gang::span_from_json("span", v).map_err(|r| ("span", r))?;
+        }
+        for (key, field, value) in [
+            ("efficiency", gang::Field::Efficiency, &g.efficiency),
+            ("sync_bytes", gang::Field::SyncBytes, &g.sync_bytes),
+            ("sync_steps", gang::Field::SyncSteps, &g.sync_steps),
+        ] {
+            if let Some(v) = value {
+                gang::set_json(&mut p, field, key, v).map_err(|r| (key, r))?;
+            }
+        }
+    }
+    Ok((gpus, p))
+}
+
+/// The line of the key `key` of task `at` (job, task in job) in `text`: the keys `gpus`,
+/// `span`, `efficiency`, `sync_bytes` and `sync_steps` appear only in tasks and their
+/// `gang` objects (unknown fields are errors), so the task's key is the one whose rank among
+/// the document's keys so named is the number of tasks before it that give the field.
+fn gang_line(text: &str, doc: &Doc, at: (usize, usize), key: &str) -> usize {
+    let gives = |t: &DocTask| match key {
+        "gpus" => t.gpus.is_some(),
+        _ => t.gang.as_ref().is_some_and(|g| match key {
+            "span" => g.span.is_some(),
+            "efficiency" => g.efficiency.is_some(),
+            "sync_bytes" => g.sync_bytes.is_some(),
+            _ => g.sync_steps.is_some(),
+        }),
+    };
+    let rank = doc
+        .jobs
+        .iter()
+        .enumerate()
+        .flat_map(|(j, job)| {
+            job.tasks
+                .iter()
+                .enumerate()
+                .map(move |(t, task)| ((j, t), task))
+        })
+        .take_while(|&(pos, _)| pos != at)
+        .filter(|&(_, task)| gives(task))
+        .count();
+    gang::json_key_lines(text, key)
+        .get(rank)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// 1-based line of the first `"key":` in JSON `text` (0 if absent).

@@ -23,13 +23,25 @@
 //! inputs or outputs counts once on an edge; edge bytes cost `O(min(outputs, inputs))` per
 //! edge (long file lists are hashed once per task).
 //!
+//! **Gang tasks.** WfFormat 1.5 has no GPU field (its `coreCount` counts CPU cores: the
+//! WfInstances executions give it for CPU tasks, so it is not read as GPUs). A task's GPU
+//! count and gang parameters are the extra properties `gpuCount` (a whole number in
+//! `1..=4096`, default 1), `gangSpan` (`machine` / `cluster`), `gangEfficiency` (in
+//! `(0, 1]`), `gangSyncBytes` and `gangSyncSteps` (finite, `>= 0`) of its
+//! `workflow.execution.tasks[]` entry (1.5) or of its `workflow.tasks[]` entry (older): the
+//! schema allows extra properties there and WfCommons' own reader ignores them. As for a
+//! trace, `runtimeInSeconds` is then the wall time on `gpuCount` GPUs, and
+//! `work = runtime · gpuCount · work_scale`. A bad value is [`DagError::Parse`] naming the
+//! task, at the line of the property when it can be told.
+//!
 //! [`to_string`], [`write()`](fn@write) and [`save`] write WfFormat 1.5, optionally with an
 //! [`Execution`] section recording a schedule (the layout: module [`write`](mod@write)).
 
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason, short};
-use crate::formats::{in_file, line_of, open, read_text, source_name};
+use crate::formats::{gang, in_file, line_of, open, read_text, source_name};
 use crate::ids::TaskId;
+use crate::task::GangParams;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -106,6 +118,107 @@ struct ExecTask {
     id: String,
     #[serde(rename = "runtimeInSeconds")]
     runtime: Option<f64>,
+    #[serde(flatten)]
+    gang: RawGang,
+}
+
+/// The gang demand of a task as written (worl's extra properties, see the module docs),
+/// values checked when the task is built so that an error names the task.
+#[derive(Deserialize, Default)]
+struct RawGang {
+    #[serde(rename = "gpuCount")]
+    gpus: Option<serde_json::Value>,
+    #[serde(rename = "gangSpan")]
+    span: Option<serde_json::Value>,
+    #[serde(rename = "gangEfficiency")]
+    efficiency: Option<serde_json::Value>,
+    #[serde(rename = "gangSyncBytes")]
+    sync_bytes: Option<serde_json::Value>,
+    #[serde(rename = "gangSyncSteps")]
+    sync_steps: Option<serde_json::Value>,
+}
+
+/// The extra properties of the gang demand, in [`RawGang`] field order.
+const GANG_KEYS: [&str; 5] = [
+    "gpuCount",
+    "gangSpan",
+    "gangEfficiency",
+    "gangSyncBytes",
+    "gangSyncSteps",
+];
+
+impl RawGang {
+    /// The values given, by [`GANG_KEYS`] position.
+    fn values(&self) -> [Option<&serde_json::Value>; 5] {
+        [
+            self.gpus.as_ref(),
+            self.span.as_ref(),
+            self.efficiency.as_ref(),
+            self.sync_bytes.as_ref(),
+            self.sync_steps.as_ref(),
+        ]
+    }
+
+    /// The demand: `gpus` 1 and default parameters where absent.
+    ///
+    /// Errors: the position in [`GANG_KEYS`] of the bad value and why it is refused.
+    fn parse(&self) -> std::result::Result<(u32, GangParams), (usize, String)> {
+        let [gpus, span, efficiency, sync_bytes, sync_steps] = self.values();
+        let gpus = match gpus {
+            Some(v) => gang::gpus_from_json(GANG_KEYS[0], v).map_err(|r| (0, r))?,
+            None => 1,
+        };
+        let mut p = GangParams::default();
+        if let Some(v) = span {
+            p.span = gang::span_from_json(GANG_KEYS[1], v).map_err(|r| (1, r))?;
+        }
+        for (k, field, value) in [
+            (2, gang::Field::Efficiency, efficiency),
+            (3, gang::Field::SyncBytes, sync_bytes),
+            (4, gang::Field::SyncSteps, sync_steps),
+        ] {
+            if let Some(v) = value {
+                gang::set_json(&mut p, field, GANG_KEYS[k], v).map_err(|r| (k, r))?;
+            }
+        }
+        Ok((gpus, p))
+    }
+}
+
+/// Parses the gang demand of every task of `tasks` (in document order, named by `name`).
+///
+/// Errors: [`DagError::Parse`] naming the task (`<file stem>/<task>`) with the message of
+/// [`DagError::InvalidGang`], at the line of the bad property when the document's properties
+/// so named are exactly those of the tasks (else without a line: WfFormat allows extra
+/// properties anywhere, so another one could take the rank).
+fn parse_gangs<'a, T: 'a>(
+    tasks: impl Iterator<Item = &'a T> + Clone,
+    raw: impl Fn(&T) -> &RawGang,
+    name: impl Fn(&T) -> &str,
+    text: &str,
+    source: &str,
+) -> Result<Vec<(u32, GangParams)>> {
+    let mut out = Vec::new();
+    for (i, t) in tasks.clone().enumerate() {
+        let g = raw(t);
+        if g.values().iter().all(Option::is_none) {
+            out.push((1, GangParams::default()));
+            continue;
+        }
+        match g.parse() {
+            Ok(d) => out.push(d),
+            Err((k, reason)) => {
+                let given = |t: &T| raw(t).values()[k].is_some();
+                let rank = tasks.clone().take(i).filter(|t| given(t)).count();
+                let total = tasks.clone().filter(|t| given(t)).count();
+                let lines = gang::json_key_lines(text, GANG_KEYS[k]);
+                let line = if lines.len() == total { lines[rank] } else { 0 };
+                let task = format!("{}/{}", source_name(source), name(t));
+                return Err(gang::error(source, line, task, reason));
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Deserialize)]
@@ -118,6 +231,8 @@ struct OldTask {
     children: Option<Vec<String>>,
     #[serde(default)]
     files: Vec<OldFile>,
+    #[serde(flatten)]
+    gang: RawGang,
 }
 
 #[derive(Deserialize)]
@@ -138,6 +253,8 @@ struct WTask {
     children: Option<Vec<String>>,
     inputs: Vec<String>,
     outputs: Vec<String>,
+    /// GPUs and gang parameters (checked).
+    gang: (u32, GangParams),
 }
 
 /// Loads `path` (see the module docs).
@@ -157,7 +274,8 @@ pub fn load(path: impl AsRef<Path>, opts: &WfOptions) -> Result<(Workload, LoadR
 /// of one task, and for a file declared twice in `workflow.specification.files` with
 /// different sizes (twice with one size is accepted);
 /// [`DagError::UnknownTask`] for a parent, child or execution entry naming no task;
-/// [`DagError::InconsistentDependency`]; [`DagError::Parse`] without a line naming the file
+/// [`DagError::InconsistentDependency`]; [`DagError::Parse`] naming the task for a bad
+/// gang property (module docs); [`DagError::Parse`] without a line naming the file
 /// for what the builder rejects (duplicate task, negative runtime, bytes that overflow,
 /// self-loop, cycle); [`DagError::Empty`] for no task.
 pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Workload, LoadReport)> {
@@ -175,7 +293,7 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
     })?;
     let mut report = LoadReport::new(source, FORMAT);
     let workflow_line = text.find("\"workflow\"").map_or(1, |p| line_of(&text, p));
-    let (tasks, sizes) = normalise(doc.workflow, source, workflow_line, &mut report)?;
+    let (tasks, sizes) = normalise(doc.workflow, &text, source, workflow_line, &mut report)?;
     // A bad size is the file's fault, not that of the edge it would be summed into.
     let mut bad: Vec<(&String, f64)> = sizes
         .iter()
@@ -195,7 +313,10 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
     let job = b.add_job(source_name(source)).map_err(in_file(source))?;
     let mut index: HashMap<&str, TaskId> = HashMap::with_capacity(tasks.len());
     for t in &tasks {
+        let (gpus, params) = t.gang;
         let work = match t.runtime {
+            // A wall time on `gpus` GPUs: `gpus` times the work of one.
+            Some(r) if gpus > 1 => r * f64::from(gpus) * opts.work_scale,
             Some(r) => r * opts.work_scale,
             None => {
                 report.add(Reason::MissingRuntime, t.name.clone());
@@ -205,6 +326,9 @@ pub fn read(reader: impl Read, source: &str, opts: &WfOptions) -> Result<(Worklo
         let id = b
             .add_task(job, t.name.as_str(), work, None)
             .map_err(in_file(source))?;
+        if (gpus, params) != (1, GangParams::default()) {
+            b.set_gang(id, gpus, params).map_err(in_file(source))?;
+        }
         index.insert(t.name.as_str(), id);
     }
     for (i, t) in tasks.iter().enumerate() {
@@ -369,14 +493,17 @@ type Normalised = (Vec<WTask>, HashMap<String, Option<f64>>);
 
 fn normalise(
     wf: Wf,
+    text: &str,
     source: &str,
     workflow_line: usize,
     report: &mut LoadReport,
 ) -> Result<Normalised> {
     if let Some(spec) = wf.specification {
-        let mut runtime: HashMap<String, Option<f64>> = HashMap::new();
+        let mut runtime: HashMap<String, (Option<f64>, (u32, GangParams))> = HashMap::new();
         let ids: HashSet<&str> = spec.tasks.iter().map(|t| t.id.as_str()).collect();
-        for e in wf.execution.map(|e| e.tasks).unwrap_or_default() {
+        let exec = wf.execution.map(|e| e.tasks).unwrap_or_default();
+        let gangs = parse_gangs(exec.iter(), |e| &e.gang, |e| &e.id, text, source)?;
+        for (e, gang) in exec.into_iter().zip(gangs) {
             if !ids.contains(e.id.as_str()) {
                 return Err(DagError::UnknownTask {
                     file: source.to_owned(),
@@ -394,7 +521,7 @@ fn normalise(
                     ),
                 });
             }
-            runtime.insert(e.id, e.runtime);
+            runtime.insert(e.id, (e.runtime, gang));
         }
         let mut sizes: HashMap<String, Option<f64>> = HashMap::with_capacity(spec.files.len());
         for f in spec.files {
@@ -427,14 +554,21 @@ fn normalise(
         let tasks = spec
             .tasks
             .into_iter()
-            .map(|t| WTask {
-                runtime: runtime.get(&t.id).copied().flatten(),
-                name: t.id,
-                alias: None,
-                parents: t.parents,
-                children: t.children,
-                inputs: t.input_files,
-                outputs: t.output_files,
+            .map(|t| {
+                let (runtime, gang) = runtime
+                    .get(&t.id)
+                    .copied()
+                    .unwrap_or((None, (1, GangParams::default())));
+                WTask {
+                    runtime,
+                    gang,
+                    name: t.id,
+                    alias: None,
+                    parents: t.parents,
+                    children: t.children,
+                    inputs: t.input_files,
+                    outputs: t.output_files,
+                }
             })
             .collect();
         return Ok((tasks, sizes));
@@ -449,9 +583,11 @@ fn normalise(
         });
     };
     let mut sizes: HashMap<String, Option<f64>> = HashMap::new();
+    let gangs = parse_gangs(old.iter(), |t| &t.gang, |t| &t.name, text, source)?;
     let tasks = old
         .into_iter()
-        .map(|t| {
+        .zip(gangs)
+        .map(|(t, gang)| {
             let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
             for f in t.files {
                 let Some(fid) = f.name.or(f.id) else { continue };
@@ -480,6 +616,7 @@ fn normalise(
                 }
             }
             WTask {
+                gang,
                 name: t.name,
                 alias: t.id,
                 runtime: t.runtime,

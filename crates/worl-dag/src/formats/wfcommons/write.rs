@@ -28,6 +28,16 @@
 //! properties `gpuId` (index in the cluster), `gpuIndex` (position among its machine's GPUs)
 //! and `gpuModel`: the schema allows extra properties, and WfCommons' readers ignore them.
 //!
+//! A gang task (more than one GPU, or non-default [`GangParams`]) carries the extra
+//! properties `gpuCount`, `gangSpan`, `gangEfficiency`, `gangSyncBytes` and `gangSyncSteps`
+//! in its execution entry, each only when it differs from its default (module
+//! [`wfcommons`](super) reads them back), and without an [`Execution`] its
+//! `runtimeInSeconds` is its wall time on `gpuCount` reference GPUs, `work / gpuCount`
+//! (chosen within 2 ulps so that `runtime · gpuCount` is `work` exactly whenever such a
+//! number exists: always for a power of two), which is also what the critical path sums. With
+//! an [`Execution`], its planned run time is written as given; its record names one GPU
+//! (`gpuId`), not the gang's set.
+//!
 //! Task ids must match `^[0-9a-zA-Z-_.]*$` where they are referenced. They are the task
 //! names when every name is valid and unique in the workload; otherwise `job.task` with
 //! every other character replaced by `_` and `-2`, `-3`, ... appended on collisions
@@ -42,6 +52,7 @@
 
 use crate::error::{DagError, Result};
 use crate::ids::TaskId;
+use crate::task::{GangParams, Span, Task};
 use crate::workload::Workload;
 use serde::{Serialize, Serializer};
 use std::collections::HashSet;
@@ -204,6 +215,61 @@ struct ExecTask<'a> {
     gpu_index: Option<usize>,
     #[serde(rename = "gpuModel", skip_serializing_if = "Option::is_none")]
     gpu_model: Option<&'a str>,
+    #[serde(flatten)]
+    gang: GangProps,
+}
+
+/// A task's gang demand as the extra properties `gpuCount`, `gangSpan`, `gangEfficiency`,
+/// `gangSyncBytes`, `gangSyncSteps`, each written only when not its default.
+#[derive(Serialize)]
+struct GangProps {
+    #[serde(rename = "gpuCount", skip_serializing_if = "Option::is_none")]
+    gpus: Option<u32>,
+    #[serde(rename = "gangSpan", skip_serializing_if = "Option::is_none")]
+    span: Option<Span>,
+    #[serde(rename = "gangEfficiency", skip_serializing_if = "Option::is_none")]
+    efficiency: Option<f64>,
+    #[serde(rename = "gangSyncBytes", skip_serializing_if = "Option::is_none")]
+    sync_bytes: Option<f64>,
+    #[serde(rename = "gangSyncSteps", skip_serializing_if = "Option::is_none")]
+    sync_steps: Option<f64>,
+}
+
+impl GangProps {
+    fn of(t: &Task) -> Self {
+        let (p, d) = (&t.gang, GangParams::default());
+        let differs = |a: f64, b: f64| (a.to_bits() != b.to_bits()).then_some(a);
+        Self {
+            gpus: (t.gpus != 1).then_some(t.gpus),
+            span: (p.span != d.span).then_some(p.span),
+            efficiency: differs(p.efficiency, d.efficiency),
+            sync_bytes: differs(p.sync_bytes, d.sync_bytes),
+            sync_steps: differs(p.sync_steps, d.sync_steps),
+        }
+    }
+}
+
+/// The wall time written for a task of `work` reference GPU-seconds on `gpus` GPUs:
+/// `work / gpus`, nudged by at most 2 ulps to a value `r` with `r · gpus == work` exactly
+/// when there is one, so that the reader's `runtime · gpuCount` gives `work` back.
+fn wall_time(work: f64, gpus: u32) -> f64 {
+    if gpus <= 1 {
+        return work;
+    }
+    let g = f64::from(gpus);
+    let r = work / g;
+    let mut candidates = [r; 5];
+    let (mut up, mut down) = (r, r);
+    for k in 0..2 {
+        up = up.next_up();
+        down = down.next_down();
+        candidates[1 + 2 * k] = up;
+        candidates[2 + 2 * k] = down;
+    }
+    candidates
+        .into_iter()
+        .find(|c| *c >= 0.0 && c * g == work)
+        .unwrap_or(r)
 }
 
 #[derive(Serialize)]
@@ -402,17 +468,20 @@ fn emit(p: &Prepared<'_>, writer: impl Write, path: &Path) -> Result<()> {
     match &p.exec {
         None => {
             let exec = Exec {
-                makespan: g.critical_path(|v| g.task(v).work, |_, _, _| 0.0).length,
+                makespan: g
+                    .critical_path(|v| wall_time(g.task(v).work, g.task(v).gpus), |_, _, _| 0.0)
+                    .length,
                 executed_at: EPOCH,
                 tasks: Lazy(move || {
                     g.tasks().map(move |(v, t)| ExecTask {
                         id: id(v),
-                        runtime: t.work,
+                        runtime: wall_time(t.work, t.gpus),
                         executed_at: None,
                         machines: None,
                         gpu_id: None,
                         gpu_index: None,
                         gpu_model: None,
+                        gang: GangProps::of(t),
                     })
                 }),
                 machines: Vec::new(),
@@ -432,6 +501,7 @@ fn emit(p: &Prepared<'_>, writer: impl Write, path: &Path) -> Result<()> {
                         gpu_id: r.gpu.as_ref().map(|g| g.id),
                         gpu_index: r.gpu.as_ref().map(|g| g.index),
                         gpu_model: r.gpu.as_ref().map(|g| g.model.as_str()),
+                        gang: GangProps::of(g.task(r.task)),
                     })
                 }),
                 machines: c
