@@ -198,8 +198,8 @@ fn unknown_extension_names_the_file_and_the_known_formats_without_line_0() {
         assert_eq!(
             e.to_string(),
             format!(
-                "{path}: {what}: unknown format; known: .csv (Alibaba v2018 batch_task), .json \
-                 (WfCommons WfFormat, or worl-workload native JSON), .xml or .dax (Pegasus DAX), \
+                "{path}: {what}: unknown format; known: .csv (Alibaba v2018 batch_task, GPU v2023 \
+                 pod list or PAI v2020 task table, by header), .json (WfCommons WfFormat, or worl-workload native JSON), .xml or .dax (Pegasus DAX), \
                  .stg (Standard Task Graph), .dot or .gv (Graphviz DOT)"
             )
         );

@@ -70,7 +70,7 @@
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{in_file, open, source_name};
+use crate::formats::{CsvTrace, in_file, open, openb, pai, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
@@ -269,18 +269,76 @@ pub fn load(path: impl AsRef<Path>, opts: &AlibabaOptions) -> Result<(Workload, 
 /// Loads CSV rows from any reader; `source` names the input in errors, in the report and (its
 /// file stem) as the workload's name.
 ///
+/// A file whose first line is the header of an Alibaba GPU trace ([`CsvTrace`]) is read by
+/// that trace's loader, [`openb::read`] or [`pai::read`], with `opts.work_scale` and their
+/// other defaults: the v2018 options that select jobs or draw edge bytes do not apply to
+/// them, and asking for any (options other than the defaults, `work_scale` aside) is
+/// [`DagError::InvalidParameter`] (`options`).
+///
 /// Errors: [`DagError::InvalidParameter`] for bad options; [`DagError::Parse`] naming the
 /// line for a row without 9 fields, an empty task or job name, a number that does not parse
 /// or is not finite, or invalid UTF-8, and naming the line and `job/task` of a row whose work
 /// or memory need overflows, or whose work makes the workload's total work or edge bytes
 /// overflow (the largest work is blamed); [`DagError::Empty`] if no job is left.
 pub fn read(
-    reader: impl Read,
+    mut reader: impl Read,
     source: &str,
     opts: &AlibabaOptions,
 ) -> Result<(Workload, LoadReport)> {
     opts.validate()?;
-    let table = Table::parse(reader, source)?;
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(|e| DagError::Io {
+        path: source.into(),
+        source: e,
+    })?;
+    let head = &bytes[..bytes.len().min(1 << 16)];
+    let head = String::from_utf8_lossy(head);
+    let kind = CsvTrace::of_first_line(crate::formats::csv_table::first_line(&head));
+    if kind != CsvTrace::BatchTask {
+        // A GPU trace: read by its own loader (so that a caller of this reader, e.g. one
+        // that picked it by the `.csv` extension, reads every Alibaba CSV trace).
+        let selection = AlibabaOptions {
+            work_scale: 1.0,
+            ..opts.clone()
+        };
+        if selection != AlibabaOptions::default() {
+            return Err(DagError::InvalidParameter {
+                name: "options",
+                reason: format!(
+                    "{source} is an Alibaba GPU trace ({}): only work_scale of the v2018 \
+                     batch_task options applies to it; use formats::{} for its own",
+                    if kind == CsvTrace::OpenbPods {
+                        openb::FORMAT
+                    } else {
+                        pai::FORMAT
+                    },
+                    if kind == CsvTrace::OpenbPods {
+                        "openb"
+                    } else {
+                        "pai"
+                    }
+                ),
+            });
+        }
+        return match kind {
+            CsvTrace::OpenbPods => openb::read(
+                &bytes[..],
+                source,
+                &openb::OpenbOptions {
+                    work_scale: opts.work_scale,
+                },
+            ),
+            _ => pai::read(
+                &bytes[..],
+                source,
+                &pai::PaiOptions {
+                    work_scale: opts.work_scale,
+                    ..Default::default()
+                },
+            ),
+        };
+    }
+    let table = Table::parse(&bytes, source)?;
     let mut report = LoadReport::new(source, FORMAT);
     report.records = table.rows.len();
     let mut builder = WorkloadBuilder::new(source_name(source));
@@ -501,16 +559,12 @@ impl Table {
         &self.names[row.name.0 as usize..row.name.1 as usize]
     }
 
-    fn parse(mut reader: impl Read, source: &str) -> Result<Self> {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).map_err(|e| DagError::Io {
-            path: source.into(),
-            source: e,
-        })?;
+    /// Parses the rows of `bytes` (the whole input).
+    fn parse(bytes: &[u8], source: &str) -> Result<Self> {
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(&bytes[..]);
+            .from_reader(bytes);
         let mut rec = csv::StringRecord::new();
         // Trace rows are about 45 bytes, 5 of them the task name.
         let mut rows = Vec::with_capacity(bytes.len() / 40);

@@ -3,6 +3,8 @@
 //! | module | format | direction |
 //! |---|---|---|
 //! | [`alibaba`] | Alibaba cluster-trace-v2018 `batch_task.csv` | read |
+//! | [`openb`] | Alibaba GPU trace v2023 pod lists (`openb_pod_list_*.csv`): pods as gang tasks | read |
+//! | [`pai`] | Alibaba PAI v2020 task tables with per-GPU-type run times (the derived `case_random_1000_tasks.csv`) | read |
 //! | [`wfcommons`] | WfCommons WfFormat JSON (1.5 and the older `workflow.tasks` layout) | read; write 1.5, with a schedule as its `execution` |
 //! | [`dax`] | Pegasus DAX XML | read |
 //! | [`stg`] | Standard Task Graph (Kasahara), with or without communication costs | read |
@@ -13,7 +15,7 @@
 //! repaired or noticed, per [`Reason`], with the offending items; bad input is a typed
 //! [`DagError`] naming the file and line or item, never a panic. Each reader has a
 //! `load(path, ..)` and a `read(reader, source, ..)` for in-memory input. [`load_path`] picks
-//! the reader from the file. `docs/formats.md` describes each format and its defaults.
+//! the reader from the file: its extension, and for `.csv` its header ([`CsvTrace`]). `docs/formats.md` describes each format and its defaults.
 //!
 //! Every reader builds through [`WorkloadBuilder`](crate::WorkloadBuilder), so a task, job or
 //! workload name holding a control character ([`DagError::InvalidName`]) is refused by all of
@@ -23,10 +25,13 @@
 //! at most once per item ([`report::short`]).
 
 pub mod alibaba;
+pub(crate) mod csv_table;
 pub mod dax;
 pub mod dot;
 pub(crate) mod gang;
 pub mod native;
+pub mod openb;
+pub mod pai;
 pub mod report;
 pub mod stg;
 pub mod wfcommons;
@@ -42,7 +47,8 @@ use std::path::Path;
 /// The input formats [`load_path`] recognises.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// Alibaba v2018 `batch_task.csv` (`.csv`).
+    /// An Alibaba CSV trace (`.csv`): v2018 `batch_task.csv`, or by its header a GPU trace
+    /// ([`CsvTrace`], [`detect_csv`]; [`alibaba::read`] reads all three).
     Alibaba,
     /// WfCommons WfFormat (`.json` that is not worl's own).
     WfFormat,
@@ -153,8 +159,54 @@ impl Lines {
     }
 }
 
+/// Which Alibaba CSV trace a `.csv` file holds, told by its first line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CsvTrace {
+    /// cluster-trace-v2018 `batch_task.csv` (no header): [`alibaba`].
+    BatchTask,
+    /// cluster-trace-gpu-v2023 pod list (header [`openb::HEADER`]): [`openb`].
+    OpenbPods,
+    /// PAI v2020 task table with per-GPU-type run times (header naming `job_name`,
+    /// `task_name`, `inst_num`, `start_time`, `runtime_V100`): [`pai`].
+    PaiTasks,
+}
+
+impl CsvTrace {
+    /// The trace whose header `first_line` is: a pod list or PAI table when the line names
+    /// their columns ([`openb::is_header`], [`pai::is_header`]), else `batch_task` (which has
+    /// no header: its first line is a row of numbers and DAG task names).
+    pub fn of_first_line(first_line: &str) -> Self {
+        if openb::is_header(first_line) {
+            CsvTrace::OpenbPods
+        } else if pai::is_header(first_line) {
+            CsvTrace::PaiTasks
+        } else {
+            CsvTrace::BatchTask
+        }
+    }
+}
+
+/// The Alibaba trace held by the CSV file `path`, from its first line
+/// ([`CsvTrace::of_first_line`]; at most 64 KiB are read).
+///
+/// Errors: [`DagError::Io`] naming the file if it cannot be read.
+pub fn detect_csv(path: impl AsRef<Path>) -> Result<CsvTrace> {
+    let path = path.as_ref();
+    let mut head = Vec::new();
+    open(path)?
+        .take(1 << 16)
+        .read_to_end(&mut head)
+        .map_err(|source| DagError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    let head = String::from_utf8_lossy(&head);
+    Ok(CsvTrace::of_first_line(csv_table::first_line(&head)))
+}
+
 /// The extensions [`detect_format`] knows, with their formats (as its error lists them).
-pub const KNOWN_EXTENSIONS: &str = ".csv (Alibaba v2018 batch_task), .json (WfCommons WfFormat, \
+pub const KNOWN_EXTENSIONS: &str = ".csv (Alibaba v2018 batch_task, GPU v2023 pod list or PAI \
+     v2020 task table, by header), .json (WfCommons WfFormat, \
      or worl-workload native JSON), .xml or .dax (Pegasus DAX), .stg (Standard Task Graph), \
      .dot or .gv (Graphviz DOT)";
 
@@ -259,7 +311,9 @@ fn declares_native(head: &str) -> bool {
     })
 }
 
-/// Loads `path` with the reader [`detect_format`] picks and that reader's default options.
+/// Loads `path` with the reader [`detect_format`] picks (for `.csv`, [`detect_csv`]: the
+/// v2018 `batch_task`, the v2023 pod list or the PAI task table) and that reader's default
+/// options.
 ///
 /// ```no_run
 /// let (w, report) = worl_dag::formats::load_path("Montage_25.xml")?;
@@ -271,7 +325,11 @@ fn declares_native(head: &str) -> bool {
 pub fn load_path(path: impl AsRef<Path>) -> Result<(Workload, LoadReport)> {
     let path = path.as_ref();
     match detect_format(path)? {
-        Format::Alibaba => alibaba::load(path, &alibaba::AlibabaOptions::default()),
+        Format::Alibaba => match detect_csv(path)? {
+            CsvTrace::BatchTask => alibaba::load(path, &alibaba::AlibabaOptions::default()),
+            CsvTrace::OpenbPods => openb::load(path, &openb::OpenbOptions::default()),
+            CsvTrace::PaiTasks => pai::load(path, &pai::PaiOptions::default()),
+        },
         Format::WfFormat => wfcommons::load(path, &wfcommons::WfOptions::default()),
         Format::Dax => dax::load(path, &dax::DaxOptions::default()),
         Format::Stg => stg::load(path, &stg::StgOptions::default()),

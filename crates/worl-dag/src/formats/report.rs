@@ -83,6 +83,18 @@ pub enum Reason {
     /// Noted: a count attribute of the file (e.g. DAX `jobCount`) disagrees with the
     /// elements found; the elements are used.
     CountMismatch,
+    // --- Alibaba GPU traces (v2023 pod lists, PAI v2020 tasks; items are rows) ---
+    /// Dropped: the pod asks for no whole GPU (`num_gpu` 0: a CPU-only pod).
+    NoGpu,
+    /// Dropped: the row has no run time: a time it needs is empty (e.g. a Pending pod never
+    /// scheduled) or it ends before it starts.
+    NoRunTime,
+    /// Noted: the row asks for a fraction of a GPU (`gpu_milli` < 1000, `plan_gpu` < 100), a
+    /// GPU shared with other tasks; it is loaded as a whole GPU.
+    SharedGpu,
+    /// Repaired: a task name repeated in its job; the later rows are renamed `name-2`,
+    /// `name-3`, ... (the first free suffix).
+    RenamedTask,
 }
 
 impl Reason {
@@ -93,11 +105,11 @@ impl Reason {
             FilteredJobName | FilteredSubmitTime | FilteredSize | FilteredStatus
             | FilteredJobLimit => Action::Filtered,
             DuplicateTask | MissingTime | NegativeDuration | DuplicateTaskId | Cycle
-            | DummyTask | DummyEdge => Action::Dropped,
+            | DummyTask | DummyEdge | NoGpu | NoRunTime => Action::Dropped,
             ZeroDuration | PseudoTaskDependency | MissingDependency | DuplicateDependency
             | TruncatedName | EmptyInstanceNum | MissingRuntime | MissingFileSize
-            | FileSizeConflict => Action::Repaired,
-            EmptyPlanFields | HeaderCountsDummies | EdgeWithoutData | CountMismatch => {
+            | FileSizeConflict | RenamedTask => Action::Repaired,
+            EmptyPlanFields | HeaderCountsDummies | EdgeWithoutData | CountMismatch | SharedGpu => {
                 Action::Noted
             }
         }
@@ -132,6 +144,10 @@ impl Reason {
             EdgeWithoutData => "dependency passes no file; edge carries 0 bytes",
             FileSizeConflict => "file listed with different sizes; the first size used",
             CountMismatch => "count attribute disagrees with the elements; elements used",
+            NoGpu => "pod asks for no whole GPU (CPU-only); dropped",
+            NoRunTime => "no run time (a time empty, or it ends before it starts); dropped",
+            SharedGpu => "asks for a fraction of a GPU (shared); loaded as a whole GPU",
+            RenamedTask => "task name repeated in its job; renamed name-2, name-3, ...",
         }
     }
 }
