@@ -7,6 +7,7 @@
 //! | [`daggen`] | DAGGEN's random DAGs with its parameters, defaults and level/parent rules ([`DaggenConfig`]) |
 //! | [`alibaba_like`] | jobs whose sizes, shapes and durations follow the Alibaba v2018 batch trace |
 //! | [`nn_training`] | NN-training iterations: pipeline-parallel stages over micro-batches, data-parallel replicas, all-reduce |
+//! | [`gangs`] | a post-pass for any workload: a fraction of its tasks made gang tasks of uniformly drawn GPU counts |
 //!
 //! Every generator makes at most [`MAX_GENERATED_TASKS`] tasks and [`MAX_GENERATED_EDGES`]
 //! edges: parameters asking for more are a [`DagError::InvalidParameter`] naming the
@@ -18,6 +19,7 @@
 
 pub mod alibaba_like;
 pub mod daggen;
+pub mod gangs;
 pub mod layered;
 pub mod nn_training;
 pub mod shapes;
