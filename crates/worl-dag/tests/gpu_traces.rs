@@ -360,3 +360,29 @@ fn real_pai_case_loads_with_exact_counts() {
     let (w2, _) = formats::load_path(&path).unwrap();
     assert_eq!(w2, w);
 }
+
+#[test]
+fn lines_count_blank_lines_in_every_csv_loader() {
+    // The CSV reader's own line numbers pass over blank lines: the loaders count them.
+    let v2018 =
+        "M1,1,j_7,1,Terminated,100,160,100,0.3\n\n\r\nR2_1,1,j_7,1,Terminated,x,170,100,0.3\n";
+    let e = parse_error(alibaba::read(
+        v2018.as_bytes(),
+        "t.csv",
+        &Default::default(),
+    ));
+    assert_eq!(e, "t.csv:4: start_time `x` is not a finite number");
+    let text = pods("a,1,1,1,1000,,LS,Running,0,1,0\n\n\nb,1,1,1.5,1000,,LS,Running,0,1,0\n");
+    let e = parse_error(openb::read(text.as_bytes(), "p.csv", &Default::default()));
+    assert_eq!(
+        e,
+        "p.csv:5: pod `b`: num_gpu 1.5 is not a whole number of GPUs"
+    );
+    // A quoted name over two lines, then a blank line: the next row is on line 5.
+    let text = pods("\"a\nb\",1,1,0,0,,BE,Running,0,1,0\n\nc,1,1,1.5,1000,,LS,Running,0,1,0\n");
+    let e = parse_error(openb::read(text.as_bytes(), "p.csv", &Default::default()));
+    assert_eq!(
+        e,
+        "p.csv:5: pod `c`: num_gpu 1.5 is not a whole number of GPUs"
+    );
+}

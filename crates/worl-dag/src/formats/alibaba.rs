@@ -70,7 +70,7 @@
 use crate::ccr::{REFERENCE_BANDWIDTH, assign_ccr_bytes};
 use crate::error::{DagError, Result, num};
 use crate::formats::report::{LoadReport, Reason};
-use crate::formats::{CsvTrace, in_file, open, openb, pai, source_name};
+use crate::formats::{CsvTrace, csv_table, in_file, open, openb, pai, source_name};
 use crate::ids::TaskId;
 use crate::workload::{Workload, WorkloadBuilder};
 use serde::{Deserialize, Serialize};
@@ -566,6 +566,7 @@ impl Table {
             .flexible(true)
             .from_reader(bytes);
         let mut rec = csv::StringRecord::new();
+        let mut lines = csv_table::LineCounter::new();
         // Trace rows are about 45 bytes, 5 of them the task name.
         let mut rows = Vec::with_capacity(bytes.len() / 40);
         let mut row_job = Vec::with_capacity(bytes.len() / 40);
@@ -578,13 +579,16 @@ impl Table {
         loop {
             let more = rdr.read_record(&mut rec).map_err(|e| DagError::Parse {
                 file: source.to_owned(),
-                line: e.position().map_or(0, |p| p.line() as usize),
+                line: e.position().map_or(0, |p| lines.at(bytes, p.byte())),
                 message: e.to_string(),
             })?;
             if !more {
                 break;
             }
-            let line = rec.position().map_or(0, |p| p.line());
+            // (The CSV reader's own line count passes over blank lines.)
+            let line = rec
+                .position()
+                .map_or(0, |p| lines.at(bytes, p.byte()) as u64);
             if rec.len() == 1 && rec[0].is_empty() {
                 continue; // blank line
             }

@@ -2,7 +2,7 @@
 //! ([`openb`](super::openb), [`pai`](super::pai)) share.
 
 use crate::error::{DagError, Result};
-use crate::formats::{Lines, read_text};
+use crate::formats::read_text;
 use std::io::Read;
 
 /// The rows of a CSV table and the positions of the columns asked for.
@@ -74,10 +74,12 @@ pub(crate) fn read(
         .from_reader(text.as_bytes());
     let mut rows = Vec::new();
     let mut rec = csv::StringRecord::new();
-    let lines = Lines::new(&text);
+    let mut lines = LineCounter::new();
     loop {
         let more = rdr.read_record(&mut rec).map_err(|e| {
-            let line = e.position().map_or(0, |p| line_at(&text, &lines, p.byte()));
+            let line = e
+                .position()
+                .map_or(0, |p| lines.at(text.as_bytes(), p.byte()));
             err(line, e.to_string())
         })?;
         if !more {
@@ -85,7 +87,7 @@ pub(crate) fn read(
         }
         let line = rec
             .position()
-            .map_or(0, |p| line_at(&text, &lines, p.byte()));
+            .map_or(0, |p| lines.at(text.as_bytes(), p.byte()));
         if rec.len() == 1 && rec[0].trim().is_empty() {
             continue; // blank line
         }
@@ -103,16 +105,36 @@ pub(crate) fn read(
     })
 }
 
-/// The line of the record the CSV reader places at byte `byte`: the reader's own line count
+/// The lines of the records a CSV reader returns, in order: the reader's own line count
 /// passes over blank lines, and its position is where it began reading, before the blank
-/// lines it skipped; the record starts after them.
-fn line_at(text: &str, lines: &Lines, byte: u64) -> usize {
-    let b = text.as_bytes();
-    let mut pos = byte as usize;
-    while pos < b.len() && matches!(b[pos], b'\n' | b'\r') {
-        pos += 1;
+/// lines it skipped; the record starts after them. Counting from the last record keeps the
+/// whole file's cost linear.
+pub(crate) struct LineCounter {
+    /// Byte offset counted up to.
+    pos: usize,
+    /// 1-based line at `pos`.
+    line: usize,
+}
+
+impl LineCounter {
+    /// A counter at the start of the text.
+    pub(crate) fn new() -> Self {
+        Self { pos: 0, line: 1 }
     }
-    lines.line(pos)
+
+    /// The 1-based line of the record the reader places at `byte` of `b` (positions at or
+    /// after the previous one).
+    pub(crate) fn at(&mut self, b: &[u8], byte: u64) -> usize {
+        let mut to = (byte as usize).min(b.len());
+        while to < b.len() && matches!(b[to], b'\n' | b'\r') {
+            to += 1;
+        }
+        if to >= self.pos {
+            self.line += b[self.pos..to].iter().filter(|&&c| c == b'\n').count();
+            self.pos = to;
+        }
+        self.line
+    }
 }
 
 /// A numeric field: `None` when empty (or blank).
