@@ -386,3 +386,142 @@ fn lines_count_blank_lines_in_every_csv_loader() {
         "p.csv:5: pod `c`: num_gpu 1.5 is not a whole number of GPUs"
     );
 }
+
+mod never_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A field of a wild row: mostly numbers, some signs, fractions, names, quoted line
+    /// breaks, empty or huge.
+    fn wild() -> impl Strategy<Value = String> {
+        prop_oneof![
+            6 => "[0-9]{1,4}",
+            2 => Just(String::new()),
+            1 => "-?[0-9]{1,3}\\.[0-9]",
+            1 => "[a-zA-Z|]{1,5}",
+            1 => Just("\"x,\ny\"".to_owned()),
+            1 => Just("1e999".to_owned()),
+        ]
+    }
+
+    /// A time: mostly a small whole number, sometimes empty.
+    fn time() -> impl Strategy<Value = String> {
+        prop_oneof![5 => (0u32..100).prop_map(|t| t.to_string()), 1 => Just(String::new())]
+    }
+
+    /// Rows of `width` fields: mostly well-formed ones made by `clean(i)` for row `i`
+    /// (values that load, skip or are noted), now and then a wild row (wrong width, bad
+    /// numbers, quoted line breaks) or a blank line.
+    fn rows<S: Strategy<Value = Vec<String>> + 'static>(
+        width: usize,
+        clean: impl Fn() -> S + 'static,
+    ) -> impl Strategy<Value = String> {
+        let wild_row =
+            (proptest::collection::vec(wild(), width), any::<bool>()).prop_map(|(mut r, cut)| {
+                if cut {
+                    r.pop();
+                }
+                r
+            });
+        let row = prop_oneof![
+            30 => clean(),
+            1 => wild_row,
+            1 => Just(Vec::new()),
+        ];
+        proptest::collection::vec(row, 0..12).prop_map(|rows| {
+            rows.iter()
+                .enumerate()
+                .map(|(i, r)| r.join(",").replace("{i}", &i.to_string()))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
+
+    /// A pod row (`{i}` is replaced by the row's index, so names are unique).
+    fn pod() -> impl Strategy<Value = Vec<String>> {
+        (
+            prop_oneof![
+                Just("0"),
+                Just("1"),
+                Just("1"),
+                Just("2"),
+                Just("8"),
+                Just("")
+            ],
+            prop_oneof![Just("1000"), Just("460"), Just("")],
+            time(),
+            time(),
+            time(),
+        )
+            .prop_map(|(g, milli, c, d, s)| {
+                let v = ["p{i}", "1", "1", g, milli, "", "LS", "Running", &c, &d, &s];
+                v.iter().map(|x| x.to_string()).collect()
+            })
+    }
+
+    /// A PAI row (`{i}` replaced by the row's index; job and task names repeat).
+    fn task() -> impl Strategy<Value = Vec<String>> {
+        (
+            prop_oneof![Just("j1"), Just("j2"), Just("j3")],
+            prop_oneof![Just("T"), Just("T-2"), Just("U")],
+            prop_oneof![Just("1.0"), Just("2.0"), Just("8.0")],
+            prop_oneof![Just("100.0"), Just("50.0")],
+            time(),
+            time(),
+        )
+            .prop_map(|(j, t, inst, plan, start, rt)| {
+                let v = [
+                    "{i}",
+                    j,
+                    t,
+                    inst,
+                    "Terminated",
+                    &start,
+                    "",
+                    "1",
+                    "1",
+                    plan,
+                    "V100",
+                    "",
+                    "",
+                    "",
+                    &rt,
+                ];
+                v.iter().map(|x| x.to_string()).collect()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn gpu_trace_loaders_never_panic_and_account_for_every_row(
+            pods in rows(11, pod),
+            tasks in rows(15, task),
+        ) {
+            for (header, body, pai_like) in [(POD_HEADER, pods, false), (PAI_HEADER, tasks, true)] {
+                let text = format!("{header}\n{body}");
+                let r = if pai_like {
+                    pai::read(text.as_bytes(), "f.csv", &Default::default())
+                } else {
+                    openb::read(text.as_bytes(), "f.csv", &Default::default())
+                };
+                if let Ok((w, report)) = r {
+                    prop_assert_eq!(report.records, w.graph().n_tasks() + report.records_skipped);
+                    for (_, t) in w.graph().tasks() {
+                        prop_assert!(t.gpus >= 1 && t.work.is_finite() && t.work >= 0.0);
+                    }
+                    prop_assert!(w.jobs().iter().all(|j| j.release >= 0.0));
+                }
+                // The v2018 reader hands the same text to the same loader.
+                let a = alibaba::read(text.as_bytes(), "f.csv", &Default::default());
+                let b = if pai_like {
+                    pai::read(text.as_bytes(), "f.csv", &Default::default())
+                } else {
+                    openb::read(text.as_bytes(), "f.csv", &Default::default())
+                };
+                prop_assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            }
+        }
+    }
+}
