@@ -177,7 +177,8 @@ pub struct ReportEntry {
 pub struct LoadReport {
     /// The file read, or the name given for in-memory input.
     pub source: String,
-    /// The format name (`alibaba-v2018`, `wfformat`, `pegasus-dax`, `stg`, `worl-workload`).
+    /// The format name (`alibaba-v2018`, `alibaba-gpu-v2023`, `alibaba-pai-v2020`, `wfformat`,
+    /// `pegasus-dax`, `stg`, `worl-workload`, `graphviz-dot`).
     pub format: &'static str,
     /// Data records read: CSV rows, STG task lines, WfCommons or DAX tasks, native tasks.
     pub records: usize,
