@@ -200,6 +200,44 @@ pub enum ClusterError {
         /// What is wrong, with the window(s) in seconds.
         reason: String,
     },
+    /// A gang task ([`Task::gpus`](worl_dag::Task::gpus) `> 1`) that no GPU set of the
+    /// cluster can hold: with span `machine`, more GPUs (or more GPUs that fit its memory)
+    /// than any one machine has; with span `cluster`, more than the whole cluster has.
+    /// Reported by [`Problem`](crate::Problem) construction.
+    #[error(
+        "gang task `{task}` needs {gpus} GPUs at once (span {span}) but {reason} (largest machine `{}`: {largest_gpus} GPUs)",
+        clip(largest_machine)
+    )]
+    GangTooLarge {
+        /// The task, as `job/task`.
+        task: String,
+        /// Its GPU demand `g`.
+        gpus: u32,
+        /// Its span, `machine` or `cluster`.
+        span: &'static str,
+        /// What is short, in words (`the largest machine has 4 GPUs`, `only 3 GPUs of
+        /// the cluster have its 40 GiB`, ...).
+        reason: String,
+        /// The name of the machine with the most GPUs (the first in id order on ties).
+        largest_machine: String,
+        /// Its number of GPUs.
+        largest_gpus: usize,
+    },
+    /// A GPU set given for a gang task (to
+    /// [`PartialSchedule::slot_set`](crate::PartialSchedule::slot_set), a
+    /// [`Plan`](crate::Plan)'s explicit sets or a [`Schedule`](crate::Schedule)) or chosen
+    /// around a lead GPU cannot hold the task: wrong size, a repeated or unknown GPU, GPUs on
+    /// several machines for span `machine`, a GPU without the task's memory, or too few
+    /// suitable GPUs around the lead.
+    #[error("GPU set of task `{task}` {{{gpus}}}: {reason}")]
+    InvalidGpuSet {
+        /// The task, as `job/task` (or its id `t3` where no problem names it).
+        task: String,
+        /// The set as given, GPUs as `g0,g1,...` (the lead alone when choosing around it).
+        gpus: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A cluster description ([`description::parse`](crate::description::parse)) is
     /// malformed.
     #[error("cluster `{description}`: {reason} (expected {forms})", forms = crate::description::FORMS)]

@@ -1,12 +1,12 @@
 //! [`Problem`]: a workload bound to a cluster, with the cost model every scheduler queries.
 
 use crate::cluster::Cluster;
-use crate::error::{ClusterError, Result};
-use crate::ids::{ClassId, GpuId};
+use crate::error::{ClusterError, Result, num};
+use crate::ids::{ClassId, GpuId, MachineId};
 use ndarray::Array2;
 use std::collections::HashMap;
 use std::sync::Arc;
-use worl_dag::{TaskGraph, TaskId, Workload};
+use worl_dag::{Span, TaskGraph, TaskId, Workload};
 
 /// Latency (s) and inverse bandwidth (s/byte) of one machine pair.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -130,12 +130,26 @@ fn check_costs(
         .fold(0.0f64, f64::max);
     let mut total_work = 0.0f64;
     for (t, task) in g.tasks() {
-        let (e, k) = max_exec(t.index());
+        let (mut e, k) = max_exec(t.index());
+        if task.is_gang() {
+            // The largest `exec(v, S)` over sets: the slowest GPU's share plus the all-reduce
+            // over the worst link between distinct GPUs.
+            let gg = f64::from(task.gpus);
+            let p = task.gang;
+            e = e / (gg * p.efficiency)
+                + p.sync_steps
+                    * (2.0 * (gg - 1.0) / gg * p.sync_bytes * max_inv_bandwidth
+                        + 2.0 * (gg - 1.0) * max_latency);
+        }
         if !e.is_finite() {
             return Err(ClusterError::NonFiniteCost {
                 what: "execution",
                 task: workload.task_label(t),
-                gpu: GpuId::new(k).to_string(),
+                gpu: if task.is_gang() {
+                    format!("a set of {} GPUs", task.gpus)
+                } else {
+                    GpuId::new(k).to_string()
+                },
                 value: e,
             });
         }
@@ -216,7 +230,13 @@ fn check_costs(
 /// * communication: `comm(bytes, k, l) = 0` if `k = l`, else `L(k, l) + bytes / B(k, l)`
 ///   with the latency and bandwidth of the link between the GPUs' machines.
 ///
-/// Construction rejects what cannot be scheduled: a task whose memory need fits no GPU
+/// * a **gang task** (`g =` [`Task::gpus`](worl_dag::Task::gpus) `> 1`) on a GPU set `S`:
+///   [`exec_time_on`](Problem::exec_time_on) (slowest GPU's share times `1 / (g · e_v)`
+///   plus a ring all-reduce per synchronisation step over the set's slowest link).
+///
+/// Construction rejects what cannot be scheduled: a gang task no GPU set can hold
+/// ([`ClusterError::GangTooLarge`]: with span `machine`, more GPUs, or more GPUs with its
+/// memory, than the largest machine has; more than the cluster has); a task whose memory need fits no GPU
 /// ([`ClusterError::TaskFitsNoGpu`]), a matrix of the wrong shape
 /// ([`ClusterError::ShapeMismatch`]) or with a negative or non-finite entry
 /// ([`ClusterError::InvalidValue`]). (Empty clusters and zero, negative, non-finite or
@@ -269,6 +289,80 @@ pub struct Problem {
     min_exec: Vec<f64>,
     mean_latency: f64,
     mean_inv_bandwidth: f64,
+    /// Whether the workload has a gang task ([`Workload::has_gangs`]).
+    gangs: bool,
+}
+
+/// The refusals of gang tasks no GPU set can hold (see [`Problem`]): `O(m)` per gang task
+/// with a memory need, `O(M)` once otherwise.
+fn check_gangs(
+    workload: &Workload,
+    cluster: &Cluster,
+    mem_need: &[f64],
+    gpu_mem: &[f64],
+) -> Result<()> {
+    let nm = cluster.n_machines();
+    let m = cluster.n_gpus();
+    let largest = (0..nm)
+        .map(MachineId::new)
+        .fold(MachineId::new(0), |best, a| {
+            if cluster.gpus_of(a).len() > cluster.gpus_of(best).len() {
+                a
+            } else {
+                best
+            }
+        });
+    let largest_gpus = cluster.gpus_of(largest).len();
+    for (t, task) in workload.graph().tasks() {
+        if !task.is_gang() {
+            continue;
+        }
+        let g = task.gpus as usize;
+        let machine = task.gang.span == Span::Machine;
+        let need = mem_need[t.index()];
+        let reason = if g > m {
+            Some(format!("the cluster has {m} GPUs"))
+        } else if machine && g > largest_gpus {
+            Some(format!("the largest machine has {largest_gpus} GPUs"))
+        } else if need > 0.0 {
+            let fit = |gpus: &mut dyn Iterator<Item = usize>| {
+                gpus.filter(|&k| need <= gpu_mem[k]).count()
+            };
+            if machine {
+                let most = (0..nm)
+                    .map(|a| fit(&mut cluster.gpus_of(MachineId::new(a)).iter().map(|k| k.index())))
+                    .max()
+                    .unwrap_or(0);
+                (most < g).then(|| {
+                    format!(
+                        "at most {most} GPUs of one machine have its {} GiB of memory",
+                        num(need)
+                    )
+                })
+            } else {
+                let all = fit(&mut (0..m));
+                (all < g).then(|| {
+                    format!(
+                        "only {all} GPUs of the cluster have its {} GiB of memory",
+                        num(need)
+                    )
+                })
+            }
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Err(ClusterError::GangTooLarge {
+                task: workload.task_label(t),
+                gpus: task.gpus,
+                span: task.gang.span.as_str(),
+                reason,
+                largest_machine: cluster.machines()[largest.index()].clone(),
+                largest_gpus,
+            });
+        }
+    }
+    Ok(())
 }
 
 impl Problem {
@@ -368,6 +462,11 @@ impl Problem {
                 need_gib: mem_need[v],
                 max_gib: max_mem,
             });
+        }
+
+        let gangs = workload.has_gangs();
+        if gangs {
+            check_gangs(&workload, &cluster, &mem_need, &gpu_mem)?;
         }
 
         // GPU classes.
@@ -474,6 +573,7 @@ impl Problem {
             min_exec: Vec::new(),
             mean_latency,
             mean_inv_bandwidth,
+            gangs,
         };
         // Mean and min execution time over the GPUs that fit each task (one per class).
         let mut mean_exec = Vec::with_capacity(n);
@@ -570,6 +670,111 @@ impl Problem {
             ExecModel::Related { work } => work[task.index()] / self.speed[gpu.index()],
             ExecModel::Unrelated { time } => time[[task.index(), gpu.index()]],
         }
+    }
+
+    /// Whether the workload has a gang task (a task needing more than one GPU at once,
+    /// [`Workload::has_gangs`]); `O(1)`. Without one every cost, placement and bound is the
+    /// single-GPU one.
+    #[inline]
+    pub fn has_gangs(&self) -> bool {
+        self.gangs
+    }
+
+    /// The GPUs `task` needs at once, `g >= 1` ([`Task::gpus`](worl_dag::Task::gpus)).
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    #[inline]
+    pub fn gpus(&self, task: TaskId) -> u32 {
+        self.graph().task(task).gpus
+    }
+
+    /// Execution time of `task` on the GPU set `gpus` (`S`, `g = |S|`), s:
+    ///
+    /// `exec(v, S) = max_{k∈S} exec(v, k) / (g · e_v) + n_v · AR(S)`,
+    /// `AR(S) = 2 (g − 1) / g · b_v / B_min(S) + 2 (g − 1) · L_max(S)`,
+    ///
+    /// with `e_v` the task's parallel efficiency, `n_v` its synchronisation steps and `b_v`
+    /// the bytes all-reduced per step ([`GangParams`](worl_dag::GangParams)); `AR` is the
+    /// time of a ring all-reduce of `b_v` bytes over `g` GPUs, `2 (g − 1)` steps each moving
+    /// `b_v / g` bytes (Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms for
+    /// clusters of workstations", J. Parallel Distrib. Comput. 69(2), 2009), paced by the
+    /// slowest link: `B_min(S)` / `L_max(S)` are the smallest bandwidth and largest latency
+    /// over pairs of distinct GPUs of `S` (the intra-machine link when all are on one
+    /// machine). The all-reduce term is skipped when `n_v = 0`.
+    ///
+    /// For one GPU this is exactly [`exec_time`](Self::exec_time)`(task, k)`; an empty set
+    /// gives 0. Repeated GPUs count as given (validation reports them). `O(g log g)` (plus
+    /// the pairs of distinct machines of `S` on a network with several inter-machine links).
+    ///
+    /// # Panics
+    /// If `task` or a GPU is out of range.
+    pub fn exec_time_on(&self, task: TaskId, gpus: &[GpuId]) -> f64 {
+        match gpus {
+            [] => return 0.0,
+            [k] => return self.exec_time(task, *k),
+            _ => {}
+        }
+        let p = self.graph().task(task).gang;
+        let g = gpus.len() as f64;
+        let slowest = gpus
+            .iter()
+            .map(|&k| self.exec_time(task, k))
+            .fold(0.0f64, f64::max);
+        let compute = slowest / (g * p.efficiency);
+        if p.sync_steps == 0.0 {
+            return compute;
+        }
+        let (latency, inv_bandwidth) = self.worst_link(gpus);
+        compute
+            + p.sync_steps
+                * (2.0 * (g - 1.0) / g * p.sync_bytes * inv_bandwidth + 2.0 * (g - 1.0) * latency)
+    }
+
+    /// The largest latency and inverse bandwidth (s, s/byte) over pairs of distinct GPUs of
+    /// `gpus` (0, 0 for fewer than two GPUs; a repeated GPU pairs with itself over its
+    /// machine's intra link).
+    fn worst_link(&self, gpus: &[GpuId]) -> (f64, f64) {
+        let mut machines: Vec<u32> = gpus.iter().map(|k| self.machine_of[k.index()]).collect();
+        machines.sort_unstable();
+        let (mut lat, mut inv) = (0.0f64, 0.0f64);
+        let mut add = |c: LinkCost| {
+            lat = lat.max(c.latency);
+            inv = inv.max(c.inv_bandwidth);
+        };
+        // intra links of machines holding two or more GPUs of the set
+        for w in machines.windows(2) {
+            if w[0] == w[1] {
+                add(self.links.get(w[0] as usize, w[0] as usize));
+            }
+        }
+        machines.dedup();
+        match &self.links {
+            LinkCosts::UniformInter { inter, .. } => {
+                if machines.len() > 1 {
+                    add(*inter);
+                }
+            }
+            LinkCosts::Matrix(_) => {
+                for &a in &machines {
+                    for &b in &machines {
+                        if a != b {
+                            add(self.links.get(a as usize, b as usize));
+                        }
+                    }
+                }
+            }
+        }
+        (lat, inv)
+    }
+
+    /// The machine of `gpu` (`O(1)`).
+    ///
+    /// # Panics
+    /// If `gpu` is out of range.
+    #[inline]
+    pub fn machine_of(&self, gpu: GpuId) -> MachineId {
+        MachineId::new(self.machine_of[gpu.index()] as usize)
     }
 
     /// Communication time of `bytes` from `from` to `to`, s: 0 if `from == to`, else
