@@ -4,6 +4,7 @@
 
 use crate::ids::GpuId;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use worl_dag::{TaskGraph, TaskId};
 
 /// How a task is put on its GPU's timeline.
@@ -45,26 +46,50 @@ serde_plain::derive_display_from_serialize!(Policy);
 /// all tasks that is topological (every task after its predecessors). Decoded by
 /// [`Evaluator`](crate::Evaluator): a list scheduler that records its GPU choices and its
 /// placement order in a plan gets its schedule back exactly (with the policy it used).
+///
+/// Gang tasks (needing `g > 1` GPUs): `gpu[v]` is the lead GPU; the decoder chooses the
+/// other `g − 1` around it ([`PartialSchedule::place`](crate::PartialSchedule::place))
+/// unless [`gangs`](Self::gangs) gives the whole set explicitly (lead first). Serialized
+/// only when not empty, so plans without it read and write as before.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Plan {
-    /// GPU of each task, indexed by [`TaskId::index`].
+    /// GPU of each task, indexed by [`TaskId::index`] (a gang task's lead GPU).
     pub gpu: Vec<GpuId>,
     /// Placement order: a topological permutation of the tasks.
     pub order: Vec<TaskId>,
+    /// Explicit GPU sets of gang tasks (sparse: usually empty), lead first; checked when
+    /// evaluated.
+    #[serde(default, skip_serializing_if = "GangSets::is_empty")]
+    pub gangs: GangSets,
 }
 
+/// Explicit GPU sets of gang tasks in a [`Plan`], by task (each set's first GPU is the
+/// task's [`Plan::gpu`]).
+pub type GangSets = BTreeMap<TaskId, Vec<GpuId>>;
+
 impl Plan {
-    /// A plan from its parts (checked when evaluated).
+    /// A plan from its parts (checked when evaluated), without explicit GPU sets.
     pub fn new(gpu: Vec<GpuId>, order: Vec<TaskId>) -> Self {
-        Self { gpu, order }
+        Self {
+            gpu,
+            order,
+            gangs: GangSets::new(),
+        }
+    }
+
+    /// This plan with the explicit GPU `set` of `task` (lead first; `plan.gpu[task]` set to
+    /// it). Checked when evaluated.
+    pub fn with_set(mut self, task: TaskId, set: Vec<GpuId>) -> Self {
+        if let (Some(&lead), Some(slot)) = (set.first(), self.gpu.get_mut(task.index())) {
+            *slot = lead;
+        }
+        self.gangs.insert(task, set);
+        self
     }
 
     /// A plan placing tasks in the graph's cached topological order
     /// ([`TaskGraph::topo_order`]).
     pub fn in_topo_order(graph: &TaskGraph, gpu: Vec<GpuId>) -> Self {
-        Self {
-            gpu,
-            order: graph.topo_order().to_vec(),
-        }
+        Self::new(gpu, graph.topo_order().to_vec())
     }
 }

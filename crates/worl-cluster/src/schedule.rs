@@ -5,7 +5,16 @@ use crate::ids::GpuId;
 use crate::plan::Plan;
 use crate::problem::Problem;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use worl_dag::TaskId;
+
+/// A GPU set as `g0,g1,g2` for messages.
+pub(crate) fn set_label(gpus: &[GpuId]) -> String {
+    gpus.iter()
+        .map(|k| k.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
 
 /// Where and when one task runs.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -18,10 +27,22 @@ pub struct ScheduledTask {
     pub finish: f64,
 }
 
+/// The GPU set of one gang task in a schedule's or plan's serialized form: `{"task": 3,
+/// "gpus": [0, 1, 2, 3]}`, the lead GPU first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GpuSet {
+    /// The task.
+    pub task: TaskId,
+    /// Its GPUs, the lead ([`ScheduledTask::gpu`], [`Plan::gpu`]) first.
+    pub gpus: Vec<GpuId>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct ScheduleData {
     n_gpus: usize,
     tasks: Vec<ScheduledTask>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sets: Vec<GpuSet>,
 }
 
 /// A schedule: a [`ScheduledTask`] per task (indexed by [`TaskId::index`]) and, per GPU, its
@@ -31,7 +52,14 @@ struct ScheduleData {
 /// [`PartialSchedule`](crate::PartialSchedule), or by any scheduler from its own entries
 /// with [`Schedule::new`]. Construction checks only what the type needs (GPU ids in range,
 /// finite intervals); whether it is feasible for a problem is [`validate`](Self::validate)'s
-/// job. Serialises to JSON as `{"n_gpus": m, "tasks": [{"gpu", "start", "finish"}, ...]}`.
+/// job. Serialises to JSON as `{"n_gpus": m, "tasks": [{"gpu", "start", "finish"}, ...]}`,
+/// plus `"sets": [{"task", "gpus"}, ...]` when a gang task runs on several GPUs (omitted
+/// otherwise, so files without it read as before).
+///
+/// A gang task (one needing `g > 1` GPUs) runs on a GPU set: its entry's
+/// [`gpu`](ScheduledTask::gpu) is the set's first GPU (the lead), the whole set is in a
+/// sparse side table ([`gpus`](Self::gpus), built by [`with_sets`](Self::with_sets)), and
+/// the task is on the [`timeline`](Self::timeline) of every GPU of its set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "ScheduleData", into = "ScheduleData")]
 pub struct Schedule {
@@ -39,12 +67,14 @@ pub struct Schedule {
     tasks: Vec<ScheduledTask>,
     timelines: Vec<Vec<TaskId>>,
     makespan: f64,
+    /// The GPU sets of more than one GPU, by task.
+    sets: BTreeMap<TaskId, Vec<GpuId>>,
 }
 
 impl TryFrom<ScheduleData> for Schedule {
     type Error = ClusterError;
     fn try_from(d: ScheduleData) -> Result<Self> {
-        Self::new(d.n_gpus, d.tasks)
+        Self::with_sets(d.n_gpus, d.tasks, d.sets)
     }
 }
 
@@ -53,6 +83,11 @@ impl From<Schedule> for ScheduleData {
         Self {
             n_gpus: s.n_gpus,
             tasks: s.tasks,
+            sets: s
+                .sets
+                .into_iter()
+                .map(|(task, gpus)| GpuSet { task, gpus })
+                .collect(),
         }
     }
 }
@@ -65,6 +100,67 @@ impl Schedule {
     /// [`ClusterError::UnknownId`] for a GPU `>= n_gpus`;
     /// [`ClusterError::InvalidInterval`] for a non-finite start or finish or `finish < start`.
     pub fn new(n_gpus: usize, tasks: Vec<ScheduledTask>) -> Result<Self> {
+        Self::with_sets(n_gpus, tasks, Vec::new())
+    }
+
+    /// A schedule whose gang tasks run on GPU sets: as [`new`](Self::new), plus one
+    /// [`GpuSet`] per task that runs on more than one GPU, its lead (first GPU) equal to the
+    /// task's entry's [`gpu`](ScheduledTask::gpu). A one-GPU set is the entry itself and is
+    /// not kept. Repeated GPUs in a set are kept as given (the task is listed once on each
+    /// GPU's timeline; [`validate`](Self::validate) reports the repetition).
+    ///
+    /// Errors: as [`new`](Self::new); [`ClusterError::UnknownId`] for a set's task beyond
+    /// the entries or a GPU `>= n_gpus`; [`ClusterError::InvalidGpuSet`] naming the task for
+    /// an empty set, a set whose first GPU is not the entry's, or a task given two sets.
+    pub fn with_sets(
+        n_gpus: usize,
+        tasks: Vec<ScheduledTask>,
+        sets: impl IntoIterator<Item = GpuSet>,
+    ) -> Result<Self> {
+        let mut kept = BTreeMap::new();
+        for GpuSet { task, gpus } in sets {
+            let Some(entry) = tasks.get(task.index()) else {
+                return Err(ClusterError::UnknownId {
+                    kind: "task",
+                    index: task.index(),
+                    len: tasks.len(),
+                });
+            };
+            let bad = |reason: String| ClusterError::InvalidGpuSet {
+                task: task.to_string(),
+                gpus: set_label(&gpus),
+                reason,
+            };
+            if gpus.first() != Some(&entry.gpu) {
+                return Err(bad(format!(
+                    "its first GPU must be the task's GPU {}",
+                    entry.gpu
+                )));
+            }
+            if let Some(k) = gpus.iter().find(|k| k.index() >= n_gpus) {
+                return Err(ClusterError::UnknownId {
+                    kind: "GPU",
+                    index: k.index(),
+                    len: n_gpus,
+                });
+            }
+            if kept.contains_key(&task) {
+                return Err(bad("the task has two GPU sets".to_owned()));
+            }
+            if gpus.len() > 1 {
+                kept.insert(task, gpus);
+            }
+        }
+        let mut s = Self::build(n_gpus, tasks, &kept)?;
+        s.sets = kept;
+        Ok(s)
+    }
+
+    fn build(
+        n_gpus: usize,
+        tasks: Vec<ScheduledTask>,
+        sets: &BTreeMap<TaskId, Vec<GpuId>>,
+    ) -> Result<Self> {
         if n_gpus > crate::cluster::MAX_GPUS {
             return Err(ClusterError::TooManyGpus {
                 item: "schedule".to_owned(),
@@ -92,6 +188,14 @@ impl Schedule {
             timelines[t.gpu.index()].push(TaskId::new(i));
             makespan = makespan.max(t.finish);
         }
+        for (&task, gpus) in sets {
+            for (i, k) in gpus.iter().enumerate().skip(1) {
+                // once per distinct GPU (the lead is listed above)
+                if !gpus[..i].contains(k) {
+                    timelines[k.index()].push(task);
+                }
+            }
+        }
         for tl in &mut timelines {
             tl.sort_unstable_by(|&a, &b| {
                 let (x, y) = (&tasks[a.index()], &tasks[b.index()]);
@@ -106,7 +210,31 @@ impl Schedule {
             tasks,
             timelines,
             makespan,
+            sets: BTreeMap::new(),
         })
+    }
+
+    /// The GPUs `task` runs on: its GPU set for a gang task scheduled on several GPUs (lead
+    /// first), else the one-element slice of its entry's GPU (`O(log s)`, `s` the number of
+    /// sets).
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    pub fn gpus(&self, task: TaskId) -> &[GpuId] {
+        match self.sets.get(&task) {
+            Some(set) => set,
+            None => std::slice::from_ref(&self.tasks[task.index()].gpu),
+        }
+    }
+
+    /// Whether some task runs on more than one GPU.
+    pub fn has_sets(&self) -> bool {
+        !self.sets.is_empty()
+    }
+
+    /// The GPU sets of the tasks that run on more than one GPU, in task order.
+    pub fn sets(&self) -> impl Iterator<Item = (TaskId, &[GpuId])> + '_ {
+        self.sets.iter().map(|(&t, s)| (t, s.as_slice()))
     }
 
     /// Number of scheduled tasks.
@@ -133,7 +261,8 @@ impl Schedule {
         &self.tasks[task.index()]
     }
 
-    /// The tasks on `gpu`, sorted by start time (ties: finish, then id).
+    /// The tasks on `gpu`, sorted by start time (ties: finish, then id); a gang task is on
+    /// the timeline of every GPU of its set.
     ///
     /// # Panics
     /// If `gpu` is out of range.
@@ -147,7 +276,8 @@ impl Schedule {
         self.makespan
     }
 
-    /// Busy time of `gpu`: `Σ (F_v − S_v)` over its tasks, s.
+    /// Busy time of `gpu`: `Σ (F_v − S_v)` over its tasks (gang tasks on every GPU of their
+    /// set), s.
     ///
     /// # Panics
     /// If `gpu` is out of range.
@@ -158,7 +288,8 @@ impl Schedule {
             .sum()
     }
 
-    /// The plan of this schedule: each task's GPU, tasks ordered by start time (ties by
+    /// The plan of this schedule: each task's GPU (and GPU set for a gang task, in
+    /// [`Plan::gangs`]), tasks ordered by start time (ties by
     /// finish time, then by the graph's topological order, so a feasible schedule gives a
     /// topological order). A schedule made by the [`Evaluator`](crate::Evaluator) with the
     /// insertion policy decodes from this plan to itself; with the append policy too when
@@ -181,10 +312,14 @@ impl Schedule {
                 .then(x.finish.total_cmp(&y.finish))
                 .then(topo_pos[a.index()].cmp(&topo_pos[b.index()]))
         });
-        Plan {
-            gpu: self.tasks[..g.n_tasks()].iter().map(|t| t.gpu).collect(),
+        let mut plan = Plan::new(
+            self.tasks[..g.n_tasks()].iter().map(|t| t.gpu).collect(),
             order,
+        );
+        for (&task, gpus) in self.sets.range(..TaskId::new(g.n_tasks())) {
+            plan.gangs.insert(task, gpus.clone());
         }
+        plan
     }
 
     /// The schedule as JSON.

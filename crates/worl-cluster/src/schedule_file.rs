@@ -1228,6 +1228,9 @@ fn tasks_of(v: &Violation) -> Vec<TaskId> {
         | Violation::Memory { task, .. }
         | Violation::Window { task, .. }
         | Violation::Duration { task, .. }
+        | Violation::GangSize { task, .. }
+        | Violation::GangRepeated { task, .. }
+        | Violation::GangSpan { task, .. }
         | Violation::Precision {
             task, from: None, ..
         } => vec![task],

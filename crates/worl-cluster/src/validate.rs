@@ -180,6 +180,37 @@ pub enum Violation {
         /// the communication time) for an edge, s.
         tolerance: f64,
     },
+    /// A task runs on a GPU set whose size is not its demand `g` ([`Problem::gpus`]): a gang
+    /// task on too few or too many GPUs, or a single-GPU task on several.
+    #[error("gang size: {task} runs on {} GPUs ({}), it needs {expected}", gpus.len(), crate::schedule::set_label(gpus))]
+    GangSize {
+        /// The task.
+        task: TaskId,
+        /// Its GPU set as scheduled, lead first.
+        gpus: Vec<GpuId>,
+        /// Its demand `g`.
+        expected: u32,
+    },
+    /// A GPU appears more than once in a task's GPU set.
+    #[error("gang set: {task} lists GPU {gpu} more than once in its set")]
+    GangRepeated {
+        /// The task.
+        task: TaskId,
+        /// The repeated GPU.
+        gpu: GpuId,
+    },
+    /// A gang task with span `machine` runs on GPUs of several machines.
+    #[error(
+        "gang span: {task} must run on one machine but its GPUs {lead} and {other} are on different machines"
+    )]
+    GangSpan {
+        /// The task.
+        task: TaskId,
+        /// Its lead GPU.
+        lead: GpuId,
+        /// The first GPU of its set on another machine than the lead.
+        other: GpuId,
+    },
     /// A schedule file has more than one row for a task (reported by
     /// [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check); a [`Schedule`]
     /// holds one entry per task and cannot repeat one). The first row is the one checked.
@@ -283,6 +314,15 @@ impl Schedule {
     /// ([`Violation::Memory`]), `F_v = S_v + exec(v, π(v))` ([`Violation::Duration`]), and
     /// times precise enough to be checked ([`Violation::Precision`]).
     ///
+    /// Gang tasks (when `problem` has one or the schedule has GPU sets): each task's set
+    /// `S_v` ([`Schedule::gpus`]) must have its demand's size ([`Violation::GangSize`]), no
+    /// repeated GPU ([`Violation::GangRepeated`]), one machine for span `machine`
+    /// ([`Violation::GangSpan`]); ready time, windows, memory and overlaps are checked on
+    /// every GPU of the set, the duration against [`Problem::exec_time_on`], and an edge
+    /// `u → v` against `max_{l∈S_v} min_{k∈S_u} (F_u + comm(d_uv, k, l))` (each GPU of
+    /// `v` receives the data from the nearest GPU of `u`). Without gangs the single-GPU
+    /// code runs unchanged.
+    ///
     /// The verdict does not depend on the time origin: adding one offset to every start,
     /// finish and ready time changes nothing but the rounding allowance of [`Tolerance`]
     /// (below 10 ns for times under `2^27 s`); a task whose duration drowns in the rounding
@@ -312,10 +352,30 @@ impl Schedule {
                 task: TaskId::new(i),
             });
         }
+        let gangs = problem.has_gangs() || self.has_sets();
         let known = |v: TaskId| v.index() < entries.len() && entries[v.index()].gpu.index() < m;
-        // exec(v, π(v)) of a task with a known GPU.
-        let exec_of = |v: TaskId| problem.exec_time(v, entries[v.index()].gpu);
-        for v in problem.graph().task_ids().take(entries.len()) {
+        // exec(v, π(v)) of a task with a known GPU (exec(v, S_v) with gangs: 0 when a GPU of
+        // the set is unknown, which is reported).
+        let exec_of = |v: TaskId| {
+            if gangs {
+                let set = self.gpus(v);
+                if set.iter().all(|k| k.index() < m) {
+                    problem.exec_time_on(v, set)
+                } else {
+                    0.0
+                }
+            } else {
+                problem.exec_time(v, entries[v.index()].gpu)
+            }
+        };
+        if gangs {
+            for v in problem.graph().task_ids().take(entries.len()) {
+                self.check_on_set(problem, tol, v, &mut out);
+            }
+        }
+        // the single-GPU checks, unchanged, when no task has a set (else `check_on_set`)
+        let single = if gangs { 0 } else { entries.len() };
+        for v in problem.graph().task_ids().take(single) {
             let e = entries[v.index()];
             let k = e.gpu;
             if k.index() >= m {
@@ -445,6 +505,174 @@ impl Schedule {
     }
 }
 
+impl Schedule {
+    /// The checks of one task when gangs may be present (`problem.has_gangs()` or the
+    /// schedule has GPU sets): those of a single-GPU task on every GPU of its set `S_v`
+    /// (ready time, windows, memory), its set's size, repetitions and span, the duration
+    /// `F_v − S_v = exec(v, S_v)`, and each precedence with the set formula
+    /// `S_v >= max_{l∈S_v} min_{k∈S_u} (F_u + comm(d_uv, k, l))`. On one-GPU sets every
+    /// check and figure is the single-GPU one.
+    fn check_on_set(&self, problem: &Problem, tol: Tolerance, v: TaskId, out: &mut Vec<Violation>) {
+        let m = problem.n_gpus();
+        let entries = self.tasks();
+        let e = entries[v.index()];
+        let set = self.gpus(v);
+        if let Some(&k) = set.iter().find(|k| k.index() >= m) {
+            out.push(Violation::UnknownGpu { task: v, gpu: k });
+            return;
+        }
+        let need = problem.gpus(v);
+        if set.len() != need as usize {
+            out.push(Violation::GangSize {
+                task: v,
+                gpus: set.to_vec(),
+                expected: need,
+            });
+        }
+        let distinct = |i: usize| !set[..i].contains(&set[i]);
+        if let Some(i) = (0..set.len()).find(|&i| !distinct(i)) {
+            out.push(Violation::GangRepeated {
+                task: v,
+                gpu: set[i],
+            });
+        }
+        if problem.graph().task(v).gang.span == worl_dag::Span::Machine {
+            let home = problem.machine_of(set[0]);
+            if let Some(&other) = set.iter().find(|&&k| problem.machine_of(k) != home) {
+                out.push(Violation::GangSpan {
+                    task: v,
+                    lead: set[0],
+                    other,
+                });
+            }
+        }
+        let exec = problem.exec_time_on(v, set);
+        let own = tol.of(exec);
+        let time = e.start.abs().max(e.finish.abs());
+        let gap = spacing(time);
+        if exec > own && PRECISION_MARGIN * gap >= exec {
+            out.push(Violation::Precision {
+                task: v,
+                from: None,
+                time,
+                spacing: gap,
+                tolerance: own,
+            });
+        }
+        for (i, &k) in set.iter().enumerate() {
+            if !distinct(i) {
+                continue;
+            }
+            let r = problem.ready_time(k);
+            if late(r, e.start, own + rounding(&[r, e.start])) {
+                out.push(Violation::BeforeReady {
+                    task: v,
+                    gpu: k,
+                    ready_time: r,
+                    start: e.start,
+                    amount: r - e.start,
+                });
+            }
+            if let Some((from, to, amount)) = window_met(
+                problem.busy(k),
+                e.start,
+                e.finish,
+                own,
+                rounding(&[e.start, e.finish]),
+            ) {
+                out.push(Violation::Window {
+                    task: v,
+                    gpu: k,
+                    from,
+                    to,
+                    start: e.start,
+                    finish: e.finish,
+                    amount,
+                });
+            }
+            if !problem.fits(v, k) {
+                out.push(Violation::Memory {
+                    task: v,
+                    gpu: k,
+                    need_gib: problem.mem_need(v),
+                    have_gib: problem.gpu_mem(k),
+                });
+            }
+        }
+        let actual = e.finish - e.start;
+        if exceeds((actual - exec).abs(), own + rounding(&[e.start, e.finish])) {
+            out.push(Violation::Duration {
+                task: v,
+                gpu: set[0],
+                expected: exec,
+                actual,
+            });
+        }
+        for nb in problem.graph().preds(v) {
+            let u = nb.task;
+            if u.index() >= entries.len() {
+                continue;
+            }
+            let su = self.gpus(u);
+            if su.iter().any(|k| k.index() >= m) {
+                continue;
+            }
+            let eu = entries[u.index()];
+            let data_ready = set_data_ready(problem, nb.bytes, eu.finish, su, set);
+            let comm = data_ready - eu.finish;
+            let own = tol.of(exec.max(problem.exec_time_on(u, su)).max(comm));
+            let compared = [eu.finish, data_ready, e.start];
+            let allowance = rounding(&compared);
+            if comm > own && allowance >= comm {
+                let time = compared.iter().fold(0.0f64, |a, t| a.max(t.abs()));
+                out.push(Violation::Precision {
+                    task: v,
+                    from: Some(u),
+                    time,
+                    spacing: spacing(time),
+                    tolerance: own,
+                });
+            }
+            if late(data_ready, e.start, own + allowance) {
+                out.push(Violation::Precedence {
+                    from: u,
+                    to: v,
+                    data_ready,
+                    start: e.start,
+                    amount: data_ready - e.start,
+                });
+            }
+        }
+    }
+}
+
+/// When the data of an edge carrying `bytes` from a task finishing at `finish` on the GPU
+/// set `from` is on every GPU of the set `to`: each GPU `l` of `to` receives it from the
+/// nearest GPU of `from`, `max_{l∈to} min_{k∈from} (finish + comm(bytes, k, l))`, s. With
+/// one GPU on each side this is `finish + comm(bytes, k, l)`.
+pub(crate) fn set_data_ready(
+    problem: &Problem,
+    bytes: f64,
+    finish: f64,
+    from: &[GpuId],
+    to: &[GpuId],
+) -> f64 {
+    let mut ready = f64::NEG_INFINITY;
+    for &l in to {
+        let mut nearest = f64::INFINITY;
+        for &k in from {
+            let t = finish + problem.comm_time(bytes, k, l);
+            if t < nearest {
+                nearest = t;
+            }
+        }
+        if nearest > ready {
+            ready = nearest;
+        }
+    }
+    ready
+}
+
 /// The rounding allowance of a comparison of `times` (s): [`PRECISION_MARGIN`] spacings of
 /// `f64` numbers at the largest of them. A difference below it is an artefact of computing
 /// the times in `f64`, never a violation; it is below 10 ns for times under `2^27 s` (about 4
@@ -505,7 +733,8 @@ pub(crate) fn exceeds(x: f64, tol: f64) -> bool {
 impl Violation {
     /// The constraint broken, as the one word or phrase every message starts with:
     /// `missing task`, `unknown task`, `duplicate task`, `unknown GPU`, `precedence`,
-    /// `overlap`, `ready time`, `window`, `memory`, `duration`, `precision` or `makespan`.
+    /// `overlap`, `ready time`, `window`, `memory`, `duration`, `precision`, `makespan`,
+    /// `gang size`, `gang set` or `gang span`.
     pub fn constraint(&self) -> &'static str {
         match self {
             Self::MissingTask { .. } => "missing task",
@@ -520,6 +749,9 @@ impl Violation {
             Self::Duration { .. } => "duration",
             Self::Precision { .. } => "precision",
             Self::Makespan { .. } => "makespan",
+            Self::GangSize { .. } => "gang size",
+            Self::GangRepeated { .. } => "gang set",
+            Self::GangSpan { .. } => "gang span",
         }
     }
 
@@ -790,6 +1022,30 @@ impl std::fmt::Display for Explained<'_> {
                 num(tolerance)
             ),
             Violation::Makespan { .. } => write!(f, "{}", self.violation),
+            Violation::GangSize {
+                task,
+                ref gpus,
+                expected,
+            } => write!(
+                f,
+                "{c}: {} runs on {} GPUs ({}), it needs {expected}",
+                self.task(task),
+                gpus.len(),
+                crate::schedule::set_label(gpus)
+            ),
+            Violation::GangRepeated { task, gpu } => write!(
+                f,
+                "{c}: {} lists {} more than once in its set",
+                self.task(task),
+                self.gpu(gpu)
+            ),
+            Violation::GangSpan { task, lead, other } => write!(
+                f,
+                "{c}: {} must run on one machine but runs on {} and {}",
+                self.task(task),
+                self.gpu(lead),
+                self.gpu(other)
+            ),
         }
     }
 }

@@ -3,7 +3,10 @@
 //! Every figure below is computed by hand in the comments.
 
 use std::sync::Arc;
-use worl_cluster::{ClusterBuilder, ClusterError, GpuId, GpuModel, Link, Network, Problem};
+use worl_cluster::{
+    ClusterBuilder, ClusterError, GpuId, GpuModel, GpuSet, Link, Network, Problem, Schedule,
+    ScheduledTask, Violation,
+};
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 
 fn g(k: usize) -> GpuId {
@@ -128,4 +131,188 @@ fn problem_refuses_gangs_no_set_can_hold() {
     ] {
         Problem::new(one_gang(1.0, gpus, params, mem), two_machines()).unwrap();
     }
+}
+
+/// `t` (work 4, 2 GPUs, span machine, efficiency 1, no sync) → `s` (work 2) carrying 1 GB,
+/// and an independent `u` (work 2), on [`two_machines`].
+fn gang_then_single() -> Problem {
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let t = b.add_task(j, "t", 4.0, None).unwrap();
+    let s = b.add_task(j, "s", 2.0, None).unwrap();
+    b.add_task(j, "u", 2.0, None).unwrap();
+    b.add_edge(t, s, 1e9).unwrap();
+    b.set_gang(t, 2, GangParams::default()).unwrap();
+    Problem::new(Arc::new(b.build().unwrap()), two_machines()).unwrap()
+}
+
+fn entry(gpu: usize, start: f64, finish: f64) -> ScheduledTask {
+    ScheduledTask {
+        gpu: g(gpu),
+        start,
+        finish,
+    }
+}
+
+fn set(task: usize, gpus: &[usize]) -> GpuSet {
+    GpuSet {
+        task: TaskId::new(task),
+        gpus: gs(gpus),
+    }
+}
+
+#[test]
+fn a_gang_schedule_validates_with_the_set_formulas() {
+    let p = gang_then_single();
+    let (t, s) = (TaskId::new(0), TaskId::new(1));
+    // t on {g0, g1}: 4 / 2 = 2 s. s on g4 (speed 2: 1 s): its data leaves the nearer GPU of
+    // t's set at 2 s and crosses the 0.1 GB/s link: 2 + 1 + 1e9 / 1e8 = 13 s. u on g2.
+    let ok = Schedule::with_sets(
+        8,
+        vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(2, 0.0, 2.0)],
+        vec![set(0, &[0, 1])],
+    )
+    .unwrap();
+    assert_eq!(ok.validate(&p), vec![]);
+    assert_eq!(ok.gpus(t), &gs(&[0, 1])[..]);
+    assert_eq!(ok.gpus(s), &gs(&[4])[..]);
+    assert_eq!(ok.timeline(g(1)), &[t][..]);
+    assert_eq!(ok.busy_time(g(1)), 2.0);
+    // one second early on g4: the set's data is ready at 13 s
+    let early = Schedule::with_sets(
+        8,
+        vec![entry(0, 0.0, 2.0), entry(4, 12.0, 13.0), entry(2, 0.0, 2.0)],
+        vec![set(0, &[0, 1])],
+    )
+    .unwrap();
+    assert_eq!(
+        early.validate(&p),
+        vec![Violation::Precedence {
+            from: t,
+            to: s,
+            data_ready: 13.0,
+            start: 12.0,
+            amount: 1.0
+        }]
+    );
+    // s on g1, a GPU of t's set: the data is there when t finishes (2 s, s runs 2 s there)
+    let local = Schedule::with_sets(
+        8,
+        vec![entry(0, 0.0, 2.0), entry(1, 2.0, 4.0), entry(2, 0.0, 2.0)],
+        vec![set(0, &[0, 1])],
+    )
+    .unwrap();
+    assert_eq!(local.validate(&p), vec![]);
+    // u on g1 over [1, 3): overlaps t there (t's lead is g0, but t holds g1 too)
+    let overlap = Schedule::with_sets(
+        8,
+        vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(1, 1.0, 3.0)],
+        vec![set(0, &[0, 1])],
+    )
+    .unwrap();
+    assert_eq!(
+        overlap.validate(&p),
+        vec![Violation::Overlap {
+            gpu: g(1),
+            first: t,
+            second: TaskId::new(2),
+            amount: 1.0
+        }]
+    );
+}
+
+#[test]
+fn wrong_sets_are_violations_naming_task_and_gpus() {
+    let p = gang_then_single();
+    let t = TaskId::new(0);
+    let tasks = || vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(2, 0.0, 2.0)];
+    // no set: t runs on g0 alone, 1 GPU short, and there its run time is 4 s, not 2
+    let alone = Schedule::new(8, tasks()).unwrap();
+    let v = alone.validate(&p);
+    assert_eq!(
+        v,
+        vec![
+            Violation::GangSize {
+                task: t,
+                gpus: gs(&[0]),
+                expected: 2
+            },
+            Violation::Duration {
+                task: t,
+                gpu: g(0),
+                expected: 4.0,
+                actual: 2.0
+            }
+        ]
+    );
+    assert_eq!(
+        v[0].to_string(),
+        "gang size: t0 runs on 1 GPUs (g0), it needs 2"
+    );
+    // g0 twice
+    let twice = Schedule::with_sets(8, tasks(), vec![set(0, &[0, 0])]).unwrap();
+    let v = twice.validate(&p);
+    assert_eq!(v, vec![Violation::GangRepeated { task: t, gpu: g(0) }]);
+    assert_eq!(
+        v[0].explain(&p, &twice).to_string(),
+        "gang set: `j/t` (t0) lists g0 (S1 on `a`) more than once in its set"
+    );
+    assert_eq!(twice.timeline(g(0)), &[t][..]);
+    // g0 and g5 on two machines, span machine (run time max(4, 2) / 2 = 2 s: no duration
+    // violation); s's data is then on g5 of b, 2 + 0.25 + 1 = 3.25 s
+    let split = Schedule::with_sets(8, tasks(), vec![set(0, &[0, 5])]).unwrap();
+    let v = split.validate(&p);
+    assert_eq!(
+        v,
+        vec![Violation::GangSpan {
+            task: t,
+            lead: g(0),
+            other: g(5)
+        }]
+    );
+    assert_eq!(
+        v[0].to_string(),
+        "gang span: t0 must run on one machine but its GPUs g0 and g5 are on different machines"
+    );
+    // a GPU of the set the cluster lacks
+    let unknown = Schedule::with_sets(9, tasks(), vec![set(0, &[0, 8])]).unwrap();
+    assert_eq!(
+        unknown.validate(&p),
+        vec![Violation::UnknownGpu { task: t, gpu: g(8) }]
+    );
+}
+
+#[test]
+fn schedule_sets_round_trip_through_json_and_old_json_reads() {
+    let s = Schedule::with_sets(
+        8,
+        vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(2, 0.0, 2.0)],
+        vec![set(0, &[0, 1]), set(1, &[4])],
+    )
+    .unwrap();
+    // the one-GPU set is the entry itself and is not kept
+    assert_eq!(s.sets().count(), 1);
+    let json = s.to_json_string();
+    assert!(json.contains("\"sets\""), "{json}");
+    let back = Schedule::from_json_str(&json).unwrap();
+    assert_eq!(back, s);
+    assert_eq!(back.gpus(TaskId::new(0)), &gs(&[0, 1])[..]);
+    // without sets nothing is written, and a file without the field reads
+    let plain = Schedule::new(1, vec![entry(0, 0.0, 1.0)]).unwrap();
+    assert!(!plain.to_json_string().contains("sets"));
+    let old = r#"{"n_gpus": 1, "tasks": [{"gpu": 0, "start": 0.0, "finish": 1.0}]}"#;
+    assert_eq!(Schedule::from_json_str(old).unwrap(), plain);
+    // a set whose lead is not the entry's GPU, or a task given two sets, is refused
+    let e = Schedule::with_sets(8, vec![entry(0, 0.0, 2.0)], vec![set(0, &[1, 0])]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "GPU set of task `t0` {g1,g0}: its first GPU must be the task's GPU g0"
+    );
+    let e = Schedule::with_sets(
+        8,
+        vec![entry(0, 0.0, 2.0)],
+        vec![set(0, &[0, 1]), set(0, &[0, 2])],
+    )
+    .unwrap_err();
+    assert!(matches!(e, ClusterError::InvalidGpuSet { .. }), "{e}");
 }
