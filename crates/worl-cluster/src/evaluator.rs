@@ -17,7 +17,16 @@ use crate::schedule::Schedule;
 /// [`ClusterError::UnknownId`] (a task or GPU id out of range),
 /// [`ClusterError::DuplicateTask`] (order not a permutation),
 /// [`ClusterError::NotTopological`] (a task before one of its predecessors),
-/// [`ClusterError::MemoryInfeasible`] (a task on a GPU with too little memory).
+/// [`ClusterError::MemoryInfeasible`] (a task on a GPU with too little memory),
+/// [`ClusterError::InvalidGpuSet`] (an explicit set of the wrong size, with a repeated
+/// GPU, across machines for span `machine`, or whose first GPU is not the plan's GPU of the
+/// task; a lead whose machine has too few GPUs for its gang task).
+///
+/// Gang tasks: a task with an explicit set in [`Plan::gangs`] is placed on it
+/// ([`PartialSchedule::place_set`]); any other gang task on the set
+/// [`PartialSchedule::best_set`] chooses around its lead `plan.gpu[v]`
+/// ([`PartialSchedule::place`]). Without explicit sets the loop is the single-GPU one plus
+/// one test of an empty map per task.
 ///
 /// One evaluator per thread: it is cheap to create (`O(n + m)`) and borrows the problem.
 ///
@@ -85,6 +94,19 @@ impl<'p> Evaluator<'p> {
                     });
                 }
             };
+            if !plan.gangs.is_empty()
+                && let Some(set) = plan.gangs.get(&task)
+            {
+                if set.first() != Some(&gpu) {
+                    return Err(ClusterError::InvalidGpuSet {
+                        task: self.state.problem().task_label(task),
+                        gpus: crate::schedule::set_label(set),
+                        reason: format!("the plan's GPU of the task is {gpu}, not the set's first"),
+                    });
+                }
+                self.state.place_set(task, set, policy)?;
+                continue;
+            }
             self.state.place(task, gpu, policy)?;
         }
         Ok(())

@@ -6,7 +6,7 @@ use crate::error::{ClusterError, Result};
 use crate::ids::GpuId;
 use crate::plan::Policy;
 use crate::problem::Problem;
-use crate::schedule::{Schedule, ScheduledTask};
+use crate::schedule::{GpuSet, Schedule, ScheduledTask, set_label};
 use worl_dag::TaskId;
 
 const NONE: u32 = u32::MAX;
@@ -130,6 +130,53 @@ pub struct PartialSchedule<'p> {
     /// Whether some GPU has a busy window ([`Problem::has_windows`]): when not, every slot
     /// is found by the window-free code below, unchanged.
     windows: bool,
+    /// Whether the workload has a gang task ([`Problem::has_gangs`]): when not, nothing
+    /// below `gangs` is used and `task` holds exactly one node per task.
+    gangs: bool,
+    /// Gang mode: the task of each extra timeline node (node `n + i` is `node_task[i]`): a
+    /// gang task placed on `g` GPUs has its own node on its lead's timeline and one extra
+    /// node (same start and finish) on each other GPU's.
+    node_task: Vec<u32>,
+    /// Gang mode: per task placed on several GPUs, its GPU set (lead first) and its node on
+    /// each (the task's own id first); empty otherwise.
+    set_gpus: Vec<Vec<GpuId>>,
+    set_nodes: Vec<Vec<u32>>,
+}
+
+/// Where a task would go on a GPU set: computed by [`PartialSchedule::slot_set`], applied
+/// by [`PartialSchedule::commit_set`]; like a [`Slot`], valid only for the state it was
+/// computed on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetSlot {
+    task: TaskId,
+    gpus: Vec<GpuId>,
+    start: f64,
+    finish: f64,
+    /// Per GPU of the set, the node it follows on that GPU's timeline (`NONE`: first).
+    after: Vec<u32>,
+    version: u64,
+}
+
+impl SetSlot {
+    /// The task.
+    pub fn task(&self) -> TaskId {
+        self.task
+    }
+
+    /// The GPU set, lead first.
+    pub fn gpus(&self) -> &[GpuId] {
+        &self.gpus
+    }
+
+    /// Common start time of the set, s.
+    pub fn start(&self) -> f64 {
+        self.start
+    }
+
+    /// Common finish time `start + exec(v, S)`, s.
+    pub fn finish(&self) -> f64 {
+        self.finish
+    }
 }
 
 /// The earliest time `>= free` at which a task of duration `dur` can start on a GPU whose
@@ -162,11 +209,29 @@ impl<'p> PartialSchedule<'p> {
             makespan: 0.0,
             version: 0,
             windows: problem.has_windows(),
+            gangs: problem.has_gangs(),
+            node_task: Vec::new(),
+            set_gpus: if problem.has_gangs() {
+                vec![Vec::new(); n]
+            } else {
+                Vec::new()
+            },
+            set_nodes: if problem.has_gangs() {
+                vec![Vec::new(); n]
+            } else {
+                Vec::new()
+            },
         }
     }
 
     /// Removes every placement (keeps the buffers).
     pub fn reset(&mut self) {
+        if self.gangs {
+            self.task.truncate(self.problem.n_tasks());
+            self.node_task.clear();
+            self.set_gpus.iter_mut().for_each(Vec::clear);
+            self.set_nodes.iter_mut().for_each(Vec::clear);
+        }
         self.task.fill(UNPLACED);
         self.head.fill(NONE);
         self.tail.fill(NONE);
@@ -199,7 +264,7 @@ impl<'p> PartialSchedule<'p> {
     /// Whether every task is placed.
     #[inline]
     pub fn is_complete(&self) -> bool {
-        self.n_placed == self.task.len()
+        self.n_placed == self.problem.n_tasks()
     }
 
     /// The GPU of `task`, if placed.
@@ -247,11 +312,12 @@ impl<'p> PartialSchedule<'p> {
     /// If `gpu` is out of range.
     pub fn timeline(&self, gpu: GpuId) -> impl Iterator<Item = TaskId> + '_ {
         let mut cur = self.head[gpu.index()];
+        let n = self.problem.n_tasks();
         std::iter::from_fn(move || {
             (cur != NONE).then(|| {
                 let t = cur;
                 cur = self.task[t as usize].next;
-                TaskId::new(t as usize)
+                TaskId::new(self.task_of(t as usize, n))
             })
         })
     }
@@ -281,6 +347,9 @@ impl<'p> PartialSchedule<'p> {
 
     #[inline]
     fn drt(&self, task: TaskId, gpu: GpuId) -> Result<f64> {
+        if self.gangs {
+            return self.drt_set(task, std::slice::from_ref(&gpu));
+        }
         let p = self.problem;
         let mut drt = 0.0f64;
         for nb in p.graph().preds(task) {
@@ -308,6 +377,9 @@ impl<'p> PartialSchedule<'p> {
     /// [`ClusterError::NotTopological`] if a predecessor is not placed.
     #[inline]
     pub fn slot(&self, task: TaskId, gpu: GpuId, policy: Policy) -> Result<Slot> {
+        if self.gangs && self.is_gang(task) {
+            return self.gang_slot(task, gpu, policy);
+        }
         let (ready_at, dur) = self.slot_inputs(task, gpu)?;
         let k = gpu.index();
         if self.windows {
@@ -424,13 +496,21 @@ impl<'p> PartialSchedule<'p> {
     /// Errors: as [`slot`](Self::slot); [`ClusterError::InvalidParameter`] if `after` is not
     /// placed on `gpu`, or if the task does not fit before the task that follows `after`.
     pub fn slot_after(&self, task: TaskId, gpu: GpuId, after: Option<TaskId>) -> Result<Slot> {
+        if self.gangs && self.is_gang(task) {
+            return self.gang_slot(task, gpu, Policy::Insertion);
+        }
         let (ready_at, dur) = self.slot_inputs(task, gpu)?;
         let k = gpu.index();
         let (free, next, after) = match after {
             None => (ready_at, self.head[k], NONE),
             Some(a) => {
                 self.problem.check_task(a)?;
-                let placed = self.task[a.index()];
+                let node = if self.gangs {
+                    self.node_on(a, gpu).unwrap_or(a.index() as u32)
+                } else {
+                    a.index() as u32
+                };
+                let placed = self.task[node as usize];
                 if placed.gpu as usize != k {
                     return Err(ClusterError::InvalidParameter {
                         name: "after",
@@ -441,7 +521,7 @@ impl<'p> PartialSchedule<'p> {
                         ),
                     });
                 }
-                (ready_at.max(placed.finish), placed.next, a.index() as u32)
+                (ready_at.max(placed.finish), placed.next, node)
             }
         };
         let free = if self.windows {
@@ -457,7 +537,9 @@ impl<'p> PartialSchedule<'p> {
                 reason: format!(
                     "task {} does not fit before task {} on GPU {}",
                     self.problem.task_label(task),
-                    self.problem.task_label(TaskId::new(next as usize)),
+                    self.problem.task_label(TaskId::new(
+                        self.task_of(next as usize, self.problem.n_tasks())
+                    )),
                     gpu.index()
                 ),
             });
@@ -523,6 +605,17 @@ impl<'p> PartialSchedule<'p> {
                 gpu: slot.gpu,
             });
         }
+        if self.gangs && self.is_gang(slot.task) {
+            // a gang slot: the set around its lead, chosen again on the same state
+            let policy = if slot.after == 1 {
+                Policy::Insertion
+            } else {
+                Policy::Append
+            };
+            let set = self.best_set(slot.task, slot.gpu, policy)?;
+            let s = self.slot_set(slot.task, &set, policy)?;
+            return self.commit_set(s);
+        }
         let (t, k) = (slot.task.index(), slot.gpu.index());
         let next = if slot.after == NONE {
             std::mem::replace(&mut self.head[k], t as u32)
@@ -550,6 +643,20 @@ impl<'p> PartialSchedule<'p> {
     /// Errors: as [`slot`](Self::slot).
     #[inline]
     pub fn place(&mut self, task: TaskId, gpu: GpuId, policy: Policy) -> Result<Slot> {
+        if self.gangs && self.is_gang(task) {
+            let set = self.best_set(task, gpu, policy)?;
+            let s = self.slot_set(task, &set, policy)?;
+            let slot = Slot {
+                task,
+                gpu: set[0],
+                start: s.start,
+                finish: s.finish,
+                after: policy_code(policy),
+                version: s.version,
+            };
+            self.commit_set(s)?;
+            return Ok(slot);
+        }
         let slot = self.slot(task, gpu, policy)?;
         self.commit(slot)?;
         Ok(slot)
@@ -560,15 +667,18 @@ impl<'p> PartialSchedule<'p> {
     /// Errors: [`ClusterError::Incomplete`] if a task is not placed.
     pub fn to_schedule(&self) -> Result<Schedule> {
         if !self.is_complete() {
-            let first = self.task.iter().position(|t| t.gpu == NONE).unwrap_or(0);
+            let n = self.problem.n_tasks();
+            let first = self.task[..n]
+                .iter()
+                .position(|t| t.gpu == NONE)
+                .unwrap_or(0);
             return Err(ClusterError::Incomplete {
-                missing: self.task.len() - self.n_placed,
-                n_tasks: self.task.len(),
+                missing: n - self.n_placed,
+                n_tasks: n,
                 first: self.problem.task_label(TaskId::new(first)),
             });
         }
-        let tasks = self
-            .task
+        let tasks = self.task[..self.problem.n_tasks()]
             .iter()
             .map(|t| ScheduledTask {
                 gpu: GpuId::new(t.gpu as usize),
@@ -576,6 +686,366 @@ impl<'p> PartialSchedule<'p> {
                 finish: t.finish,
             })
             .collect();
-        Schedule::new(self.problem.n_gpus(), tasks)
+        if !self.gangs {
+            return Schedule::new(self.problem.n_gpus(), tasks);
+        }
+        let sets = self
+            .set_gpus
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.len() > 1)
+            .map(|(t, s)| GpuSet {
+                task: TaskId::new(t),
+                gpus: s.clone(),
+            });
+        Schedule::with_sets(self.problem.n_gpus(), tasks, sets)
+    }
+}
+
+/// The policy of a gang task's [`Slot`], kept in its unused `after` field so that
+/// [`PartialSchedule::commit`] chooses the same set again.
+fn policy_code(policy: Policy) -> u32 {
+    match policy {
+        Policy::Append => 0,
+        Policy::Insertion => 1,
+    }
+}
+
+/// Gang tasks: placement on GPU sets (`docs/model.md`, "Gang tasks").
+///
+/// A gang task `v` needing `g` GPUs runs on a set `S` of `g` distinct GPUs (one machine for
+/// span `machine`), starting together at `S_v` and finishing together at
+/// `S_v + exec(v, S)` ([`Problem::exec_time_on`]). Each GPU `l` of `S` receives the data of
+/// an edge `u → v` from the nearest GPU of `u`'s set: `DRT(v, S) = max_{l∈S} max_u
+/// min_{k∈S_u} (F_u + comm(d_uv, k, l))`. The start is the earliest time `>= max(DRT(v, S),
+/// max_{l∈S} r_l)` at which every GPU of `S` is free for the whole run, found as a fixed
+/// point: each GPU's own earliest start from the current time (append: after its last task
+/// and past its windows; insertion: its earliest gap between tasks and windows that holds the
+/// run), the largest of them becomes the new time, until all agree. Each GPU's earliest start
+/// is monotone in the time it starts looking from, so the fixed point is the earliest common
+/// start and is reached after finitely many steps (each moves to a task's finish or a
+/// window's end).
+impl PartialSchedule<'_> {
+    /// The task of timeline node `node` (`n` tasks).
+    #[inline]
+    fn task_of(&self, node: usize, n: usize) -> usize {
+        if node < n {
+            node
+        } else {
+            self.node_task[node - n] as usize
+        }
+    }
+
+    /// Whether `task` (in range) needs several GPUs; `false` out of range, so that the
+    /// ordinary checks report it.
+    #[inline]
+    fn is_gang(&self, task: TaskId) -> bool {
+        task.index() < self.problem.n_tasks() && self.problem.gpus(task) > 1
+    }
+
+    /// The node of placed `task` on `gpu`'s timeline, if it is there.
+    fn node_on(&self, task: TaskId, gpu: GpuId) -> Option<u32> {
+        let t = self.task.get(task.index())?;
+        if t.gpu as usize == gpu.index() {
+            return Some(task.index() as u32);
+        }
+        let set = self.set_gpus.get(task.index())?;
+        let i = set.iter().position(|&k| k == gpu)?;
+        Some(self.set_nodes[task.index()][i])
+    }
+
+    /// The GPU set of a placed task that runs on several GPUs (lead first, the lead being
+    /// [`gpu_of`](Self::gpu_of)); `None` for a task placed on one GPU or not placed.
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    pub fn gang_set(&self, task: TaskId) -> Option<&[GpuId]> {
+        let _ = &self.task[task.index()];
+        self.set_gpus
+            .get(task.index())
+            .filter(|s| !s.is_empty())
+            .map(Vec::as_slice)
+    }
+
+    /// The data-ready time of `task` on the GPU set `gpus`: `max_{l∈S} max_u min_{k∈S_u}
+    /// (F_u + comm(d_uv, k, l))`, 0 without predecessors, s; for one GPU on each side it
+    /// is [`data_ready_time`](Self::data_ready_time).
+    ///
+    /// Errors: [`ClusterError::UnknownId`] for a task or GPU out of range;
+    /// [`ClusterError::NotTopological`] naming the first predecessor not placed yet.
+    pub fn data_ready_time_on(&self, task: TaskId, gpus: &[GpuId]) -> Result<f64> {
+        self.problem.check_task(task)?;
+        for &k in gpus {
+            self.problem.check_gpu(k)?;
+        }
+        self.drt_set(task, gpus)
+    }
+
+    fn drt_set(&self, task: TaskId, to: &[GpuId]) -> Result<f64> {
+        let p = self.problem;
+        let mut drt = 0.0f64;
+        for nb in p.graph().preds(task) {
+            let u = self.task[nb.task.index()];
+            if u.gpu == NONE {
+                return Err(ClusterError::NotTopological {
+                    task: p.task_label(task),
+                    pred: p.task_label(nb.task),
+                });
+            }
+            let lead = [GpuId::new(u.gpu as usize)];
+            let from = match self.set_gpus.get(nb.task.index()) {
+                Some(s) if !s.is_empty() => s.as_slice(),
+                _ => &lead[..],
+            };
+            for &l in to {
+                let mut nearest = f64::INFINITY;
+                for &k in from {
+                    let t = u.finish + p.comm_time(nb.bytes, k, l);
+                    if t < nearest {
+                        nearest = t;
+                    }
+                }
+                if nearest > drt {
+                    drt = nearest;
+                }
+            }
+        }
+        Ok(drt)
+    }
+
+    /// A gang task's [`Slot`]: on [`best_set`](Self::best_set) around `lead`.
+    fn gang_slot(&self, task: TaskId, lead: GpuId, policy: Policy) -> Result<Slot> {
+        let set = self.best_set(task, lead, policy)?;
+        let s = self.slot_set(task, &set, policy)?;
+        Ok(Slot {
+            task,
+            gpu: set[0],
+            start: s.start,
+            finish: s.finish,
+            after: policy_code(policy),
+            version: s.version,
+        })
+    }
+
+    fn bad_set(&self, task: TaskId, gpus: &[GpuId], reason: String) -> ClusterError {
+        ClusterError::InvalidGpuSet {
+            task: self.problem.task_label(task),
+            gpus: set_label(gpus),
+            reason,
+        }
+    }
+
+    /// The slot `task` would take on the GPU set `gpus` (lead first) under `policy`: the
+    /// earliest common start of the set (see the section's documentation above), without
+    /// placing it. For one GPU and no gang task in the problem this is the same start and
+    /// finish as [`slot`](Self::slot).
+    ///
+    /// Errors: [`ClusterError::UnknownId`] for a task or GPU out of range;
+    /// [`ClusterError::DuplicateTask`] if the task is placed; [`ClusterError::InvalidGpuSet`]
+    /// naming the task and set when its size is not the task's demand
+    /// ([`Problem::gpus`]), a GPU repeats, or span `machine` is broken;
+    /// [`ClusterError::MemoryInfeasible`] for a GPU without the task's memory;
+    /// [`ClusterError::NotTopological`] if a predecessor is not placed.
+    pub fn slot_set(&self, task: TaskId, gpus: &[GpuId], policy: Policy) -> Result<SetSlot> {
+        let p = self.problem;
+        p.check_task(task)?;
+        for &k in gpus {
+            p.check_gpu(k)?;
+        }
+        if self.task[task.index()].gpu != NONE {
+            return Err(ClusterError::DuplicateTask {
+                task: p.task_label(task),
+                position: self.n_placed,
+            });
+        }
+        let g = p.gpus(task) as usize;
+        if gpus.len() != g {
+            return Err(self.bad_set(
+                task,
+                gpus,
+                format!("{} GPUs given, the task needs {g}", gpus.len()),
+            ));
+        }
+        if let Some(i) = (1..g).find(|&i| gpus[..i].contains(&gpus[i])) {
+            return Err(self.bad_set(task, gpus, format!("GPU {} is repeated", gpus[i])));
+        }
+        if g > 1 && p.graph().task(task).gang.span == worl_dag::Span::Machine {
+            let home = p.machine_of(gpus[0]);
+            if let Some(&k) = gpus.iter().find(|&&k| p.machine_of(k) != home) {
+                return Err(self.bad_set(
+                    task,
+                    gpus,
+                    format!(
+                        "span machine, but {k} is on another machine than {}",
+                        gpus[0]
+                    ),
+                ));
+            }
+        }
+        if let Some(&k) = gpus.iter().find(|&&k| !p.fits(task, k)) {
+            return Err(ClusterError::MemoryInfeasible {
+                task: p.task_label(task),
+                gpu: k,
+                need_gib: p.mem_need(task),
+                have_gib: p.gpu_mem(k),
+            });
+        }
+        let ready = gpus
+            .iter()
+            .fold(self.drt_set(task, gpus)?, |r, &k| r.max(p.ready_time(k)));
+        let dur = p.exec_time_on(task, gpus);
+        let mut start = ready;
+        loop {
+            let next = gpus.iter().fold(start, |t, &k| {
+                t.max(self.earliest_on(k.index(), start, dur, policy).0)
+            });
+            if next == start {
+                break;
+            }
+            start = next;
+        }
+        let after = gpus
+            .iter()
+            .map(|&k| self.earliest_on(k.index(), start, dur, policy).1)
+            .collect();
+        Ok(SetSlot {
+            task,
+            gpus: gpus.to_vec(),
+            start,
+            finish: start + dur,
+            after,
+            version: self.version,
+        })
+    }
+
+    /// Places a slot computed by [`slot_set`](Self::slot_set): the task on every GPU of its
+    /// set.
+    ///
+    /// Errors: [`ClusterError::StaleSlot`] if anything was placed (or the schedule reset)
+    /// since the slot was computed.
+    pub fn commit_set(&mut self, slot: SetSlot) -> Result<()> {
+        if slot.version != self.version {
+            return Err(ClusterError::StaleSlot {
+                task: self.problem.task_label(slot.task),
+                gpu: slot.gpus[0],
+            });
+        }
+        let t = slot.task.index();
+        let mut nodes = Vec::with_capacity(slot.gpus.len());
+        for (i, &k) in slot.gpus.iter().enumerate() {
+            let node = if i == 0 {
+                t
+            } else {
+                self.node_task.push(t as u32);
+                self.task.push(UNPLACED);
+                self.task.len() - 1
+            };
+            let k = k.index();
+            let after = slot.after[i];
+            let next = if after == NONE {
+                std::mem::replace(&mut self.head[k], node as u32)
+            } else {
+                std::mem::replace(&mut self.task[after as usize].next, node as u32)
+            };
+            self.task[node] = Placed {
+                start: slot.start,
+                finish: slot.finish,
+                gpu: k as u32,
+                next,
+            };
+            if next == NONE {
+                self.tail[k] = node as u32;
+            }
+            nodes.push(node as u32);
+        }
+        if slot.gpus.len() > 1 {
+            self.set_nodes[t] = nodes;
+            self.set_gpus[t] = slot.gpus;
+        }
+        self.n_placed += 1;
+        if slot.finish > self.makespan {
+            self.makespan = slot.finish;
+        }
+        self.version += 1;
+        Ok(())
+    }
+
+    /// Places `task` on the GPU set `gpus` at its earliest common slot under `policy` and
+    /// returns the slot. Errors: as [`slot_set`](Self::slot_set).
+    pub fn place_set(&mut self, task: TaskId, gpus: &[GpuId], policy: Policy) -> Result<SetSlot> {
+        let slot = self.slot_set(task, gpus, policy)?;
+        self.commit_set(slot.clone())?;
+        Ok(slot)
+    }
+
+    /// The GPU set a gang task takes around its lead GPU `lead` (lead first), by a greedy
+    /// rule: every other GPU that fits the task's memory gets the earliest start of the
+    /// task's compute share `exec(v, k) / (g · e_v)` on it alone under `policy` (after its
+    /// data-ready time there and its ready time, past its windows); the `g − 1` earliest
+    /// (ties by id) join the lead. Span `machine`: the candidates are the other GPUs of the
+    /// lead's machine. Span `cluster`: the lead's machine first, then, if it has too few,
+    /// the earliest of the other machines' GPUs (a set on one machine avoids paying its
+    /// all-reduce over the slower inter-machine link). A task needing one GPU gets `[lead]`.
+    /// `O(c · (preds · g + timeline))` for `c` candidates.
+    ///
+    /// Errors: [`ClusterError::UnknownId`]; [`ClusterError::MemoryInfeasible`] if the lead
+    /// lacks the task's memory; [`ClusterError::InvalidGpuSet`] if fewer than `g − 1` GPUs
+    /// can join it; [`ClusterError::NotTopological`] if a predecessor is not placed.
+    pub fn best_set(&self, task: TaskId, lead: GpuId, policy: Policy) -> Result<Vec<GpuId>> {
+        let p = self.problem;
+        p.check_task(task)?;
+        p.check_gpu(lead)?;
+        let g = p.gpus(task) as usize;
+        if g == 1 {
+            return Ok(vec![lead]);
+        }
+        if !p.fits(task, lead) {
+            return Err(ClusterError::MemoryInfeasible {
+                task: p.task_label(task),
+                gpu: lead,
+                need_gib: p.mem_need(task),
+                have_gib: p.gpu_mem(lead),
+            });
+        }
+        let params = p.graph().task(task).gang;
+        let share = |k: GpuId| p.exec_time(task, k) / (g as f64 * params.efficiency);
+        let ranked = |gpus: &mut dyn Iterator<Item = GpuId>| -> Result<Vec<(f64, GpuId)>> {
+            let mut out = Vec::new();
+            for k in gpus {
+                if k == lead || !p.fits(task, k) {
+                    continue;
+                }
+                let ready = self.drt_set(task, &[k])?.max(p.ready_time(k));
+                out.push((self.earliest_on(k.index(), ready, share(k), policy).0, k));
+            }
+            out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            Ok(out)
+        };
+        let home = p.machine_of(lead);
+        let mut set = vec![lead];
+        let near = ranked(&mut p.cluster().gpus_of(home).iter().copied())?;
+        set.extend(near.iter().take(g - 1).map(|x| x.1));
+        if set.len() < g && params.span == worl_dag::Span::Cluster {
+            let far = ranked(&mut p.cluster().gpu_ids().filter(|&k| p.machine_of(k) != home))?;
+            let missing = g - set.len();
+            set.extend(far.iter().take(missing).map(|x| x.1));
+        }
+        if set.len() < g {
+            let place = match params.span {
+                worl_dag::Span::Machine => {
+                    format!("machine `{}` has", p.cluster().machines()[home.index()])
+                }
+                worl_dag::Span::Cluster => "the cluster has".to_owned(),
+            };
+            return Err(self.bad_set(
+                task,
+                &[lead],
+                format!(
+                    "{place} {} other GPUs with its memory, the task needs {g} GPUs",
+                    set.len() - 1
+                ),
+            ));
+        }
+        Ok(set)
     }
 }

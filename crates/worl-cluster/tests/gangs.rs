@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 use worl_cluster::{
-    ClusterBuilder, ClusterError, GpuId, GpuModel, GpuSet, Link, Network, Problem, Schedule,
-    ScheduledTask, Violation,
+    ClusterBuilder, ClusterError, Evaluator, GpuId, GpuModel, GpuSet, Link, Network,
+    PartialSchedule, Plan, Policy, Problem, Schedule, ScheduledTask, Violation,
 };
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 
@@ -315,4 +315,212 @@ fn schedule_sets_round_trip_through_json_and_old_json_reads() {
     )
     .unwrap_err();
     assert!(matches!(e, ClusterError::InvalidGpuSet { .. }), "{e}");
+}
+
+/// Two machines `a` (g0..g3) and `b` (g4..g7) of 4 GPUs of speed 1, 32 GiB; links as in
+/// [`two_machines`]; GPU windows `busy` (gpu, from, to).
+fn two_uniform(busy: &[(usize, f64, f64)]) -> Arc<worl_cluster::Cluster> {
+    let mut c = ClusterBuilder::new("uniform");
+    let s1 = GpuModel::custom("S1", 1.0, 32.0).unwrap();
+    for name in ["a", "b"] {
+        let m = c.add_machine(name);
+        for _ in 0..4 {
+            c.add_gpu(m, &s1).unwrap();
+        }
+    }
+    c.network(Network::uniform(
+        Link::new(1e9, 0.25).unwrap(),
+        Link::new(1e8, 1.0).unwrap(),
+    ));
+    for &(k, from, to) in busy {
+        c.add_busy(g(k), from, to).unwrap();
+    }
+    Arc::new(c.build().unwrap())
+}
+
+/// a (2) → G (8, 4 GPUs, span machine) → c (1), and x (3) alone; 0-byte edges.
+fn four_gpu_among_singles() -> Problem {
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let a = b.add_task(j, "a", 2.0, None).unwrap();
+    let gg = b.add_task(j, "G", 8.0, None).unwrap();
+    let c = b.add_task(j, "c", 1.0, None).unwrap();
+    b.add_task(j, "x", 3.0, None).unwrap();
+    b.add_edge(a, gg, 0.0).unwrap();
+    b.add_edge(gg, c, 0.0).unwrap();
+    b.set_gang(gg, 4, GangParams::default()).unwrap();
+    Problem::new(Arc::new(b.build().unwrap()), two_uniform(&[])).unwrap()
+}
+
+#[test]
+fn a_4_gpu_task_among_1_gpu_tasks_on_two_4_gpu_machines() {
+    let p = four_gpu_among_singles();
+    let (a, gg, c, x) = (
+        TaskId::new(0),
+        TaskId::new(1),
+        TaskId::new(2),
+        TaskId::new(3),
+    );
+    let order = vec![a, x, gg, c];
+    for policy in [Policy::Append, Policy::Insertion] {
+        let mut ev = Evaluator::new(&p);
+        // a on g0 [0, 2], x on g1 [0, 3]. G around lead g0: its share 8 / 4 = 2 s could start
+        // at 2.25 on g2 and g3 (a's data over the 0.25 s intra link) and at 3 on g1 (after
+        // x): set {g0, g2, g3, g1}, start max(2 (g0), 2.25, 3) = 3, finish 3 + 8 / 4 = 5.
+        // c on g4: G's data crosses the inter link (1 s): [6, 7].
+        let plan = Plan::new(gs(&[0, 0, 4, 1]), order.clone());
+        let sched = ev.schedule(&plan, policy).unwrap();
+        assert_eq!(sched.gpus(gg), &gs(&[0, 2, 3, 1])[..], "{policy}");
+        assert_eq!((sched.task(gg).start, sched.task(gg).finish), (3.0, 5.0));
+        assert_eq!((sched.task(c).start, sched.task(c).finish), (6.0, 7.0));
+        assert_eq!(sched.makespan(), 7.0);
+        assert_eq!(ev.makespan(&plan, policy).unwrap(), 7.0);
+        assert_eq!(sched.validate(&p), vec![]);
+        for k in [0, 1, 2, 3] {
+            assert!(sched.timeline(g(k)).contains(&gg), "g{k}");
+        }
+        // the same set given explicitly decodes to the same schedule
+        let explicit = Plan::new(gs(&[0, 0, 4, 1]), order.clone()).with_set(gg, gs(&[0, 2, 3, 1]));
+        assert_eq!(ev.schedule(&explicit, policy).unwrap(), sched);
+        // to_plan keeps the set and decodes back to the schedule
+        let back = sched.to_plan(&p);
+        assert_eq!(back.gangs.get(&gg), Some(&gs(&[0, 2, 3, 1])));
+        assert_eq!(ev.schedule(&back, policy).unwrap(), sched);
+        // lead g4: all of b is free at 2 + 1 = 3 (a's data crosses machines): G [3, 5] on
+        // {g4, g5, g6, g7}, and c on g4 gets its data locally: [5, 6], makespan 6
+        let on_b = Plan::new(gs(&[0, 4, 4, 1]), order.clone());
+        let sched = ev.schedule(&on_b, policy).unwrap();
+        assert_eq!(sched.gpus(gg), &gs(&[4, 5, 6, 7])[..]);
+        assert_eq!((sched.task(c).start, sched.makespan()), (5.0, 6.0));
+        assert_eq!(sched.validate(&p), vec![]);
+    }
+}
+
+#[test]
+fn explicit_sets_are_checked_when_decoded() {
+    let p = four_gpu_among_singles();
+    let gg = TaskId::new(1);
+    let order = vec![TaskId::new(0), TaskId::new(3), gg, TaskId::new(2)];
+    let mut ev = Evaluator::new(&p);
+    let mut err = |plan: Plan| ev_err(&mut ev, &plan);
+    fn ev_err(ev: &mut Evaluator<'_>, plan: &Plan) -> String {
+        ev.makespan(plan, Policy::Append).unwrap_err().to_string()
+    }
+    let base = || Plan::new(gs(&[0, 0, 4, 1]), order.clone());
+    assert_eq!(
+        err(base().with_set(gg, gs(&[0, 1, 2]))),
+        "GPU set of task `j/G` {g0,g1,g2}: 3 GPUs given, the task needs 4"
+    );
+    assert_eq!(
+        err(base().with_set(gg, gs(&[0, 1, 2, 1]))),
+        "GPU set of task `j/G` {g0,g1,g2,g1}: GPU g1 is repeated"
+    );
+    assert_eq!(
+        err(base().with_set(gg, gs(&[0, 1, 2, 4]))),
+        "GPU set of task `j/G` {g0,g1,g2,g4}: span machine, but g4 is on another machine than g0"
+    );
+    let mut wrong_lead = base().with_set(gg, gs(&[0, 1, 2, 3]));
+    wrong_lead.gpu[1] = g(2);
+    assert_eq!(
+        err(wrong_lead),
+        "GPU set of task `j/G` {g0,g1,g2,g3}: the plan's GPU of the task is g2, not the set's first"
+    );
+}
+
+/// G (2 GPUs, span machine) of `work` alone, g0 busy over [0, 1) and [4, 5), g1 over [2, 3).
+fn windowed_gang(work: f64) -> Problem {
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let gg = b.add_task(j, "G", work, None).unwrap();
+    b.set_gang(gg, 2, GangParams::default()).unwrap();
+    let c = two_uniform(&[(0, 0.0, 1.0), (0, 4.0, 5.0), (1, 2.0, 3.0)]);
+    Problem::new(Arc::new(b.build().unwrap()), c).unwrap()
+}
+
+#[test]
+fn a_gang_waits_for_the_windows_of_all_its_gpus() {
+    let gg = TaskId::new(0);
+    for policy in [Policy::Append, Policy::Insertion] {
+        // 1 s on {g0, g1}: g0 is free from 1, and g1 holds [1, 2) before its window
+        let p = windowed_gang(2.0);
+        let s = PartialSchedule::new(&p);
+        let slot = s.slot_set(gg, &gs(&[0, 1]), policy).unwrap();
+        assert_eq!((slot.start(), slot.finish()), (1.0, 2.0), "{policy}");
+        // 1.5 s: from 1 g1 meets its window (→ 3), from 3 g0 meets [4, 5) (→ 5), and from
+        // 5 both are free: the fixed point is 5
+        let p = windowed_gang(3.0);
+        let mut s = PartialSchedule::new(&p);
+        let slot = s.place_set(gg, &gs(&[0, 1]), policy).unwrap();
+        assert_eq!((slot.start(), slot.finish()), (5.0, 6.5), "{policy}");
+        assert_eq!(s.gang_set(gg), Some(&gs(&[0, 1])[..]));
+        let sched = s.to_schedule().unwrap();
+        assert_eq!(sched.validate(&p), vec![]);
+        // the same task 1 s earlier meets g0's window [4, 5) on g0 and g1's on nothing
+        let early = Schedule::with_sets(
+            8,
+            vec![ScheduledTask {
+                gpu: g(0),
+                start: 4.0,
+                finish: 5.5,
+            }],
+            vec![GpuSet {
+                task: gg,
+                gpus: gs(&[0, 1]),
+            }],
+        )
+        .unwrap();
+        let v = early.validate(&p);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(matches!(v[0], Violation::Window { gpu, from: 4.0, to: 5.0, .. } if gpu == g(0)));
+    }
+}
+
+#[test]
+fn insertion_finds_the_common_gap_of_the_set() {
+    // singles p (1) on g0, then q (2) and r (1) on g1 after p's data (2 GB edge p → q, 0.25 +
+    // 2 = 2.25 s): g0 holds [0, 1), g1 holds q [3.25, 5.25) and r [5.25, 6.25) (r after q).
+    // A gang G of 2 GPUs (work 2: 1 s) placed last with insertion: g0 is free from 1, g1
+    // in [0, 3.25): the common gap starts at 1. With append it goes after g1's last task.
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let pt = b.add_task(j, "p", 1.0, None).unwrap();
+    let q = b.add_task(j, "q", 2.0, None).unwrap();
+    let r = b.add_task(j, "r", 1.0, None).unwrap();
+    let gg = b.add_task(j, "G", 2.0, None).unwrap();
+    b.add_edge(pt, q, 2e9).unwrap();
+    b.add_edge(q, r, 0.0).unwrap();
+    b.set_gang(gg, 2, GangParams::default()).unwrap();
+    let p = Problem::new(Arc::new(b.build().unwrap()), two_uniform(&[])).unwrap();
+    let mut s = PartialSchedule::new(&p);
+    let ins = Policy::Insertion;
+    s.place(pt, g(0), ins).unwrap();
+    s.place(q, g(1), ins).unwrap();
+    s.place(r, g(1), ins).unwrap();
+    assert_eq!((s.start(q), s.start(r)), (Some(3.25), Some(5.25)));
+    let slot = s.slot_set(gg, &gs(&[0, 1]), ins).unwrap();
+    assert_eq!((slot.start(), slot.finish()), (1.0, 2.0));
+    let slot = s.slot_set(gg, &gs(&[1, 0]), Policy::Append).unwrap();
+    assert_eq!((slot.start(), slot.finish()), (6.25, 7.25));
+    // HEFT's step through `slot` with the lead only: around g0 the greedy rule ranks g1, g2
+    // and g3 by the earliest start of G's 1 s share alone (insertion: 0 on each, g1 in its
+    // gap before q) and takes the lowest id, so G runs [1, 2) on {g0, g1}
+    let best = s.slot(gg, g(0), ins).unwrap();
+    assert_eq!((best.gpu(), best.start(), best.finish()), (g(0), 1.0, 2.0));
+    s.commit(best).unwrap();
+    assert_eq!(s.gang_set(gg), Some(&gs(&[0, 1])[..]));
+    assert_eq!(s.timeline(g(1)).collect::<Vec<_>>(), vec![gg, q, r]);
+    assert_eq!(s.timeline(g(0)).collect::<Vec<_>>(), vec![pt, gg]);
+    // under append the share on g1 starts after r (6.25): around g0 the rule takes g2
+    let mut t = PartialSchedule::new(&p);
+    let app = Policy::Append;
+    t.place(pt, g(0), app).unwrap();
+    t.place(q, g(1), app).unwrap();
+    t.place(r, g(1), app).unwrap();
+    let slot = t.place(gg, g(0), app).unwrap();
+    assert_eq!((slot.start(), slot.finish()), (1.0, 2.0));
+    assert_eq!(t.gang_set(gg), Some(&gs(&[0, 2])[..]));
+    assert_eq!(t.to_schedule().unwrap().validate(&p), vec![]);
+    let sched = s.to_schedule().unwrap();
+    assert_eq!(sched.validate(&p), vec![]);
+    assert_eq!(sched.makespan(), 6.25);
 }
