@@ -6,7 +6,8 @@
 //!   minimum execution costs and zero communication;
 //! * `speedup = min_k Σ_v exec(v, k) / makespan` (the best single-GPU sequential time);
 //! * `efficiency = speedup / m`;
-//! * `utilisation = Σ_v (F_v − S_v) / (m · makespan)`;
+//! * `utilisation = Σ_v |S_v| (F_v − S_v) / (m · makespan)` (`|S_v|` GPUs of a gang task, 1
+//!   otherwise);
 //! * `gap = makespan / LB`, the lower bound of [`Problem::lower_bound`];
 //! * the service measures of the MDTS study (Multi-task Deep Reinforcement Learning for
 //!   Scalable Parallel Task Scheduling): mean **job execution time** (per job, its last finish
@@ -44,6 +45,17 @@ use worl_dag::TaskId;
 ///   `r_k = 0` it is `Σ w / Σ s̃` (resp. `Σ_v min_k exec / m`).
 ///
 /// `value = max(critical_path, area)`.
+///
+/// **Gang tasks** (`g_v > 1` GPUs, efficiency `e_v`; [`Problem::exec_time_on`]): on any set
+/// `S` of `g_v` GPUs, `exec(v, S) >= max_{k∈S} exec(v, k) / (g_v e_v) >= min_k exec(v, k) /
+/// (g_v e_v)` (the all-reduce term is `>= 0`), which is the gang's time in the critical
+/// path. For the area, the gang holds each GPU `k` of `S` for `exec(v, S)`: on related
+/// machines it uses `Σ_{k∈S} s̃_k exec(v, S) >= Σ_{k∈S} s̃_k · w_v / (s̃_k g_v e_v) = w_v /
+/// e_v` reference-seconds of capacity (each `s̃_k · max_{k'} w_v / s̃_k'` is at least
+/// `s̃_k · w_v / s̃_k`), on unrelated machines `g_v exec(v, S) >= min_k exec(v, k) / e_v`
+/// GPU-seconds, so its work counts as `w_v / e_v` (resp. `min_k exec(v, k) / e_v`): with
+/// `e_v = 1` exactly its single-GPU work, `g_v` shares of `w_v / g_v`. Single-GPU tasks
+/// count as above, so without gangs the bound is unchanged.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LowerBound {
     /// Critical-path bound, s.
@@ -66,7 +78,8 @@ pub struct Metrics {
     pub speedup: f64,
     /// `speedup / m`.
     pub efficiency: f64,
-    /// `Σ_v (F_v − S_v) / (m · makespan)`, in `[0, 1]` for a feasible schedule.
+    /// `Σ_v |S_v| (F_v − S_v) / (m · makespan)` (a gang counts on each GPU of its set `S_v`),
+    /// in `[0, 1]` for a feasible schedule.
     pub utilisation: f64,
     /// [`LowerBound::value`], s.
     pub lower_bound: f64,
@@ -80,7 +93,7 @@ pub struct Metrics {
     /// `Σ_{v on k} (F_v − S_v)` over all `m` GPUs (population σ), dimensionless; 0 when no
     /// GPU is busy.
     pub load_imbalance: f64,
-    /// Total cost `Σ_v (F_v − S_v) / 3600 · price(model of π(v))`, US dollars, with the
+    /// Total cost `Σ_v Σ_{k∈S_v} (F_v − S_v) / 3600 · price(model of k)`, US dollars, with the
     /// on-demand prices of [`gpu_hour_price`].
     pub cost: f64,
 }
@@ -136,8 +149,28 @@ impl Problem {
     /// zero communication, s (the denominator of SLR; Topcuoglu et al. 2002, eq. 11).
     pub fn min_critical_path(&self) -> f64 {
         let g = self.graph();
+        if self.has_gangs() {
+            return g
+                .critical_path(|t| self.min_run_time(t), |_, _, _| 0.0)
+                .length;
+        }
         g.critical_path(|t| self.min_exec_time(t), |_, _, _| 0.0)
             .length
+    }
+
+    /// The least run time of `task` on any GPU set it may take, s: `min_k exec(v, k)` for a
+    /// single-GPU task, `min_k exec(v, k) / (g · e_v)` for a gang task (see [`LowerBound`]);
+    /// the minimum over GPUs that fit it.
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    pub fn min_run_time(&self, task: TaskId) -> f64 {
+        let t = self.graph().task(task);
+        if t.is_gang() {
+            self.min_exec_time(task) / (f64::from(t.gpus) * t.gang.efficiency)
+        } else {
+            self.min_exec_time(task)
+        }
     }
 
     /// `min_k Σ_v exec(v, k)`: the best sequential time on one GPU, over GPUs that fit every
@@ -186,10 +219,20 @@ impl Problem {
             let fit = by_mem.partition_point(|&(mem, _)| mem >= need);
             prefix_min[fit.max(1) - 1]
         };
+        let gangs = self.has_gangs();
         let mut est = vec![0.0f64; self.n_tasks()];
         let mut critical_path = 0.0f64;
         for &v in g.topo_order() {
             let mut s = earliest_ready(self.mem_need(v));
+            if gangs {
+                for nb in g.preds(v) {
+                    let u = nb.task;
+                    s = s.max(est[u.index()] + self.min_run_time(u));
+                }
+                est[v.index()] = s;
+                critical_path = critical_path.max(s + self.min_run_time(v));
+                continue;
+            }
             for nb in g.preds(v) {
                 let u = nb.task;
                 s = s.max(est[u.index()] + self.min_exec_time(u));
@@ -197,11 +240,26 @@ impl Problem {
             est[v.index()] = s;
             critical_path = critical_path.max(s + self.min_exec_time(v));
         }
+        // a gang's work over its efficiency (see `LowerBound`)
+        let per_eff = |v: TaskId, x: f64| {
+            let t = g.task(v);
+            if t.is_gang() {
+                x / t.gang.efficiency
+            } else {
+                x
+            }
+        };
 
         // Water-filling over ready times.
         let (work, speeds): (f64, Vec<(f64, f64)>) = if self.is_unrelated() {
             (
-                g.task_ids().map(|t| self.min_exec_time(t)).sum(),
+                if gangs {
+                    g.task_ids()
+                        .map(|t| per_eff(t, self.min_exec_time(t)))
+                        .sum()
+                } else {
+                    g.task_ids().map(|t| self.min_exec_time(t)).sum()
+                },
                 self.cluster()
                     .gpu_ids()
                     .map(|k| (self.ready_time(k), 1.0))
@@ -209,7 +267,11 @@ impl Problem {
             )
         } else {
             (
-                g.tasks().map(|(_, t)| t.work).sum(),
+                if gangs {
+                    g.tasks().map(|(v, t)| per_eff(v, t.work)).sum()
+                } else {
+                    g.tasks().map(|(_, t)| t.work).sum()
+                },
                 self.cluster()
                     .gpu_ids()
                     .map(|k| (self.ready_time(k), self.effective_speed(k)))
@@ -279,7 +341,17 @@ impl Schedule {
         let makespan = self.makespan();
         let m = problem.n_gpus() as f64;
         let speedup = ratio(problem.sequential_time(), makespan);
-        let busy: f64 = self.tasks().iter().map(|t| t.finish - t.start).sum();
+        let busy: f64 = if self.has_sets() {
+            // a gang is busy on every GPU of its set
+            (0..self.n_tasks())
+                .map(|v| {
+                    let t = &self.tasks()[v];
+                    (t.finish - t.start) * self.gpus(TaskId::new(v)).len() as f64
+                })
+                .sum()
+        } else {
+            self.tasks().iter().map(|t| t.finish - t.start).sum()
+        };
         let lb = problem.lower_bound().value;
         let (mean_job_time, load_imbalance, cost) = self.service_measures(problem);
         Metrics {
@@ -325,11 +397,14 @@ impl Schedule {
         };
         let mut busy = vec![0.0f64; problem.n_gpus()];
         let mut cost = 0.0;
-        for t in tasks {
+        for (v, t) in tasks.iter().enumerate() {
             let run = t.finish - t.start;
-            if let Some(b) = busy.get_mut(t.gpu.index()) {
-                *b += run;
-                cost += run / 3600.0 * gpu_hour_price(problem.cluster().model_of(t.gpu));
+            // a gang is busy (and billed) on every GPU of its set
+            for &k in self.gpus(TaskId::new(v)) {
+                if let Some(b) = busy.get_mut(k.index()) {
+                    *b += run;
+                    cost += run / 3600.0 * gpu_hour_price(problem.cluster().model_of(k));
+                }
             }
         }
         let m = busy.len().max(1) as f64;

@@ -2,6 +2,9 @@
 //! `Problem::new`, placement on GPU sets, schedules and their validation, the lower bound.
 //! Every figure below is computed by hand in the comments.
 
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use worl_cluster::{
     ClusterBuilder, ClusterError, Evaluator, GpuId, GpuModel, GpuSet, Link, Network,
@@ -523,4 +526,231 @@ fn insertion_finds_the_common_gap_of_the_set() {
     let sched = s.to_schedule().unwrap();
     assert_eq!(sched.validate(&p), vec![]);
     assert_eq!(sched.makespan(), 6.25);
+}
+
+/// A random problem with gang tasks and (half the time) busy windows, and a random plan for
+/// it (leads on machines big enough for their gang, explicit sets for some gangs), from
+/// `seed`: 1–3 machines of 1–4 GPUs (speeds 0.5–2, ready times 0–5 s), 1–10 tasks with
+/// edges `i → j` (`i < j`) of up to 1 GB, gangs of 2 GPUs up to the largest machine (span
+/// machine) or the cluster (span cluster), efficiency 0.5–1, 0–3 sync steps of up to 100 MB.
+fn random_case(seed: u64) -> (Problem, Plan) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut c = ClusterBuilder::new("random");
+    let n_machines = rng.random_range(1..=3usize);
+    let mut sizes = Vec::new();
+    for a in 0..n_machines {
+        let m = c.add_machine(format!("m{a}"));
+        let k = rng.random_range(1..=4usize);
+        sizes.push(k);
+        for _ in 0..k {
+            let speed = [0.5, 1.0, 2.0][rng.random_range(0..3usize)];
+            let model = GpuModel::custom(format!("S{speed}"), speed, 32.0).unwrap();
+            let id = c.add_gpu(m, &model).unwrap();
+            if rng.random_bool(0.3) {
+                c.set_ready_time(id, rng.random_range(0.0..5.0)).unwrap();
+            }
+        }
+    }
+    let m: usize = sizes.iter().sum();
+    c.network(Network::uniform(
+        Link::new(rng.random_range(1e9..1e10), rng.random_range(0.0..0.01)).unwrap(),
+        Link::new(rng.random_range(1e8..1e9), rng.random_range(0.0..1.0)).unwrap(),
+    ));
+    if rng.random_bool(0.5) {
+        for k in 0..m {
+            let mut cursor = 0.0;
+            for _ in 0..rng.random_range(0..3usize) {
+                let from = cursor + rng.random_range(0.0..5.0);
+                let to = from + rng.random_range(0.5..3.0);
+                c.add_busy(g(k), from, to).unwrap();
+                cursor = to;
+            }
+        }
+    }
+    let cluster = Arc::new(c.build().unwrap());
+    let largest = *sizes.iter().max().unwrap();
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let n = rng.random_range(1..=10usize);
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let work = if rng.random_bool(0.1) {
+            0.0
+        } else {
+            rng.random_range(0.1..10.0)
+        };
+        let t = b.add_task(j, format!("t{i}"), work, None).unwrap();
+        for &u in &ids {
+            if rng.random_bool(0.3) {
+                b.add_edge(u, t, rng.random_range(0.0..1e9)).unwrap();
+            }
+        }
+        ids.push(t);
+        let span = if rng.random_bool(0.5) {
+            Span::Machine
+        } else {
+            Span::Cluster
+        };
+        let most = if span == Span::Machine { largest } else { m };
+        if most >= 2 && rng.random_bool(0.4) {
+            let params = GangParams {
+                span,
+                efficiency: rng.random_range(0.5..=1.0),
+                sync_bytes: rng.random_range(0.0..1e8),
+                sync_steps: if rng.random_bool(0.5) {
+                    0.0
+                } else {
+                    rng.random_range(0.0..3.0)
+                },
+            };
+            b.set_gang(t, rng.random_range(2..=most as u32), params)
+                .unwrap();
+        }
+    }
+    let p = Problem::new(Arc::new(b.build().unwrap()), cluster).unwrap();
+    // leads: any GPU, on a machine holding the gang for span machine
+    let mut gpu = Vec::new();
+    let mut sets = Vec::new();
+    for v in p.graph().task_ids() {
+        let need = p.gpus(v) as usize;
+        let machine = p.graph().task(v).gang.span == Span::Machine;
+        let leads: Vec<GpuId> = p
+            .cluster()
+            .gpu_ids()
+            .filter(|&k| !machine || p.cluster().gpus_of(p.machine_of(k)).len() >= need)
+            .collect();
+        let lead = leads[rng.random_range(0..leads.len())];
+        gpu.push(lead);
+        if need > 1 && rng.random_bool(0.3) {
+            let mut pool: Vec<GpuId> = p
+                .cluster()
+                .gpu_ids()
+                .filter(|&k| k != lead && (!machine || p.machine_of(k) == p.machine_of(lead)))
+                .collect();
+            let mut set = vec![lead];
+            while set.len() < need {
+                set.push(pool.swap_remove(rng.random_range(0..pool.len())));
+            }
+            sets.push((v, set));
+        }
+    }
+    // a random topological order (edges go from lower to higher ids)
+    let mut indeg: Vec<usize> = p
+        .graph()
+        .task_ids()
+        .map(|v| p.graph().preds(v).len())
+        .collect();
+    let mut free: Vec<TaskId> = p
+        .graph()
+        .task_ids()
+        .filter(|v| indeg[v.index()] == 0)
+        .collect();
+    let mut order = Vec::new();
+    while !free.is_empty() {
+        let v = free.swap_remove(rng.random_range(0..free.len()));
+        order.push(v);
+        for nb in p.graph().succs(v) {
+            indeg[nb.task.index()] -= 1;
+            if indeg[nb.task.index()] == 0 {
+                free.push(nb.task);
+            }
+        }
+    }
+    let mut plan = Plan::new(gpu, order);
+    for (v, set) in sets {
+        plan = plan.with_set(v, set);
+    }
+    (p, plan)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Every decoded schedule of a random problem with gangs (and windows) validates, gives
+    /// each gang a set of its size, is at least the lower bound, and its plan decodes again
+    /// to a valid schedule.
+    #[test]
+    fn evaluated_gang_schedules_validate_and_respect_the_bound(seed in any::<u64>()) {
+        let (p, plan) = random_case(seed);
+        let lb = p.lower_bound();
+        let mut ev = Evaluator::new(&p);
+        for policy in [Policy::Append, Policy::Insertion] {
+            let s = ev.schedule(&plan, policy).unwrap();
+            prop_assert_eq!(s.validate(&p), vec![], "{}", policy);
+            prop_assert_eq!(ev.makespan(&plan, policy).unwrap(), s.makespan());
+            for v in p.graph().task_ids() {
+                prop_assert_eq!(s.gpus(v).len(), p.gpus(v) as usize);
+                if let Some(set) = plan.gangs.get(&v) {
+                    prop_assert_eq!(s.gpus(v), &set[..]);
+                }
+            }
+            prop_assert!(
+                s.makespan() >= lb.value * (1.0 - 1e-12) - 1e-9,
+                "makespan {} below the bound {:?}", s.makespan(), lb
+            );
+            let m = s.metrics(&p);
+            prop_assert!(m.utilisation <= 1.0 + 1e-9, "{}", m.utilisation);
+            let again = ev.schedule(&s.to_plan(&p), policy).unwrap();
+            prop_assert_eq!(again.validate(&p), vec![]);
+        }
+    }
+}
+
+#[test]
+fn the_lower_bound_counts_gangs_by_their_share() {
+    // G: work 8 on 4 GPUs, efficiency 0.5, span machine, on two machines of 4 GPUs of
+    // speed 1. Critical path: 8 / (4 · 0.5) = 4 s. Area: 8 / 0.5 = 16 reference-seconds on
+    // 8 GPUs: 2 s. With one more single task of 30 after G: path 4 + 30 = 34 s.
+    let params = GangParams {
+        efficiency: 0.5,
+        ..GangParams::default()
+    };
+    let p = Problem::new(one_gang(8.0, 4, params, None), two_uniform(&[])).unwrap();
+    let lb = p.lower_bound();
+    assert_eq!((lb.critical_path, lb.area, lb.value), (4.0, 2.0, 4.0));
+    assert_eq!(p.min_run_time(TaskId::new(0)), 4.0);
+    assert_eq!(p.min_critical_path(), 4.0);
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let gg = b.add_task(j, "G", 8.0, None).unwrap();
+    let s = b.add_task(j, "s", 30.0, None).unwrap();
+    b.add_edge(gg, s, 0.0).unwrap();
+    b.set_gang(gg, 4, params).unwrap();
+    let p = Problem::new(Arc::new(b.build().unwrap()), two_uniform(&[])).unwrap();
+    let lb = p.lower_bound();
+    // area: (16 + 30) / 8 = 5.75 s
+    assert_eq!((lb.critical_path, lb.area), (34.0, 5.75));
+    // the schedule on {g0..g3}: G [0, 4), s on g0 [4, 34): makespan 34 = the bound;
+    // utilisation (4 · 4 + 30) / (8 · 34)
+    let mut ev = Evaluator::new(&p);
+    let sched = ev
+        .schedule(&Plan::new(gs(&[0, 0]), vec![gg, s]), Policy::Insertion)
+        .unwrap();
+    assert_eq!(sched.makespan(), 34.0);
+    assert_eq!(sched.validate(&p), vec![]);
+    let m = sched.metrics(&p);
+    assert_eq!(m.utilisation, 46.0 / (8.0 * 34.0));
+    assert_eq!(m.gap, 1.0);
+}
+
+#[test]
+fn the_random_cases_exercise_gangs_sets_spans_and_windows() {
+    let (mut gangs, mut sets, mut across, mut windows) = (0, 0, 0, 0);
+    for seed in 0..200 {
+        let (p, plan) = random_case(seed);
+        gangs += usize::from(p.has_gangs());
+        sets += usize::from(!plan.gangs.is_empty());
+        windows += usize::from(p.has_windows());
+        let s = Evaluator::new(&p)
+            .schedule(&plan, Policy::Insertion)
+            .unwrap();
+        across += usize::from(
+            s.sets()
+                .any(|(_, set)| set.iter().any(|&k| p.machine_of(k) != p.machine_of(set[0]))),
+        );
+    }
+    assert!(
+        gangs > 100 && sets > 30 && across > 10 && windows > 60,
+        "{gangs} {sets} {across} {windows}"
+    );
 }
