@@ -17,10 +17,10 @@
 use crate::error::{ClusterError, Result, clip, num};
 use crate::ids::{GpuId, MachineId};
 use crate::problem::Problem;
-use crate::schedule::{Schedule, ScheduledTask};
+use crate::schedule::{GpuSet, Schedule, ScheduledTask, set_label};
 use crate::validate::{Tolerance, Violation, exceeds};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 use worl_dag::TaskId;
@@ -47,6 +47,11 @@ pub const CSV_COLUMNS: [&str; 9] = [
     "start",
     "finish",
 ];
+
+/// The optional CSV column listing a gang task's GPU set: GPU ids separated by `;`, lead
+/// first (`0;1;2;3`), empty for a task on one GPU. Written only when some task runs on
+/// several GPUs, so files without gangs keep exactly the [`CSV_COLUMNS`].
+pub const GPUS_COLUMN: &str = "gpus";
 
 /// Every violated constraint of `schedule` on `problem`: the same as
 /// [`Schedule::validate`], here under the name `worl validate` uses. Each [`Violation`]'s
@@ -127,6 +132,10 @@ pub struct ScheduleFile {
     pub lower_bound: Option<f64>,
     /// One row per task.
     pub rows: Vec<ScheduleRow>,
+    /// The GPU set (GPU ids, lead first: the row's `gpu_id`) of each row whose task runs on
+    /// several GPUs (a gang task), by row index (0-based); empty without gangs. JSON: the
+    /// row's `gpus` array; CSV: the [`GPUS_COLUMN`].
+    pub gpu_sets: BTreeMap<usize, Vec<usize>>,
     /// Where the file was read from (`<memory>` otherwise), for messages.
     origin: String,
     /// The 1-based line of each row (0 where the format gives none: JSON).
@@ -145,6 +154,7 @@ impl PartialEq for ScheduleFile {
             && self.makespan == o.makespan
             && self.lower_bound == o.lower_bound
             && self.rows == o.rows
+            && self.gpu_sets == o.gpu_sets
     }
 }
 
@@ -170,7 +180,63 @@ struct Json {
     makespan: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lower_bound: Option<f64>,
-    rows: Vec<ScheduleRow>,
+    rows: Vec<JsonRow>,
+}
+
+/// A row in the JSON form: a [`ScheduleRow`] and, for a gang task, its GPU set.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonRow {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    task_id: Option<usize>,
+    task: String,
+    job: String,
+    #[serde(default, alias = "gpu", skip_serializing_if = "Option::is_none")]
+    gpu_id: Option<usize>,
+    #[serde(default)]
+    machine: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gpu_index: Option<usize>,
+    #[serde(default)]
+    model: String,
+    start: f64,
+    finish: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    gpus: Vec<usize>,
+}
+
+impl JsonRow {
+    fn new(r: &ScheduleRow, gpus: Option<&Vec<usize>>) -> Self {
+        Self {
+            task_id: r.task_id,
+            task: r.task.clone(),
+            job: r.job.clone(),
+            gpu_id: r.gpu_id,
+            machine: r.machine.clone(),
+            gpu_index: r.gpu_index,
+            model: r.model.clone(),
+            start: r.start,
+            finish: r.finish,
+            gpus: gpus.cloned().unwrap_or_default(),
+        }
+    }
+
+    fn split(self) -> (ScheduleRow, Vec<usize>) {
+        (
+            ScheduleRow {
+                task_id: self.task_id,
+                task: self.task,
+                job: self.job,
+                gpu_id: self.gpu_id,
+                machine: self.machine,
+                gpu_index: self.gpu_index,
+                model: self.model,
+                start: self.start,
+                finish: self.finish,
+            },
+            self.gpus,
+        )
+    }
 }
 
 fn default_format() -> String {
@@ -267,6 +333,17 @@ pub enum MatchError {
         gpu: String,
         /// The cluster's name.
         cluster: String,
+    },
+    /// A row's GPU set ([`GPUS_COLUMN`], JSON `gpus`) does not fit its row: its first GPU is
+    /// not the row's GPU, or it is empty.
+    #[error("{at}: GPU set {{{gpus}}}: {reason}")]
+    BadSet {
+        /// The row.
+        at: RowRef,
+        /// The set as `g0,g1,...`.
+        gpus: String,
+        /// What is wrong.
+        reason: String,
     },
     /// A row gives neither a GPU id nor a machine and GPU index.
     #[error("{at}: no GPU (give `gpu_id`, or `machine` and `gpu_index`)")]
@@ -374,6 +451,10 @@ impl ScheduleFile {
             })
             .collect();
         let lines = vec![0; rows.len()];
+        let gpu_sets = schedule
+            .sets()
+            .map(|(t, set)| (t.index(), set.iter().map(|k| k.index()).collect()))
+            .collect();
         Ok(Self {
             version: SCHEDULE_VERSION,
             workload: w.name().to_owned(),
@@ -382,6 +463,7 @@ impl ScheduleFile {
             makespan: Some(schedule.makespan()),
             lower_bound: Some(problem.lower_bound().value),
             rows,
+            gpu_sets,
             origin: "<memory>".to_owned(),
             lines,
             by_wf_id: false,
@@ -420,7 +502,12 @@ impl ScheduleFile {
             seed: self.meta.seed,
             makespan: self.makespan,
             lower_bound: self.lower_bound,
-            rows: self.rows.clone(),
+            rows: self
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| JsonRow::new(r, self.gpu_sets.get(&i)))
+                .collect(),
         };
         let mut s = serde_json::to_string_pretty(&j).expect("a schedule file serialises");
         s.push('\n');
@@ -429,7 +516,8 @@ impl ScheduleFile {
 
     /// The file as CSV: `# key: value` header lines (`format`, `version`, `workload`,
     /// `cluster`, `scheduler`, `options`, then `seed`, `makespan`, `lower_bound` where
-    /// given), the column row [`CSV_COLUMNS`], one line per row (`None` as an empty field).
+    /// given), the column row [`CSV_COLUMNS`] (plus [`GPUS_COLUMN`] when a task runs on
+    /// several GPUs), one line per row (`None` as an empty field).
     /// A header value is written as is, but one with leading or trailing whitespace, a
     /// control character or a leading `"` is written as a JSON string (`"..."`).
     pub fn to_csv_string(&self) -> String {
@@ -456,9 +544,14 @@ impl ScheduleFile {
             .terminator(csv::Terminator::Any(b'\n'))
             .from_writer(Vec::new());
         let opt = |x: Option<usize>| x.map(|i| i.to_string()).unwrap_or_default();
-        w.write_record(CSV_COLUMNS).expect("writing to memory");
-        for r in &self.rows {
-            w.write_record([
+        let sets = !self.gpu_sets.is_empty();
+        let mut columns = CSV_COLUMNS.to_vec();
+        if sets {
+            columns.push(GPUS_COLUMN);
+        }
+        w.write_record(&columns).expect("writing to memory");
+        for (i, r) in self.rows.iter().enumerate() {
+            let mut record = vec![
                 opt(r.task_id),
                 r.task.clone(),
                 r.job.clone(),
@@ -468,8 +561,16 @@ impl ScheduleFile {
                 r.model.clone(),
                 r.start.to_string(),
                 r.finish.to_string(),
-            ])
-            .expect("writing to memory");
+            ];
+            if sets {
+                record.push(self.gpu_sets.get(&i).map_or_else(String::new, |s| {
+                    s.iter()
+                        .map(|k| k.to_string())
+                        .collect::<Vec<_>>()
+                        .join(";")
+                }));
+            }
+            w.write_record(&record).expect("writing to memory");
         }
         let body = w.into_inner().expect("writing to memory");
         out.push_str(std::str::from_utf8(&body).expect("CSV of strings is UTF-8"));
@@ -624,6 +725,15 @@ impl ScheduleFile {
             serde_json::from_str(text).map_err(|e| parse_err(origin, e.line(), e.to_string()))?;
         check_format(&j.format, j.version, origin, 1)?;
         let lines = vec![0; j.rows.len()];
+        let mut rows = Vec::with_capacity(j.rows.len());
+        let mut gpu_sets = BTreeMap::new();
+        for (i, r) in j.rows.into_iter().enumerate() {
+            let (row, gpus) = r.split();
+            rows.push(row);
+            if !gpus.is_empty() {
+                gpu_sets.insert(i, gpus);
+            }
+        }
         let f = Self {
             version: j.version,
             workload: j.workload,
@@ -635,7 +745,8 @@ impl ScheduleFile {
             },
             makespan: j.makespan,
             lower_bound: j.lower_bound,
-            rows: j.rows,
+            rows,
+            gpu_sets,
             origin: origin.to_owned(),
             lines,
             by_wf_id: false,
@@ -751,6 +862,9 @@ impl ScheduleFile {
         // `gpu` is another name of `gpu_id` (Python rows use it).
         let column = |c: &str| {
             let c = if c == "gpu" { "gpu_id" } else { c };
+            if c == GPUS_COLUMN {
+                return Some(GPUS_COLUMN);
+            }
             CSV_COLUMNS.iter().find(|&&n| n == c).copied()
         };
         if cols.iter().all(|c| column(c).is_none()) {
@@ -796,6 +910,7 @@ impl ScheduleFile {
         }
         let mut rows = Vec::new();
         let mut lines = Vec::new();
+        let mut gpu_sets = BTreeMap::new();
         for rec in rdr.records() {
             let rec = rec.map_err(|e| csv_err(origin, offset, &e))?;
             let line = offset + rec.position().map_or(0, |p| p.line() as usize);
@@ -836,6 +951,27 @@ impl ScheduleFile {
                 start: time("start")?,
                 finish: time("finish")?,
             });
+            let set = field(GPUS_COLUMN).trim();
+            if !set.is_empty() {
+                let mut gpus = Vec::new();
+                for id in set.split(';') {
+                    match id.trim().parse::<usize>() {
+                        Ok(k) if k <= MAX_ID => gpus.push(k),
+                        _ => {
+                            return Err(parse_err(
+                                origin,
+                                line,
+                                format!(
+                                    "column `{GPUS_COLUMN}`: `{}` is not a list of GPU ids \
+                                     separated by `;` (each a whole number <= {MAX_ID})",
+                                    clip(set)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                gpu_sets.insert(rows.len() - 1, gpus);
+            }
             lines.push(line);
         }
         let f = Self {
@@ -850,6 +986,7 @@ impl ScheduleFile {
             makespan,
             lower_bound,
             rows,
+            gpu_sets,
             origin: origin.to_owned(),
             lines,
             by_wf_id: false,
@@ -876,6 +1013,7 @@ impl ScheduleFile {
             lower_bound: None,
             lines: vec![0; rows.len()],
             rows,
+            gpu_sets: BTreeMap::new(),
             origin: origin.to_owned(),
             by_wf_id: true,
         };
@@ -963,7 +1101,9 @@ impl ScheduleFile {
     pub fn to_schedule(&self, problem: &Problem) -> Result<Schedule, MatchError> {
         let m = self.match_rows(problem, true)?;
         let entries = self.complete(problem, &m, true)?;
-        Ok(Schedule::new(problem.n_gpus(), entries).expect("rows matched to the problem"))
+        let (sets, _) = self.match_sets(problem, &m, &entries, true)?;
+        Ok(Schedule::with_sets(problem.n_gpus(), entries, sets)
+            .expect("rows matched to the problem"))
     }
 
     /// Every [`Violation`] of this file on `problem`, for `worl validate`: a task without a
@@ -990,10 +1130,12 @@ impl ScheduleFile {
         &self,
         problem: &Problem,
     ) -> Result<(Vec<Violation>, Schedule), MatchError> {
-        let m = self.match_rows(problem, false)?;
+        let mut m = self.match_rows(problem, false)?;
         let entries = self.complete(problem, &m, false)?;
-        let schedule =
-            Schedule::new(problem.n_gpus(), entries).expect("rows matched to the problem");
+        let (sets, unknown) = self.match_sets(problem, &m, &entries, false)?;
+        m.unknown_gpu.extend(unknown);
+        let schedule = Schedule::with_sets(problem.n_gpus(), entries, sets)
+            .expect("rows matched to the problem");
         let mut skip = vec![false; problem.n_tasks()];
         let mut out = Vec::new();
         for (i, e) in m.entries.iter().enumerate() {
@@ -1031,6 +1173,57 @@ impl ScheduleFile {
             }
         }
         Ok((out, schedule))
+    }
+
+    /// The GPU sets of the matched rows (`entries` from [`complete`](Self::complete)), and
+    /// (unless `strict`, which fails on the first) the tasks of sets naming a GPU the
+    /// cluster lacks (their set is left out).
+    ///
+    /// Errors: [`MatchError::UnknownGpu`] (strict) for a set's GPU id out of range;
+    /// [`MatchError::BadSet`] for a set whose first GPU is not the row's GPU.
+    fn match_sets(
+        &self,
+        problem: &Problem,
+        m: &Matched,
+        entries: &[ScheduledTask],
+        strict: bool,
+    ) -> Result<(Vec<GpuSet>, Vec<(TaskId, usize)>), MatchError> {
+        let mut sets = Vec::new();
+        let mut unknown = Vec::new();
+        if self.gpu_sets.is_empty() {
+            return Ok((sets, unknown));
+        }
+        for (v, e) in m.entries.iter().enumerate() {
+            let Some((row, _)) = e else { continue };
+            let Some(ids) = self.gpu_sets.get(row) else {
+                continue;
+            };
+            let task = TaskId::new(v);
+            if let Some(&k) = ids.iter().find(|&&k| k >= problem.n_gpus()) {
+                if strict {
+                    return Err(MatchError::UnknownGpu {
+                        at: self.row_ref(*row),
+                        gpu: format!("g{k}"),
+                        cluster: problem.cluster().name().to_owned(),
+                    });
+                }
+                unknown.push((task, k));
+                continue;
+            }
+            let gpus: Vec<GpuId> = ids.iter().map(|&k| GpuId::new(k)).collect();
+            if m.unknown_gpu.iter().any(|&(t, _)| t == task) {
+                continue;
+            }
+            if gpus.first() != Some(&entries[v].gpu) {
+                return Err(MatchError::BadSet {
+                    at: self.row_ref(*row),
+                    gpus: set_label(&gpus),
+                    reason: format!("its first GPU must be the row's GPU {}", entries[v].gpu),
+                });
+            }
+            sets.push(GpuSet { task, gpus });
+        }
+        Ok((sets, unknown))
     }
 
     /// One entry per task: matched rows, placeholders (`g0`, time 0) elsewhere unless

@@ -754,3 +754,90 @@ fn the_random_cases_exercise_gangs_sets_spans_and_windows() {
         "{gangs} {sets} {across} {windows}"
     );
 }
+
+#[test]
+fn schedule_files_list_the_gpu_set_and_read_it_back() {
+    use worl_cluster::{ScheduleFile, ScheduleMeta};
+    let p = four_gpu_among_singles();
+    let gg = TaskId::new(1);
+    let plan = Plan::new(
+        gs(&[0, 0, 4, 1]),
+        vec![TaskId::new(0), TaskId::new(3), gg, TaskId::new(2)],
+    );
+    let sched = Evaluator::new(&p)
+        .schedule(&plan, Policy::Insertion)
+        .unwrap();
+    let file = ScheduleFile::new(&p, &sched, ScheduleMeta::default()).unwrap();
+    assert_eq!(file.gpu_sets.get(&1), Some(&vec![0, 2, 3, 1]));
+    let json = file.to_json_string();
+    assert!(
+        json.contains("\"gpus\": [\n        0,\n        2,\n        3,\n        1\n      ]"),
+        "{json}"
+    );
+    let csv = file.to_csv_string();
+    assert!(
+        csv.contains("task_id,task,job,gpu_id,machine,gpu_index,model,start,finish,gpus\n"),
+        "{csv}"
+    );
+    assert!(csv.contains("1,G,j,0,a,0,S1,3,5,0;2;3;1\n"), "{csv}");
+    assert!(csv.contains("0,a,j,0,a,0,S1,0,2,\n"), "{csv}");
+    for back in [
+        ScheduleFile::from_json_str(&json).unwrap(),
+        ScheduleFile::from_csv_str(&csv).unwrap(),
+    ] {
+        assert_eq!(back, file);
+        let s = back.to_schedule(&p).unwrap();
+        assert_eq!(s, sched);
+        assert_eq!(back.check(&p).unwrap(), vec![]);
+    }
+    // without gangs the CSV has exactly the nine columns and JSON rows no `gpus`
+    let plain = ScheduleFile::new(
+        &gang_then_single_plain(),
+        &Schedule::new(
+            8,
+            vec![ScheduledTask {
+                gpu: g(0),
+                start: 0.0,
+                finish: 1.0,
+            }],
+        )
+        .unwrap(),
+        ScheduleMeta::default(),
+    )
+    .unwrap();
+    assert!(plain.to_csv_string().contains("model,start,finish\n"));
+    assert!(!plain.to_json_string().contains("gpus"));
+    // a set that does not start with the row's GPU, a GPU the cluster lacks, a bad list
+    let moved = csv.replace("0;2;3;1", "2;0;3;1");
+    let e = ScheduleFile::from_csv_str(&moved)
+        .unwrap()
+        .to_schedule(&p)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "<memory>:11 (row 2): GPU set {g2,g0,g3,g1}: its first GPU must be the row's GPU g0"
+    );
+    let far = csv.replace("0;2;3;1", "0;2;3;9");
+    let v = ScheduleFile::from_csv_str(&far).unwrap().check(&p).unwrap();
+    assert_eq!(
+        v,
+        vec![Violation::UnknownGpu {
+            task: gg,
+            gpu: g(9)
+        }]
+    );
+    let e = ScheduleFile::from_csv_str(&csv.replace("0;2;3;1", "0;two")).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("column `gpus`: `0;two` is not a list of GPU ids"),
+        "{e}"
+    );
+}
+
+/// One single-GPU task `j/t` (work 1) on [`two_uniform`].
+fn gang_then_single_plain() -> Problem {
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    b.add_task(j, "t", 1.0, None).unwrap();
+    Problem::new(Arc::new(b.build().unwrap()), two_uniform(&[])).unwrap()
+}
