@@ -397,6 +397,10 @@ fn gpu_words(machine: &str, index: Option<usize>, model: &str) -> String {
 }
 
 /// Rows matched to a problem.
+/// The GPU sets of matched rows, and the tasks (with the GPU id) of sets naming a GPU the
+/// cluster lacks.
+type MatchedSets = (Vec<GpuSet>, Vec<(TaskId, usize)>);
+
 struct Matched {
     /// Per task: the first row naming it (0-based) and its entry.
     entries: Vec<Option<(usize, ScheduledTask)>>,
@@ -1187,7 +1191,7 @@ impl ScheduleFile {
         m: &Matched,
         entries: &[ScheduledTask],
         strict: bool,
-    ) -> Result<(Vec<GpuSet>, Vec<(TaskId, usize)>), MatchError> {
+    ) -> Result<MatchedSets, MatchError> {
         let mut sets = Vec::new();
         let mut unknown = Vec::new();
         if self.gpu_sets.is_empty() {
