@@ -19,10 +19,10 @@
 //! | [`cluster`] | [`Cluster`], [`ClusterBuilder`], [`Gpu`], [`LoadState`] |
 //! | [`presets`] | [`cluster`](presets::cluster) from a [`ClusterSpec`](presets::ClusterSpec) (the compact cluster file), [`homogeneous`](presets::homogeneous), [`dgx`](presets::dgx), [`pai_mix`](presets::pai_mix), [`paper_pool`](presets::paper_pool), named links |
 //! | [`formats`] | Alibaba PAI v2020 machine spec, GPU v2023 node lists, v2018 machine usage, the native TOML/JSON format and its compact form; [`MachineTable`], [`TableSample`] |
-//! | [`problem`] | [`Problem`]: `exec_time`, `comm_time`, `fits`, mean/min costs, GPU classes |
-//! | [`plan`] | [`Plan`], [`Policy`] |
-//! | [`schedule`] | [`Schedule`], [`ScheduledTask`], [`Schedule::to_plan`] |
-//! | [`partial`] | [`PartialSchedule`], [`Slot`]: EST/EFT and placement (append, insertion) |
+//! | [`problem`] | [`Problem`]: `exec_time`, `comm_time`, `fits`, mean/min costs, GPU classes; gang tasks' `exec_time_on` a GPU set |
+//! | [`plan`] | [`Plan`] (with explicit gang [`GangSets`]), [`Policy`] |
+//! | [`schedule`] | [`Schedule`], [`ScheduledTask`], gang [`GpuSet`]s, [`Schedule::to_plan`] |
+//! | [`partial`] | [`PartialSchedule`], [`Slot`], [`SetSlot`]: EST/EFT and placement (append, insertion) on a GPU or a gang's GPU set |
 //! | [`evaluator`] | [`Evaluator`]: a [`Plan`] decoded into a makespan or a [`Schedule`] |
 //! | [`validate`] | [`Violation`], [`Schedule::validate`] |
 //! | [`description`] | clusters from one line: a cluster file or a preset description (`4x8:A100-80GB:100GbE`) |

@@ -87,6 +87,12 @@ impl Slot {
 ///    may meet: append moves the start past every window `[S, S + exec)` would intersect,
 ///    insertion takes the earliest gap between tasks and windows that holds the task.
 ///    Without windows (the common case) the code is the window-free one.
+/// 5. a **gang task** (one needing `g > 1` GPUs) goes on a GPU set: [`slot_set`](Self::slot_set)
+///    / [`place_set`](Self::place_set) for a given set, and [`slot`](Self::slot) /
+///    [`place`](Self::place) with one GPU take the set [`best_set`](Self::best_set) chooses
+///    around it as lead, so callers that pick one GPU per task work unchanged (the slot's
+///    GPU is the lead; [`commit`](Self::commit) places the whole set). Without gang tasks
+///    (`!problem.has_gangs()`) none of this code runs. See the gang section below.
 ///
 /// Costs: `O(|preds(v)|)` for the data-ready time, plus `O(1)` (append) or
 /// `O(tasks on k)` (insertion) for the slot. All buffers are sized once (`n + m`); placing

@@ -768,6 +768,33 @@ impl Problem {
         (lat, inv)
     }
 
+    /// Whether `gpu` can lead a GPU set of `task`: it fits the task's memory and, for a gang
+    /// task of span `machine`, its machine has at least `g` GPUs that fit it (for span
+    /// `cluster` the cluster has them: [`Problem::new`] checked). A list scheduler that
+    /// tries every GPU as the lead of a gang skips those where this is false
+    /// ([`PartialSchedule::slot`](crate::PartialSchedule::slot) refuses them with
+    /// [`ClusterError::InvalidGpuSet`]). `O(1)` for single-GPU tasks, `O(GPUs of the
+    /// machine)` otherwise.
+    ///
+    /// # Panics
+    /// If `task` or `gpu` is out of range.
+    pub fn can_lead(&self, task: TaskId, gpu: GpuId) -> bool {
+        if !self.fits(task, gpu) {
+            return false;
+        }
+        let t = self.graph().task(task);
+        if !t.is_gang() || t.gang.span == Span::Cluster {
+            return true;
+        }
+        let home = self.machine_of(gpu);
+        self.cluster
+            .gpus_of(home)
+            .iter()
+            .filter(|&&k| self.fits(task, k))
+            .count()
+            >= t.gpus as usize
+    }
+
     /// The machine of `gpu` (`O(1)`).
     ///
     /// # Panics

@@ -841,3 +841,42 @@ fn gang_then_single_plain() -> Problem {
     b.add_task(j, "t", 1.0, None).unwrap();
     Problem::new(Arc::new(b.build().unwrap()), two_uniform(&[])).unwrap()
 }
+
+#[test]
+fn can_lead_tells_which_gpus_may_lead_a_gang() {
+    // 4 GPUs of span machine with 20 GiB: only a's GPUs (32 GiB) fit; b's have 16 GiB
+    let p = Problem::new(
+        one_gang(1.0, 4, GangParams::default(), Some(20.0)),
+        two_machines(),
+    )
+    .unwrap();
+    let t = TaskId::new(0);
+    assert!((0..4).all(|k| p.can_lead(t, g(k))));
+    assert!((4..8).all(|k| !p.can_lead(t, g(k))));
+    let s = PartialSchedule::new(&p);
+    let e = s.slot(t, g(4), Policy::Append).unwrap_err();
+    assert!(matches!(e, ClusterError::MemoryInfeasible { .. }), "{e}");
+    // 3 GPUs of span machine on a cluster of machines with 4 and 2 GPUs: not on the small one
+    let mut c = ClusterBuilder::new("uneven");
+    let s1 = GpuModel::custom("S1", 1.0, 32.0).unwrap();
+    for (name, k) in [("big", 4), ("small", 2)] {
+        let m = c.add_machine(name);
+        for _ in 0..k {
+            c.add_gpu(m, &s1).unwrap();
+        }
+    }
+    let p = Problem::new(
+        one_gang(3.0, 3, GangParams::default(), None),
+        Arc::new(c.build().unwrap()),
+    )
+    .unwrap();
+    assert!(p.can_lead(t, g(0)) && !p.can_lead(t, g(4)));
+    let s = PartialSchedule::new(&p);
+    assert_eq!(
+        s.slot(t, g(4), Policy::Append).unwrap_err().to_string(),
+        "GPU set of task `j/t` {g4}: machine `small` has 1 other GPUs with its memory, the task needs 3 GPUs"
+    );
+    // on the big machine: 3 / 3 = 1 s on {g0, g1, g2}
+    let slot = s.slot(t, g(0), Policy::Append).unwrap();
+    assert_eq!((slot.gpu(), slot.start(), slot.finish()), (g(0), 0.0, 1.0));
+}
