@@ -9,24 +9,30 @@
 //! | `dgx:NODES:MODEL` | DGX-style nodes of 8 GPUs, NVLink inside, InfiniBand between ([`presets::dgx`]) |
 //! | `paper-pool:M:MBIT[:SEED]` | the WORL-RTGS paper's pool, links up to `MBIT` Mbit/s ([`presets::paper_pool`]) |
 //! | `MxG:MODEL[:INTER[:INTRA]]` | `M` machines of `G` GPUs of one model with named links ([`presets::ClusterSpec`]), e.g. `4x8:A100-80GB:100GbE` |
+//! | any of these `:busy=FROM..TO[,FROM..TO...]` | that cluster with these busy windows on every GPU ([`parse_window`](crate::formats::compact::parse_window) each, e.g. `4x8:A100-80GB:busy=2h..4h,10h..11.5h`) |
 
 use std::path::Path;
 
 use crate::catalog::GpuModel;
 use crate::cluster::Cluster;
 use crate::error::{ClusterError, Result};
+use crate::formats::compact::parse_window;
+use crate::ids::GpuId;
 use crate::network::Link;
 use crate::presets;
 
 /// The forms [`parse`] accepts, as error messages list them.
 pub const FORMS: &str = "a cluster file, or pai-mix:M[:SEED], homogeneous:M:MODEL, \
-                         dgx:NODES:MODEL, paper-pool:M:MBIT[:SEED], MxG:MODEL[:INTER[:INTRA]]";
+                         dgx:NODES:MODEL, paper-pool:M:MBIT[:SEED], MxG:MODEL[:INTER[:INTRA]], \
+                         each optionally followed by :busy=FROM..TO[,FROM..TO...]";
 
 /// The cluster of `arg` (see the [module docs](self)).
 ///
 /// Errors: [`ClusterError::Description`] naming the description and what is wrong (no such
 /// file, unknown preset, GPU model or link — listing the known ones —, a count that is not
-/// a whole number, too many fields); the file's or the preset's own errors.
+/// a whole number, too many fields, a busy window that is not `FROM..TO` with units); the
+/// file's or the preset's own errors; [`ClusterError::InvalidWindow`] naming the GPU as
+/// `machine/gN` for an inverted, empty, overlapping, negative or past-horizon window.
 ///
 /// ```
 /// use worl_cluster::description;
@@ -39,6 +45,23 @@ pub fn parse(arg: &str) -> Result<Cluster> {
     let path = Path::new(arg);
     if path.exists() {
         return Cluster::load(path);
+    }
+    if let Some((rest, last)) = arg.rsplit_once(':')
+        && let Some(list) = last.strip_prefix("busy=")
+    {
+        let windows = list
+            .split(',')
+            .map(parse_window)
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| ClusterError::Description {
+                description: arg.to_owned(),
+                reason: e.to_string(),
+            })?;
+        let mut cluster = parse(rest)?;
+        for g in 0..cluster.n_gpus() {
+            cluster.set_busy(GpuId::new(g), windows.clone())?;
+        }
+        return Ok(cluster);
     }
     let parts: Vec<&str> = arg.split(':').collect();
     let bad = |why: String| ClusterError::Description {
@@ -151,5 +174,26 @@ mod tests {
         assert!(err("mesh:4").contains("unknown preset `mesh`"));
         assert!(err("paper-pool:8:fast").contains("bandwidth is not a number"));
         assert!(err("mesh:4").ends_with(&format!("(expected {FORMS})")));
+    }
+
+    #[test]
+    fn a_busy_suffix_puts_windows_on_every_gpu() {
+        let c = parse("2x2:T4:busy=2h..4h,10h..11.5h").unwrap();
+        assert_eq!(c.n_gpus(), 4);
+        for g in 0..4 {
+            assert_eq!(
+                c.busy(GpuId::new(g)),
+                &[(7200.0, 14400.0), (36000.0, 41400.0)][..]
+            );
+        }
+        let plain = parse("2x2:T4").unwrap();
+        assert!(!plain.has_windows());
+        let err = |d: &str| parse(d).unwrap_err().to_string();
+        let e = err("2x2:T4:busy=2h-4h");
+        assert!(e.contains("busy window `2h-4h`: expected FROM..TO"), "{e}");
+        let e = err("2x2:T4:busy=4h..2h");
+        assert!(e.contains("node-0/g0") && e.contains("inverted"), "{e}");
+        let e = err("2x2:T4:busy=1h..3h,2h..4h");
+        assert!(e.contains("overlap"), "{e}");
     }
 }

@@ -437,6 +437,10 @@ pub struct MachineOverride {
     pub background: Option<PerGpu>,
     /// Ready time of its GPUs, s, each finite `>= 0`.
     pub ready_time: Option<PerGpu>,
+    /// Busy windows of every GPU of the machines, half-open `[from, to)` in s (see
+    /// [`Gpu::busy`](crate::Gpu::busy)); replaces [`ClusterSpec::busy`] there (`Some(vec![])`:
+    /// no windows on these machines).
+    pub busy: Option<Vec<(f64, f64)>>,
 }
 
 impl MachineOverride {
@@ -486,6 +490,13 @@ impl MachineOverride {
     /// Sets the ready time of the GPUs, s.
     pub fn with_ready_time(mut self, ready_time: PerGpu) -> Self {
         self.ready_time = Some(ready_time);
+        self
+    }
+
+    /// Sets the busy windows of every GPU of the machines (half-open `[from, to)`, s),
+    /// replacing the spec's [`busy`](ClusterSpec::busy) there.
+    pub fn with_busy(mut self, windows: Vec<(f64, f64)>) -> Self {
+        self.busy = Some(windows);
         self
     }
 
@@ -540,6 +551,10 @@ pub struct ClusterSpec {
     pub background: f64,
     /// Ready time of every GPU, s, finite `>= 0`; 0 by default.
     pub ready_time: f64,
+    /// Busy windows of every GPU (overrides aside): half-open `[from, to)` in s, each
+    /// `0 <= from < to <=` [`MAX_HORIZON`](crate::MAX_HORIZON), not overlapping (see
+    /// [`Gpu::busy`](crate::Gpu::busy)); none by default.
+    pub busy: Vec<(f64, f64)>,
     /// Per-machine changes, in file order.
     pub overrides: Vec<MachineOverride>,
 }
@@ -568,6 +583,7 @@ impl ClusterSpec {
             inter: Link::ETHERNET_25G,
             background: 0.0,
             ready_time: 0.0,
+            busy: Vec::new(),
             overrides: Vec::new(),
         }
     }
@@ -608,6 +624,12 @@ impl ClusterSpec {
         self
     }
 
+    /// Sets the busy windows of every GPU (overrides aside): half-open `[from, to)`, s.
+    pub fn with_busy(mut self, windows: Vec<(f64, f64)>) -> Self {
+        self.busy = windows;
+        self
+    }
+
     /// Adds a machine override.
     pub fn with_machine(mut self, over: MachineOverride) -> Self {
         self.overrides.push(over);
@@ -635,7 +657,9 @@ impl ClusterSpec {
     /// [`ClusterError::TooManyGpus`] beyond the machine or cluster limits;
     /// [`ClusterError::InvalidValue`] for a bad model, link, background or ready time, naming
     /// the key or the machine and GPU; [`ClusterError::DuplicateModel`] for two different
-    /// models of one name.
+    /// models of one name; [`ClusterError::InvalidWindow`] naming the GPU as `machine/gN`
+    /// for an inverted, empty, negative, non-finite or past-horizon busy window, or two
+    /// overlapping ones.
     pub fn build(&self) -> Result<Cluster> {
         self.build_located().map_err(|(_, e)| e)
     }
@@ -770,6 +794,16 @@ impl ClusterSpec {
                         non_negative(|| item(slot), "ready_time", x).map_err(|e| (at, e))?;
                         b.set_ready_time(gpu, x).map_err(|e| (at, e))?;
                     }
+                }
+            }
+            let (windows, at) = match o.and_then(|o| o.busy.as_ref()) {
+                Some(w) => (w, at),
+                None => (&self.busy, Key("busy")),
+            };
+            for slot in 0..count {
+                let gpu = crate::ids::GpuId::new(first.index() + slot);
+                for &(from, to) in windows {
+                    b.add_busy(gpu, from, to).map_err(|e| (at, e))?;
                 }
             }
         }

@@ -13,12 +13,14 @@
 //! inter = { bandwidth = "100 Gbit/s", latency = "20 us" }   # or a name: "100GbE"; default 25GbE
 //! background = 0.0                # optional, in [0, 1)
 //! ready_time = "0 s"              # optional, s or a string with a unit
+//! busy = ["2 h..4 h"]             # optional busy windows of every GPU: "FROM..TO" or [from, to] in s
 //!
 //! [[machine]]                     # optional overrides
 //! index = 3                       # or a list: [2, 3]
 //! model = "V100-32GB"
 //! gpus = 4
 //! background = [0.5, 0.0, 0.0, 0.2]   # one value, or one per GPU
+//! busy = ["10 h..11.5 h"]         # replaces the top-level windows on these machines
 //! ```
 //!
 //! [`Cluster::from_toml_str`], [`Cluster::from_json_str`] and [`Cluster::load`] read both the
@@ -131,7 +133,93 @@ pub fn parse_duration(text: &str) -> Result<f64> {
         })
 }
 
+/// A busy window `FROM..TO` (half-open `[FROM, TO)`), each side a duration with a unit as
+/// [`parse_duration`] reads it, in seconds: `"2 h..4 h"` = `(7200, 14400)`,
+/// `"90 s..2.5 min"` = `(90, 150)`. The bounds are not range-checked here (the cluster
+/// checks them: [`ClusterError::InvalidWindow`]).
+///
+/// Errors: [`ClusterError::InvalidParameter`] (`busy`) for a text without `..` or a side
+/// that is not a duration with a unit, quoting the text.
+///
+/// ```
+/// use worl_cluster::formats::compact::parse_window;
+/// assert_eq!(parse_window("2 h..4 h")?, (7200.0, 14400.0));
+/// assert_eq!(parse_window("90s..2.5min")?, (90.0, 150.0));
+/// assert!(parse_window("2 h-4 h").is_err());
+/// # Ok::<(), worl_cluster::ClusterError>(())
+/// ```
+pub fn parse_window(text: &str) -> Result<(f64, f64)> {
+    let bad = |why: String| ClusterError::InvalidParameter {
+        name: "busy",
+        reason: format!("busy window `{text}`: {why}"),
+    };
+    let (from, to) = text
+        .split_once("..")
+        .ok_or_else(|| bad("expected FROM..TO such as \"2 h..4 h\"".to_owned()))?;
+    let side = |t: &str, which: &str| {
+        split_unit(t, TIME_UNITS)
+            .map(|(x, _, f)| x / f)
+            .ok_or_else(|| {
+                bad(format!(
+                    "{which} `{}` is not a number with a unit (ns, us, ms, s, min, h)",
+                    t.trim()
+                ))
+            })
+    };
+    Ok((side(from, "start")?, side(to, "end")?))
+}
+
 // ---------------------------------------------------------------- reading
+
+/// A busy window: `"FROM..TO"` ([`parse_window`]) or `[from, to]` (numbers, s, or durations
+/// with units).
+struct WindowDe((f64, f64));
+
+impl<'de> Deserialize<'de> for WindowDe {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = WindowDe;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a busy window \"FROM..TO\" such as \"2 h..4 h\" or [from, to] in s")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                parse_window(v).map(WindowDe).map_err(E::custom)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let from: Quantity<true> = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let to: Quantity<true> = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    return Err(de::Error::invalid_length(3, &self));
+                }
+                Ok(WindowDe((from.0, to.0)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A list of busy windows ([`WindowDe`] each), as the native and compact forms read `busy`.
+pub(crate) fn deserialize_windows<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<(f64, f64)>, D::Error> {
+    Ok(Vec::<WindowDe>::deserialize(d)?
+        .into_iter()
+        .map(|w| w.0)
+        .collect())
+}
+
+/// Windows read through [`deserialize_windows`].
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct Windows(#[serde(deserialize_with = "deserialize_windows")] Vec<(f64, f64)>);
 
 /// A number, or a string with a unit parsed by `parse` (bandwidth or duration).
 struct Quantity<const SECONDS: bool>(f64);
@@ -364,6 +452,8 @@ struct RawOverride {
     background: Option<PerGpuDe<Fraction>>,
     #[serde(default)]
     ready_time: Option<PerGpuDe<Quantity<true>>>,
+    #[serde(default)]
+    busy: Option<Windows>,
 }
 
 /// A compact file as read.
@@ -386,6 +476,8 @@ struct RawSpec {
     #[serde(default)]
     ready_time: Option<Quantity<true>>,
     #[serde(default)]
+    busy: Option<Windows>,
+    #[serde(default)]
     machine: Vec<RawOverride>,
 }
 
@@ -404,6 +496,7 @@ impl<'de> Deserialize<'de> for ClusterSpec {
             inter: r.inter.map_or(Link::ETHERNET_25G, |l| l.0),
             background: r.background.unwrap_or(0.0),
             ready_time: r.ready_time.map_or(0.0, |q| q.0),
+            busy: r.busy.map_or_else(Vec::new, |w| w.0),
             overrides: r
                 .machine
                 .into_iter()
@@ -415,6 +508,7 @@ impl<'de> Deserialize<'de> for ClusterSpec {
                     intra: o.intra.map(|l| l.0),
                     background: o.background.map(|b| b.0),
                     ready_time: o.ready_time.map(|b| b.0),
+                    busy: o.busy.map(|w| w.0),
                 })
                 .collect(),
         })
@@ -529,6 +623,33 @@ fn out_per_gpu(p: &PerGpu, seconds: bool) -> OutPerGpu {
     }
 }
 
+/// A busy window as written: `"FROM..TO"` with units when both sides read back exactly,
+/// else `[from, to]` in s.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OutWindow {
+    Text(String),
+    Pair(f64, f64),
+}
+
+fn out_window((from, to): (f64, f64)) -> OutWindow {
+    let side = |x: f64| match with_unit(x, WRITE_TIME, parse_duration) {
+        OutQty::Text(t) => Some(t),
+        OutQty::Num(0.0) => Some("0 s".to_owned()),
+        OutQty::Num(_) => None,
+    };
+    match (side(from), side(to)) {
+        (Some(a), Some(b)) if parse_window(&format!("{a}..{b}")).ok() == Some((from, to)) => {
+            OutWindow::Text(format!("{a}..{b}"))
+        }
+        _ => OutWindow::Pair(from, to),
+    }
+}
+
+fn out_windows(windows: &[(f64, f64)]) -> Vec<OutWindow> {
+    windows.iter().map(|&w| out_window(w)).collect()
+}
+
 #[derive(Serialize)]
 struct OutOverride<'a> {
     index: OutIndex,
@@ -544,6 +665,8 @@ struct OutOverride<'a> {
     background: Option<OutPerGpu>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ready_time: Option<OutPerGpu>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    busy: Option<Vec<OutWindow>>,
 }
 
 #[derive(Serialize)]
@@ -569,6 +692,8 @@ struct OutSpec<'a> {
     background: f64,
     #[serde(skip_serializing_if = "is_zero_qty")]
     ready_time: OutQty,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    busy: Vec<OutWindow>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     machine: Vec<OutOverride<'a>>,
 }
@@ -599,6 +724,7 @@ impl Serialize for ClusterSpec {
             inter: out_link(&self.inter),
             background: self.background,
             ready_time: with_unit(self.ready_time, WRITE_TIME, parse_duration),
+            busy: out_windows(&self.busy),
             machine: self
                 .overrides
                 .iter()
@@ -613,6 +739,7 @@ impl Serialize for ClusterSpec {
                     intra: o.intra.as_ref().map(out_link),
                     background: o.background.as_ref().map(|p| out_per_gpu(p, false)),
                     ready_time: o.ready_time.as_ref().map(|p| out_per_gpu(p, true)),
+                    busy: o.busy.as_deref().map(out_windows),
                 })
                 .collect(),
         }
@@ -628,6 +755,8 @@ struct MachineShape {
     intra: Link,
     background: Vec<f64>,
     ready_time: Vec<f64>,
+    /// The busy windows every GPU of the machine shares.
+    busy: Vec<(f64, f64)>,
 }
 
 /// The most frequent item of `items` (the first of equals).
@@ -656,8 +785,8 @@ impl ClusterSpec {
     ///
     /// Expressible: GPU ids numbered machine by machine, every machine's GPUs of one model
     /// with that model's speed and memory, one link between any two machines. Machines may
-    /// differ in model, GPU count, intra-machine link, name, background and ready times
-    /// (written as `[[machine]]` overrides; machines with the same changes share one). The
+    /// differ in model, GPU count, intra-machine link, name, background, ready times and busy
+    /// windows (the GPUs of one machine sharing theirs; written as `[[machine]]` overrides; machines with the same changes share one). The
     /// result is checked: building it gives a cluster equal to `cluster` (so a per-machine-pair
     /// network that happens to be uniform, or unused models, give `None`).
     pub fn from_cluster(cluster: &Cluster) -> Option<ClusterSpec> {
@@ -701,6 +830,11 @@ impl ClusterSpec {
                     return None;
                 }
             }
+            // Windows are written per machine: GPUs of one machine must share them.
+            let busy = ids.first().map_or(&[][..], |&g| &cluster.gpu(g).busy[..]);
+            if ids.iter().any(|&g| cluster.gpu(g).busy != busy) {
+                return None;
+            }
             shapes.push(MachineShape {
                 model,
                 gpus: ids.len(),
@@ -710,6 +844,7 @@ impl ClusterSpec {
                 },
                 background: ids.iter().map(|&g| cluster.gpu(g).background).collect(),
                 ready_time: ids.iter().map(|&g| cluster.gpu(g).ready_time).collect(),
+                busy: busy.to_vec(),
             });
         }
         let model = most_common(shapes.iter().filter_map(|s| s.model.clone()))?;
@@ -726,6 +861,9 @@ impl ClusterSpec {
         };
         let background = uniform(|g| g.background).unwrap_or(0.0);
         let ready_time = uniform(|g| g.ready_time).unwrap_or(0.0);
+        // The windows of most machines with GPUs (none if none have windows).
+        let busy = most_common(shapes.iter().filter(|s| s.gpus > 0).map(|s| s.busy.clone()))
+            .unwrap_or_default();
         // The prefix of machine 0's name if most names are `<prefix><index>`, else `node-`.
         let names = cluster.machines();
         let prefix = names[0]
@@ -745,7 +883,8 @@ impl ClusterSpec {
             .with_intra(intra)
             .with_inter(inter)
             .with_background(background)
-            .with_ready_time(ready_time);
+            .with_ready_time(ready_time)
+            .with_busy(busy.clone());
         let mut shared: std::collections::HashMap<String, usize> = Default::default();
         for (m, s) in shapes.iter().enumerate() {
             let name = &cluster.machines()[m];
@@ -770,14 +909,17 @@ impl ClusterSpec {
             if s.ready_time.iter().any(|&x| x != ready_time) {
                 o.ready_time = Some(collapse(&s.ready_time));
             }
+            if s.gpus > 0 && s.busy != busy {
+                o.busy = Some(s.busy.clone());
+            }
             if o == MachineOverride::new(m) {
                 continue;
             }
             // Machines with the same changes (and no name) share one override.
             let key = o.name.is_none().then(|| {
                 format!(
-                    "{:?}|{:?}|{:?}|{:?}|{:?}",
-                    o.model, o.gpus, o.intra, o.background, o.ready_time
+                    "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+                    o.model, o.gpus, o.intra, o.background, o.ready_time, o.busy
                 )
             });
             match key.as_ref().and_then(|k| shared.get(k)) {

@@ -18,8 +18,13 @@
 //! machine = 0                         # index into `machines`
 //! ready_time = 0.0                    # optional, s
 //! background = 0.0                    # optional, in [0, 1)
+//! busy = ["2 h..4 h", [50400, 57600]] # optional busy windows [from, to): "FROM..TO" or s
 //! # speed = 1.0, mem_gib = 32.0       # optional, default to the model's
 //! ```
+//!
+//! `busy` lists the GPU's busy windows (half-open `[from, to)`, see
+//! [`Gpu::busy`](crate::Gpu::busy)), each a pair of numbers in s or a string `FROM..TO` with
+//! units ([`parse_window`](super::compact::parse_window)); writing gives pairs in s.
 //!
 //! Models named by GPUs but absent from `[[models]]` are taken from the catalog
 //! ([`GpuModel::by_name`](crate::GpuModel::by_name), which also knows the Alibaba trace codes such as `V100M32`). Writing
@@ -31,8 +36,10 @@
 //! it applies.
 
 use super::compact;
-use crate::cluster::{Cluster, ClusterParts};
+use crate::catalog::GpuModel;
+use crate::cluster::{Cluster, ClusterParts, GpuEntry};
 use crate::error::{ClusterError, Result};
+use crate::ids::MachineId;
 use crate::network::Network;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::path::Path;
@@ -43,9 +50,57 @@ impl Serialize for Cluster {
     }
 }
 
+/// A GPU of the native form as read: [`GpuEntry`] with `busy` windows that may also be
+/// `FROM..TO` strings.
+#[derive(Deserialize)]
+struct RawGpu {
+    model: String,
+    machine: MachineId,
+    #[serde(default)]
+    speed: Option<f64>,
+    #[serde(default)]
+    mem_gib: Option<f64>,
+    #[serde(default)]
+    ready_time: f64,
+    #[serde(default)]
+    background: f64,
+    #[serde(default, deserialize_with = "compact::deserialize_windows")]
+    busy: Vec<(f64, f64)>,
+}
+
+/// The native form as read: [`ClusterParts`] with [`RawGpu`]s.
+#[derive(Deserialize)]
+struct RawParts {
+    name: String,
+    machines: Vec<String>,
+    network: Network,
+    #[serde(default)]
+    models: Vec<GpuModel>,
+    gpus: Vec<RawGpu>,
+}
+
 impl<'de> Deserialize<'de> for Cluster {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        let parts = ClusterParts::deserialize(deserializer)?;
+        let raw = RawParts::deserialize(deserializer)?;
+        let parts = ClusterParts {
+            name: raw.name,
+            machines: raw.machines,
+            network: raw.network,
+            models: raw.models,
+            gpus: raw
+                .gpus
+                .into_iter()
+                .map(|g| GpuEntry {
+                    model: g.model,
+                    machine: g.machine,
+                    speed: g.speed,
+                    mem_gib: g.mem_gib,
+                    ready_time: g.ready_time,
+                    background: g.background,
+                    busy: g.busy,
+                })
+                .collect(),
+        };
         Cluster::from_parts(parts).map_err(serde::de::Error::custom)
     }
 }

@@ -450,8 +450,8 @@ fn cannot(name: &'static str, reason: String) -> ClusterError {
 ///
 /// Errors: [`ClusterError::InvalidParameter`] (parameter `workload` or `cluster`) when saga's
 /// model cannot express them: a workload of several jobs, a task with a memory need, a
-/// machine without exactly one GPU, two machines of one name, a GPU with a ready time or
-/// background utilisation, a link between distinct machines with a latency, or with
+/// machine without exactly one GPU, two machines of one name, a GPU with a ready time,
+/// background utilisation or busy windows, a link between distinct machines with a latency, or with
 /// different bandwidths in the two directions, or more than [`MAX_WRITTEN_PAIR_MACHINES`]
 /// machines (the network lists every ordered machine pair, about 120 bytes each).
 pub fn to_string(workload: &Workload, cluster: &Cluster) -> Result<String> {
@@ -520,7 +520,7 @@ pub fn check_workload(workload: &Workload) -> Result<()> {
 }
 
 /// Whether [`to_string`] accepts `cluster` (at most [`MAX_WRITTEN_PAIR_MACHINES`] machines
-/// of one GPU each, unique names, no ready time or background, links without latency and the same
+/// of one GPU each, unique names, no ready time, background or busy window, links without latency and the same
 /// bandwidth both ways), in `O(machines)` for a uniform network and `O(machines²)`
 /// comparisons for a per-machine-pair one: a caller can refuse before reading a workload.
 ///
@@ -568,6 +568,20 @@ pub fn check_cluster(cluster: &Cluster) -> Result<()> {
                      utilisation {}; saga has neither",
                     num(gpu.ready_time),
                     num(gpu.background)
+                ),
+            ));
+        }
+        if let Some(&(from, to)) = gpu.busy.first() {
+            return Err(cannot(
+                "cluster",
+                format!(
+                    "the GPU of machine `{machine}` ({machine}/{}) has {} busy window(s), the \
+                     first [{}, {}) s; saga cannot express busy windows (its processors are \
+                     always available)",
+                    gpus[0],
+                    gpu.busy.len(),
+                    num(from),
+                    num(to)
                 ),
             ));
         }
