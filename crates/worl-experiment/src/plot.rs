@@ -99,6 +99,12 @@ fn xml_escape(s: &str) -> String {
 /// [`task_type`]) when there are at most 20 types, else by job (cycling through the
 /// palette), with a legend of up to 20 entries. Size 1200 × (120 + 18·m) pixels.
 ///
+/// Busy windows of the GPUs ([`Problem::busy`], only when [`Problem::has_windows`]) are drawn
+/// behind the tasks as grey hatched blocks (`class="busy-window"`, fill `url(#busy-hatch)`,
+/// tooltip `busy window on GPU k: a s to b s`), clipped to the plotted time range
+/// `[0, 1.02 · makespan]` (a window wholly after it is not drawn), with a legend entry.
+/// Without windows the SVG is the same as before windows existed.
+///
 /// Errors: [`ExperimentError::Io`] creating or rewriting the file; [`ExperimentError::Plot`].
 pub fn gantt(
     problem: &Problem,
@@ -159,6 +165,39 @@ pub fn gantt(
                 ))
                 .map_err(|e| plot_err(path, e))?;
         }
+        // busy windows behind the bars: grey hatched blocks clipped to the plotted range
+        if problem.has_windows() {
+            let x_end = end * 1.02;
+            bars.push_str(
+                "<defs><pattern id=\"busy-hatch\" width=\"6\" height=\"6\" \
+                 patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
+                 <rect width=\"6\" height=\"6\" fill=\"#e0e0e0\"/>\
+                 <line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#9e9e9e\" \
+                 stroke-width=\"2\"/></pattern></defs>\n",
+            );
+            for k in 0..cluster.n_gpus() {
+                let gpu = worl_cluster::GpuId::new(k);
+                for &(from, to) in problem.busy(gpu) {
+                    if from >= x_end {
+                        break;
+                    }
+                    let (a, b) = (from.max(0.0), to.min(x_end));
+                    let g = k as f64;
+                    let (x0, y0) = chart.backend_coord(&(a, g - 0.45));
+                    let (x1, y1) = chart.backend_coord(&(b, g + 0.45));
+                    bars.push_str(&format!(
+                        "<rect class=\"busy-window\" x=\"{}\" y=\"{}\" width=\"{}\" \
+                         height=\"{}\" fill=\"url(#busy-hatch)\" stroke=\"#9e9e9e\" \
+                         stroke-width=\"0.5\"><title>busy window on GPU {k}: {from:.3} s to \
+                         {to:.3} s</title></rect>\n",
+                        x0.min(x1),
+                        y0.min(y1),
+                        (x1 - x0).abs().max(1),
+                        (y1 - y0).abs().max(1),
+                    ));
+                }
+            }
+        }
         // bars as raw SVG with tooltips, in the chart's pixel coordinates
         for (v, t) in schedule.tasks().iter().enumerate() {
             let task = graph.task(worl_dag::TaskId::new(v));
@@ -207,11 +246,22 @@ pub fn gantt(
                 xml_escape(&label)
             ));
         }
+        let mut below = 52 + 16 * labels.len().min(GANTT_LEGEND_MAX) as i32;
         if labels.len() > GANTT_LEGEND_MAX {
             let y = 52 + 16 * GANTT_LEGEND_MAX as i32 + 10;
             bars.push_str(&format!(
                 "<text x=\"{x}\" y=\"{y}\" font-family=\"{FONT}\" font-size=\"12\">… {} more</text>\n",
                 labels.len() - GANTT_LEGEND_MAX
+            ));
+            below = y + 10;
+        }
+        if problem.has_windows() {
+            bars.push_str(&format!(
+                "<rect x=\"{x}\" y=\"{below}\" width=\"12\" height=\"12\" \
+                 fill=\"url(#busy-hatch)\" stroke=\"#9e9e9e\" stroke-width=\"0.5\"/>\
+                 <text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"12\">busy window</text>\n",
+                x + 18,
+                below + 10
             ));
         }
         root.present().map_err(|e| plot_err(path, e))?;
@@ -771,4 +821,89 @@ pub fn cd_diagram(test: &RankTest, title: &str, path: impl AsRef<Path>) -> Resul
             .map_err(draw_err)?;
     }
     root.present().map_err(|e| plot_err(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, ScheduledTask};
+    use worl_dag::WorkloadBuilder;
+
+    /// Two GPUs of speed 1 on one machine; tasks a (6 s) and b (5 s) on GPU 0 at 0–6 and
+    /// 20–25; GPU 0 busy over `[10, 20)`, GPU 1 over `[2, 4)` and `[100, 200)` (past the
+    /// plotted range, `1.02 · 25 = 25.5` s).
+    fn windowed(with_windows: bool) -> (Problem, Schedule) {
+        let mut w = WorkloadBuilder::new("w");
+        let j = w.add_job("j").unwrap();
+        let a = w.add_task(j, "a", 6.0, None).unwrap();
+        let b = w.add_task(j, "b", 5.0, None).unwrap();
+        w.add_edge(a, b, 0.0).unwrap();
+        let mut c = ClusterBuilder::new("c");
+        let model = GpuModel::custom("S1", 1.0, 32.0).unwrap();
+        let m = c.add_machine("node-0");
+        c.add_gpus(m, &model, 2).unwrap();
+        c.network(Network::uniform(Link::NVLINK2, Link::ETHERNET_25G));
+        if with_windows {
+            c.add_busy(GpuId::new(0), 10.0, 20.0).unwrap();
+            c.add_busy(GpuId::new(1), 2.0, 4.0).unwrap();
+            c.add_busy(GpuId::new(1), 100.0, 200.0).unwrap();
+        }
+        let problem =
+            Problem::new(Arc::new(w.build().unwrap()), Arc::new(c.build().unwrap())).unwrap();
+        let at = |s: f64, f: f64| ScheduledTask {
+            gpu: GpuId::new(0),
+            start: s,
+            finish: f,
+        };
+        let schedule = Schedule::new(2, vec![at(0.0, 6.0), at(20.0, 25.0)]).unwrap();
+        (problem, schedule)
+    }
+
+    #[test]
+    fn gantt_draws_busy_windows_behind_the_tasks_clipped_to_the_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.svg");
+        let (problem, schedule) = windowed(true);
+        assert!(schedule.validate(&problem).is_empty());
+        gantt(&problem, &schedule, "windows", &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        // two windows inside the range; the one at 100 s is past 25.5 s and not drawn
+        assert_eq!(svg.matches("class=\"busy-window\"").count(), 2, "{svg}");
+        assert!(
+            svg.contains("busy window on GPU 0: 10.000 s to 20.000 s"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("busy window on GPU 1: 2.000 s to 4.000 s"),
+            "{svg}"
+        );
+        assert!(!svg.contains("100.000 s"), "{svg}");
+        assert!(svg.contains("<pattern id=\"busy-hatch\""), "{svg}");
+        assert!(svg.contains(">busy window</text>"), "{svg}");
+        // behind the tasks: every block comes before the first task bar
+        let last_block = svg.rfind("class=\"busy-window\"").unwrap();
+        let first_bar = svg.find("a (job j) on GPU 0").unwrap();
+        assert!(last_block < first_bar);
+        // the GPU 0 block spans 10 s of the 25 s of the b bar's 5 s: twice its width
+        let width = |needle: &str| -> f64 {
+            let at = svg.find(needle).unwrap();
+            let open = svg[..at].rfind("<rect").unwrap();
+            let w = &svg[open..at];
+            let from = w.find("width=\"").unwrap() + 7;
+            w[from..from + w[from..].find('"').unwrap()]
+                .parse()
+                .unwrap()
+        };
+        let (block, bar) = (width("busy window on GPU 0"), width("b (job j) on GPU 0"));
+        assert!((block / bar - 2.0).abs() < 0.1, "{block} vs {bar}");
+        // without windows, none of it
+        let (plain, schedule) = windowed(false);
+        gantt(&plain, &schedule, "windows", &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !svg.contains("busy-window") && !svg.contains("busy-hatch"),
+            "{svg}"
+        );
+    }
 }
