@@ -17,6 +17,25 @@ fn rounding(start: f64, finish: f64) -> f64 {
     4.0 * (f64::EPSILON * t)
 }
 
+/// The first busy window of `busy` (sorted, half-open) that the run `[start, finish)` meets
+/// by more than the rounding of the times compared; for a zero-length run, one that holds
+/// `start` strictly inside.
+fn window_met(busy: &[(f64, f64)], start: f64, finish: f64) -> Option<(f64, f64)> {
+    let first = busy.partition_point(|w| w.1 <= start);
+    busy[first..]
+        .iter()
+        .take_while(|w| w.0 <= finish)
+        .find(|&&(from, to)| {
+            let depth = if finish > start {
+                finish.min(to) - start.max(from)
+            } else {
+                (start - from).min(to - start)
+            };
+            depth > rounding(start.min(from), finish.max(to))
+        })
+        .copied()
+}
+
 /// One inconsistency found by [`check_log`], with the time and the items involved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogViolation {
@@ -62,6 +81,10 @@ struct TaskLog {
 ///   started after the parent finished and took at least `Problem::comm_time` (tolerance
 ///   1e-9 of it plus 1 ps plus the rounding of the two times compared, 4 `f64` spacings at
 ///   their magnitude, so the verdict holds at any time origin);
+/// * no attempt meets a busy window of its GPU ([`Problem::busy`]): the run
+///   `[start, finish)` (or `[start, lost)`) and every window `[from, to)` are disjoint, up
+///   to the rounding of the times compared; a zero-length run may sit on a window's edge,
+///   not inside;
 /// * a task finishes (or is lost) only while running, on its GPU, finishes exactly once,
 ///   and a GPU failing under a running task loses it at the failure time;
 /// * GPUs go down and up alternately;
@@ -272,6 +295,12 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                 } else {
                     if time < t.start {
                         bad(format!("{name} {verb} before it started"));
+                    }
+                    if let Some((from, to)) = window_met(problem.busy(gpu), t.start, time) {
+                        bad(format!(
+                            "{name} ran on {gpu} over {}..{time} s, meeting its busy window [{from}, {to}) s",
+                            t.start
+                        ));
                     }
                     gpu_running[gpu.index()] = None;
                 }

@@ -82,7 +82,8 @@ impl<'p> Simulation<'p> {
 enum Kind {
     /// Job `0` arrives.
     Release(u32),
-    /// GPU `0` reaches its ready time.
+    /// GPU `0` reaches its ready time, or the end of a busy window its queue head waits
+    /// for.
     GpuReady(u32),
     /// An attempt of `task` finishes (ignored unless `generation` is the task's current).
     TaskDone { task: u32, generation: u32 },
@@ -221,6 +222,27 @@ struct Engine<'p, 'c> {
     latencies: Vec<f64>,
     mtbf: Option<(Exp<f64>, f64)>,
     idle_rounds: usize,
+    /// Whether some GPU has a busy window ([`Problem::has_windows`]): only then does a
+    /// start look at the windows.
+    windows: bool,
+}
+
+/// The earliest time `>= free` at which a run of `dur` s on a GPU with the busy windows
+/// `busy` (sorted, non-overlapping, half-open) meets none of them: `[S, S + dur)` and
+/// `[from, to)` disjoint, which for `dur == 0` refuses only `from < S < to` (the rule of
+/// the evaluator, `docs/model.md` section 4).
+#[inline]
+fn past_windows(busy: &[(f64, f64)], mut free: f64, dur: f64) -> f64 {
+    let mut w = busy.partition_point(|x| x.1 <= free);
+    while let Some(&(from, to)) = busy.get(w) {
+        if free + dur > from {
+            free = to;
+            w += 1;
+        } else {
+            break;
+        }
+    }
+    free
 }
 
 impl<'p, 'c> Engine<'p, 'c> {
@@ -243,6 +265,7 @@ impl<'p, 'c> Engine<'p, 'c> {
                 attempts: 0,
                 lost_time: 0.0,
                 generation: 0,
+                drawn: None,
             })
             .collect();
         let gpus = (0..p.n_gpus())
@@ -313,6 +336,7 @@ impl<'p, 'c> Engine<'p, 'c> {
             latencies: Vec::new(),
             mtbf,
             idle_rounds: 0,
+            windows: p.has_windows(),
         };
         for (j, job) in w.jobs().iter().enumerate() {
             e.push(job.release, Kind::Release(j as u32));
@@ -845,9 +869,29 @@ impl<'p, 'c> Engine<'p, 'c> {
             return;
         }
         let est = ts.est;
-        let dur = match self.noise {
-            NoiseSampler::One => est,
-            ref s => est * s.draw(&mut self.rng),
+        let dur = if self.windows {
+            // A duration drawn while the task waited for a window is kept.
+            let dur = match (ts.drawn, &self.noise) {
+                (Some(d), _) => d,
+                (None, NoiseSampler::One) => est,
+                (None, s) => est * s.draw(&mut self.rng),
+            };
+            let start = past_windows(self.p.busy(GpuId::new(k)), now, dur);
+            if start > now {
+                self.st.tasks[v].drawn = Some(dur);
+                if self.st.gpus[k].window_wake != start {
+                    self.st.gpus[k].window_wake = start;
+                    self.push(start, Kind::GpuReady(k as u32));
+                }
+                return;
+            }
+            self.st.tasks[v].drawn = None;
+            dur
+        } else {
+            match self.noise {
+                NoiseSampler::One => est,
+                ref s => est * s.draw(&mut self.rng),
+            }
         };
         let gs = &mut self.st.gpus[k];
         if gs.retry.front() == Some(&h) {

@@ -25,7 +25,12 @@
 //!   SIGCOMM 2019); [`arrivals`] turns a batch workload into one with arrivals.
 //! * **GPUs** are busy until their ready time ([`Problem::ready_time`](worl_cluster::Problem::ready_time)). An attempt of task
 //!   `v` on GPU `k` runs `exec(v, k) × f`, with one noise factor `f` per attempt
-//!   ([`RuntimeNoise`]).
+//!   ([`RuntimeNoise`]). A GPU runs nothing during its busy windows
+//!   ([`Problem::busy`](worl_cluster::Problem::busy), issue 21): the queue head starts at the
+//!   first time `S` its inputs and GPU are ready and `[S, S + actual run time)` meets no
+//!   window (the run time is drawn when the head could first start and kept while it waits;
+//!   a zero-length task may start on a window's edge). Policies see the windows through the
+//!   problem; without windows the start rule is the window-free one, unchanged.
 //! * **Dispatch.** A policy appends tasks to GPUs' FIFO queues ([`Dispatch`]); each GPU
 //!   runs its queue in dispatch order; the head starts when the GPU is up and idle, its job
 //!   is released and every input has arrived. A task may be dispatched before it is ready

@@ -44,6 +44,9 @@ pub(crate) struct TaskState {
     pub(crate) lost_time: f64,
     /// Generation of the current attempt (invalidates a lost attempt's finish event).
     pub(crate) generation: u32,
+    /// The actual run time drawn for the next attempt while it waits for a busy window of
+    /// its GPU to pass (only with windows), s; taken when it starts.
+    pub(crate) drawn: Option<f64>,
 }
 
 /// Per-GPU state.
@@ -63,6 +66,9 @@ pub(crate) struct GpuState {
     pub(crate) queued_est: f64,
     /// Busy time of successful attempts, s.
     pub(crate) busy: f64,
+    /// The time of the pending wake-up after a busy window (0: none), so that a head
+    /// waiting for a window schedules one `GpuReady` event, not one per try.
+    pub(crate) window_wake: f64,
 }
 
 impl GpuState {
