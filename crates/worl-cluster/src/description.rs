@@ -9,7 +9,7 @@
 //! | `dgx:NODES:MODEL` | DGX-style nodes of 8 GPUs, NVLink inside, InfiniBand between ([`presets::dgx`]) |
 //! | `paper-pool:M:MBIT[:SEED]` | the WORL-RTGS paper's pool, links up to `MBIT` Mbit/s ([`presets::paper_pool`]) |
 //! | `MxG:MODEL[:INTER[:INTRA]]` | `M` machines of `G` GPUs of one model with named links ([`presets::ClusterSpec`]), e.g. `4x8:A100-80GB:100GbE` |
-//! | any of these `:busy=FROM..TO[,FROM..TO...]` | that cluster with these busy windows on every GPU ([`parse_window`](crate::formats::compact::parse_window) each, e.g. `4x8:A100-80GB:busy=2h..4h,10h..11.5h`) |
+//! | any of these `:busy=FROM..TO[,FROM..TO...]` | that cluster with these busy windows on every GPU ([`parse_window`] each, e.g. `4x8:A100-80GB:busy=2h..4h,10h..11.5h`) |
 
 use std::path::Path;
 
