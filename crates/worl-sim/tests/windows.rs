@@ -14,7 +14,8 @@ use worl_rtgs::testing::{ClusterKind, random_problem};
 use worl_rtgs::{Registry, RunContext, Scheduler};
 use worl_sim::policies::{AsPlanned, OnlineEft};
 use worl_sim::{
-    Event, OnlinePolicy, RuntimeNoise, SimConfig, SimResult, Simulation, TaskRecord, check_log,
+    Event, Failures, OnlinePolicy, Outage, RuntimeNoise, SimConfig, SimResult, Simulation,
+    TaskRecord, check_log,
 };
 
 /// One GPU of speed 1 (`exec = work`) busy over `windows`; a chain of tasks of the given
@@ -118,6 +119,21 @@ fn a_task_that_does_not_fit_before_a_window_runs_after_it() {
     let p = chain(&[6.0, 5.0], &[]);
     let r = run(&p, SimConfig::default(), &mut as_planned(&p), 1);
     assert_eq!(times(&r), vec![(0.0, 6.0), (6.0, 11.0)]);
+}
+
+#[test]
+fn a_task_lost_to_an_outage_restarts_past_the_window() {
+    // GPU busy [10, 20), down over [5, 8): the 6 s task runs 0–5 and is lost; back at 8 s,
+    // [8, 14) would meet the window, so it runs 20–26; the 5 s task then 26–31.
+    let p = chain(&[6.0, 5.0], &[(10.0, 20.0)]);
+    let cfg = SimConfig {
+        failures: Failures::Script(vec![Outage::new(GpuId::new(0), 5.0, 8.0)]),
+        ..SimConfig::default()
+    };
+    let r = run(&p, cfg, &mut as_planned(&p), 1);
+    assert_eq!(times(&r), vec![(20.0, 26.0), (26.0, 31.0)]);
+    assert_eq!((r.tasks[0].attempts, r.tasks[0].lost_time), (2, 5.0));
+    assert_eq!(r.metrics.lost_time, 5.0);
 }
 
 #[test]
