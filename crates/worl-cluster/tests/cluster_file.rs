@@ -349,7 +349,7 @@ fn errors_name_the_line_and_the_item() {
         ),
         (
             base.replace("gpus_per_machine", "gpus_per_node"),
-            "<memory>:2: unknown field `gpus_per_node`, expected one of `name`, `machines`, `machine_prefix`, `gpus_per_machine`, `model`, `intra`, `inter`, `background`, `ready_time`, `machine`",
+            "<memory>:2: unknown field `gpus_per_node`, expected one of `name`, `machines`, `machine_prefix`, `gpus_per_machine`, `model`, `intra`, `inter`, `background`, `ready_time`, `busy`, `machine`",
         ),
         (
             base.replace("machines = 4", "machines = 0"),
