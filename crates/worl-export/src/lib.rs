@@ -160,6 +160,18 @@ pub enum ExportError {
         /// The cluster's name.
         cluster: String,
     },
+    /// A task needs more than one GPU at once (a gang task, `gpus > 1`): the exporters
+    /// write one GPU per task (`--gres=gpu:1`, `nvidia.com/gpu: 1`, `num_gpus=1`) and would
+    /// run it on a single device, so a workload with gang tasks is refused.
+    #[error(
+        "task `{task}` needs {gpus} GPUs at once; the exporters write one GPU per task and cannot run a gang task yet"
+    )]
+    GangTask {
+        /// The first gang task, as `job/task`.
+        task: String,
+        /// The GPUs it needs.
+        gpus: u32,
+    },
     /// A host map gives one machine twice.
     #[error("host map {origin}: machine `{machine}` is given twice")]
     DuplicateMachine {
@@ -603,7 +615,8 @@ impl ExportPlan {
     /// workflow name, image, command template) with a NUL character;
     /// [`ExportError::Invalid`] listing every violation of an invalid schedule;
     /// [`ExportError::OrderConflict`] for a task planned to start before a data
-    /// predecessor finishes.
+    /// predecessor finishes; [`ExportError::GangTask`] for a workload with a task needing
+    /// more than one GPU (even with `allow_invalid`).
     pub fn new(problem: &Problem, schedule: &Schedule, options: &ExportOptions) -> Result<Self> {
         Self::check_shape(problem, schedule)?;
         if !options.allow_invalid {
@@ -630,6 +643,12 @@ impl ExportPlan {
     /// Checks the names and the host map; orders and fills in the tasks.
     fn build(problem: &Problem, schedule: &Schedule, options: &ExportOptions) -> Result<Self> {
         Self::check_shape(problem, schedule)?;
+        if let Some((v, t)) = problem.graph().tasks().find(|(_, t)| t.is_gang()) {
+            return Err(ExportError::GangTask {
+                task: problem.task_label(v),
+                gpus: t.gpus,
+            });
+        }
         let w = problem.workload();
         let c = problem.cluster();
         let g = w.graph();

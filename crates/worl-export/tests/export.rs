@@ -329,3 +329,29 @@ fn errors_name_the_task_or_machine() {
         "unknown engine `nomad` (known: slurm, argo, ray)"
     );
 }
+
+#[test]
+fn a_gang_task_is_refused_naming_it() {
+    let (p, s) = problem_and_schedule(["j", "k"]);
+    let mut b = p.workload().to_builder();
+    let bb = b.task_id(worl_dag::JobId::new(0), "b").unwrap();
+    let cluster_span = worl_dag::GangParams {
+        span: worl_dag::Span::Cluster,
+        ..Default::default()
+    };
+    b.set_gang(bb, 2, cluster_span).unwrap();
+    let gang = Problem::new(Arc::new(b.build().unwrap()), p.cluster_arc().clone()).unwrap();
+    // refused even when invalid schedules are allowed: the engines would run it on one GPU
+    let allow = ExportOptions {
+        allow_invalid: true,
+        ..ExportOptions::default()
+    };
+    let e = ExportPlan::new(&gang, &s, &allow).unwrap_err();
+    assert!(matches!(e, ExportError::GangTask { gpus: 2, .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "task `j/b` needs 2 GPUs at once; the exporters write one GPU per task and cannot run a gang task yet"
+    );
+    // the same schedule of the single-GPU workload exports
+    assert!(ExportPlan::new(&p, &s, &ExportOptions::default()).is_ok());
+}

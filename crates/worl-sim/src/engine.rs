@@ -47,8 +47,15 @@ impl<'p> Simulation<'p> {
     /// A simulation of `problem` under `config`.
     ///
     /// Errors: [`SimError::InvalidSpec`] / [`SimError::InvalidOutage`] for invalid noise or
-    /// failure parameters.
+    /// failure parameters; [`SimError::GangTask`] naming the first task that needs more
+    /// than one GPU (the engine executes one GPU per task).
     pub fn new(problem: &'p Problem, config: SimConfig) -> Result<Self> {
+        if let Some((v, t)) = problem.graph().tasks().find(|(_, t)| t.is_gang()) {
+            return Err(SimError::GangTask {
+                task: problem.task_label(v),
+                gpus: t.gpus,
+            });
+        }
         config.noise.validate()?;
         config.failures.validate(problem.n_gpus())?;
         Ok(Self { problem, config })

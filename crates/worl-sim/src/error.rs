@@ -46,6 +46,17 @@ pub enum SimError {
         /// Why it is refused.
         reason: String,
     },
+    /// The problem holds a gang task (one needing more than one GPU at once): the
+    /// simulator runs every task on one GPU and cannot execute it yet.
+    #[error(
+        "task `{task}` needs {gpus} GPUs at once; the simulator runs one GPU per task and cannot execute a gang task yet"
+    )]
+    GangTask {
+        /// The first gang task, as `job/task`.
+        task: String,
+        /// The GPUs it needs.
+        gpus: u32,
+    },
     /// A policy dispatched a task id that is not in the problem.
     #[error("policy `{policy}` dispatched task index {index}, but the problem has {n_tasks} tasks")]
     UnknownTask {
