@@ -96,7 +96,7 @@ pub use formats::{MachineTable, TableSample};
 pub use ids::{ClassId, GpuId, MachineId};
 pub use metrics::{LowerBound, Metrics, RATIO_CAP, gpu_hour_price};
 pub use network::{Link, Network};
-pub use partial::{PartialSchedule, SetSlot, Slot};
+pub use partial::{PartialSchedule, SetSlot, Slot, past_windows};
 pub use plan::{GangSets, Plan, Policy};
 pub use problem::Problem;
 pub use schedule::{GpuSet, Schedule, ScheduledTask};

@@ -185,11 +185,22 @@ impl SetSlot {
     }
 }
 
-/// The earliest time `>= free` at which a task of duration `dur` can start on a GPU whose
-/// busy windows are `busy` (sorted, non-overlapping) without intersecting any: `[S, S + dur)`
-/// must not meet `[from, to)`, which for `dur == 0` refuses only `from < S < to`.
+/// The earliest time `>= free` at which a task of duration `dur` s can start on a GPU whose
+/// busy windows are `busy` (as [`Gpu::busy`](crate::Gpu::busy): sorted, non-overlapping,
+/// half-open) without meeting any: `[S, S + dur)` must not meet `[from, to)`, which for
+/// `dur == 0` refuses only `from < S < to`. The window rule of every decoder, scheduler and
+/// the simulator; `O(log w)` to find the first window plus one step per window skipped.
+///
+/// ```
+/// use worl_cluster::past_windows;
+/// let busy = [(10.0, 20.0), (25.0, 30.0)];
+/// assert_eq!(past_windows(&busy, 6.0, 4.0), 6.0); // [6, 10) only touches [10, 20)
+/// assert_eq!(past_windows(&busy, 6.0, 5.0), 20.0); // [6, 11) meets it; [20, 25) fits
+/// assert_eq!(past_windows(&busy, 6.0, 6.0), 30.0); // [20, 26) meets [25, 30) too
+/// assert_eq!(past_windows(&busy, 15.0, 0.0), 20.0); // no zero-length task inside a window
+/// ```
 #[inline]
-fn past_windows(busy: &[(f64, f64)], mut free: f64, dur: f64) -> f64 {
+pub fn past_windows(busy: &[(f64, f64)], mut free: f64, dur: f64) -> f64 {
     let mut w = busy.partition_point(|x| x.1 <= free);
     while let Some(&(from, to)) = busy.get(w) {
         if free + dur > from {
@@ -387,52 +398,7 @@ impl<'p> PartialSchedule<'p> {
             return self.gang_slot(task, gpu, policy);
         }
         let (ready_at, dur) = self.slot_inputs(task, gpu)?;
-        let k = gpu.index();
-        if self.windows {
-            let (start, after) = self.earliest_on(k, ready_at, dur, policy);
-            return Ok(Slot {
-                task,
-                gpu,
-                start,
-                finish: start + dur,
-                after,
-                version: self.version,
-            });
-        }
-        let (start, after) = match policy {
-            Policy::Append => {
-                let t = self.tail[k];
-                let free = if t == NONE {
-                    ready_at
-                } else {
-                    ready_at.max(self.task[t as usize].finish)
-                };
-                (free, t)
-            }
-            // Nothing ends after `ready_at`: no gap to search (the common case).
-            Policy::Insertion
-                if self.tail[k] == NONE || self.task[self.tail[k] as usize].finish <= ready_at =>
-            {
-                (ready_at, self.tail[k])
-            }
-            Policy::Insertion => {
-                let mut prev = NONE;
-                let mut free = ready_at;
-                let mut cur = self.head[k];
-                loop {
-                    if cur == NONE {
-                        break (free, prev);
-                    }
-                    let c = self.task[cur as usize];
-                    if free + dur <= c.start {
-                        break (free, prev);
-                    }
-                    free = free.max(c.finish);
-                    prev = cur;
-                    cur = c.next;
-                }
-            }
-        };
+        let (start, after) = self.earliest_on(gpu.index(), ready_at, dur, policy);
         Ok(Slot {
             task,
             gpu,
@@ -447,6 +413,8 @@ impl<'p> PartialSchedule<'p> {
     /// `policy`, honouring `k`'s busy windows, and the node it would follow on `k`'s
     /// timeline (`NONE`: first). Append: after the last task and past any window the task
     /// would meet; insertion: the earliest gap between tasks and windows that holds it.
+    /// Without windows these are the append and insertion rules of [`Policy`].
+    #[inline]
     fn earliest_on(&self, k: usize, ready_at: f64, dur: f64, policy: Policy) -> (f64, u32) {
         let busy = self.problem.busy(GpuId::new(k));
         match policy {
@@ -458,6 +426,14 @@ impl<'p> PartialSchedule<'p> {
                     ready_at.max(self.task[t as usize].finish)
                 };
                 (past_windows(busy, free, dur), t)
+            }
+            // Nothing ends after `ready_at` and no window: no gap to search (the common case).
+            Policy::Insertion
+                if busy.is_empty()
+                    && (self.tail[k] == NONE
+                        || self.task[self.tail[k] as usize].finish <= ready_at) =>
+            {
+                (ready_at, self.tail[k])
             }
             Policy::Insertion => {
                 let mut prev = NONE;

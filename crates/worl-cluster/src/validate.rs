@@ -320,8 +320,8 @@ impl Schedule {
     /// ([`Violation::GangSpan`]); ready time, windows, memory and overlaps are checked on
     /// every GPU of the set, the duration against [`Problem::exec_time_on`], and an edge
     /// `u → v` against `max_{l∈S_v} min_{k∈S_u} (F_u + comm(d_uv, k, l))` (each GPU of
-    /// `v` receives the data from the nearest GPU of `u`). Without gangs the single-GPU
-    /// code runs unchanged.
+    /// `v` receives the data from the nearest GPU of `u`); a single-GPU task is a set of
+    /// one, for which these are the single-GPU checks.
     ///
     /// The verdict does not depend on the time origin: adding one offset to every start,
     /// finish and ready time changes nothing but the rounding allowance of [`Tolerance`]
@@ -353,7 +353,6 @@ impl Schedule {
             });
         }
         let gangs = problem.has_gangs() || self.has_sets();
-        let known = |v: TaskId| v.index() < entries.len() && entries[v.index()].gpu.index() < m;
         // exec(v, π(v)) of a task with a known GPU (exec(v, S_v) with gangs: 0 when a GPU of
         // the set is unknown, which is reported).
         let exec_of = |v: TaskId| {
@@ -368,111 +367,10 @@ impl Schedule {
                 problem.exec_time(v, entries[v.index()].gpu)
             }
         };
-        if gangs {
-            for v in problem.graph().task_ids().take(entries.len()) {
-                self.check_on_set(problem, tol, v, &mut out);
-            }
-        }
-        // the single-GPU checks, unchanged, when no task has a set (else `check_on_set`)
-        let single = if gangs { 0 } else { entries.len() };
-        for v in problem.graph().task_ids().take(single) {
-            let e = entries[v.index()];
-            let k = e.gpu;
-            if k.index() >= m {
-                out.push(Violation::UnknownGpu { task: v, gpu: k });
-                continue;
-            }
-            let exec = problem.exec_time(v, k);
-            let own = tol.of(exec);
-            let time = e.start.abs().max(e.finish.abs());
-            let gap = spacing(time);
-            let rounded = PRECISION_MARGIN * gap;
-            // a duration the tolerance resolves but the rounding at its times swallows
-            if exec > own && rounded >= exec {
-                out.push(Violation::Precision {
-                    task: v,
-                    from: None,
-                    time,
-                    spacing: gap,
-                    tolerance: own,
-                });
-            }
-            let r = problem.ready_time(k);
-            if late(r, e.start, own + rounding(&[r, e.start])) {
-                out.push(Violation::BeforeReady {
-                    task: v,
-                    gpu: k,
-                    ready_time: r,
-                    start: e.start,
-                    amount: r - e.start,
-                });
-            }
-            if let Some((from, to, amount)) = window_met(
-                problem.busy(k),
-                e.start,
-                e.finish,
-                own,
-                rounding(&[e.start, e.finish]),
-            ) {
-                out.push(Violation::Window {
-                    task: v,
-                    gpu: k,
-                    from,
-                    to,
-                    start: e.start,
-                    finish: e.finish,
-                    amount,
-                });
-            }
-            if !problem.fits(v, k) {
-                out.push(Violation::Memory {
-                    task: v,
-                    gpu: k,
-                    need_gib: problem.mem_need(v),
-                    have_gib: problem.gpu_mem(k),
-                });
-            }
-            let actual = e.finish - e.start;
-            if exceeds((actual - exec).abs(), own + rounding(&[e.start, e.finish])) {
-                out.push(Violation::Duration {
-                    task: v,
-                    gpu: k,
-                    expected: exec,
-                    actual,
-                });
-            }
-            for nb in problem.graph().preds(v) {
-                let u = nb.task;
-                if !known(u) {
-                    continue;
-                }
-                let eu = entries[u.index()];
-                let comm = problem.comm_time(nb.bytes, eu.gpu, k);
-                let data_ready = eu.finish + comm;
-                let own = tol.of(exec.max(exec_of(u)).max(comm));
-                let compared = [eu.finish, data_ready, e.start];
-                let allowance = rounding(&compared);
-                // a communication time the tolerance resolves but the rounding swallows
-                if comm > own && allowance >= comm {
-                    let time = compared.iter().fold(0.0f64, |a, t| a.max(t.abs()));
-                    out.push(Violation::Precision {
-                        task: v,
-                        from: Some(u),
-                        time,
-                        spacing: spacing(time),
-                        tolerance: own,
-                    });
-                }
-                if late(data_ready, e.start, own + allowance) {
-                    out.push(Violation::Precedence {
-                        from: u,
-                        to: v,
-                        data_ready,
-                        start: e.start,
-                        amount: data_ready - e.start,
-                    });
-                }
-            }
+        // every task's own checks, on its GPU set (a one-element set for a single-GPU task,
+        // where every check and figure is the single-GPU one)
+        for v in problem.graph().task_ids().take(entries.len()) {
+            self.check_on_set(problem, tol, v, &mut out);
         }
         for k in 0..self.n_gpus().min(m) {
             let gpu = GpuId::new(k);
@@ -506,8 +404,8 @@ impl Schedule {
 }
 
 impl Schedule {
-    /// The checks of one task when gangs may be present (`problem.has_gangs()` or the
-    /// schedule has GPU sets): those of a single-GPU task on every GPU of its set `S_v`
+    /// The checks of one task on its GPU set `S_v` (one GPU for a single-GPU task): those of
+    /// a single-GPU task on every GPU of its set
     /// (ready time, windows, memory), its set's size, repetitions and span, the duration
     /// `F_v − S_v = exec(v, S_v)`, and each precedence with the set formula
     /// `S_v >= max_{l∈S_v} min_{k∈S_u} (F_u + comm(d_uv, k, l))`. On one-GPU sets every

@@ -16,7 +16,7 @@ use rand_distr::{Distribution, Exp};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::Instant;
-use worl_cluster::{GpuId, Problem};
+use worl_cluster::{GpuId, Problem, past_windows};
 use worl_dag::{JobId, TaskId};
 
 /// What the simulation models besides the static cost model.
@@ -232,24 +232,6 @@ struct Engine<'p, 'c> {
     /// Whether some GPU has a busy window ([`Problem::has_windows`]): only then does a
     /// start look at the windows.
     windows: bool,
-}
-
-/// The earliest time `>= free` at which a run of `dur` s on a GPU with the busy windows
-/// `busy` (sorted, non-overlapping, half-open) meets none of them: `[S, S + dur)` and
-/// `[from, to)` disjoint, which for `dur == 0` refuses only `from < S < to` (the rule of
-/// the evaluator, `docs/model.md` section 4).
-#[inline]
-fn past_windows(busy: &[(f64, f64)], mut free: f64, dur: f64) -> f64 {
-    let mut w = busy.partition_point(|x| x.1 <= free);
-    while let Some(&(from, to)) = busy.get(w) {
-        if free + dur > from {
-            free = to;
-            w += 1;
-        } else {
-            break;
-        }
-    }
-    free
 }
 
 impl<'p, 'c> Engine<'p, 'c> {
