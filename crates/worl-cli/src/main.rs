@@ -14,8 +14,8 @@
 //! worl schedulers
 //! ```
 //!
-//! Workload formats are picked by extension or content (Alibaba v2018 CSV, WfCommons JSON,
-//! Pegasus DAX, STG, worl's JSON); a cluster is a cluster file or a short description
+//! Workload formats are picked by extension or content (Alibaba v2018 CSV, Alibaba GPU v2023
+//! pod lists and the PAI v2020 derived case, WfCommons JSON, Pegasus DAX, STG, worl's JSON); a cluster is a cluster file or a short description
 //! (`pai-mix:16`, `homogeneous:8:A100-80GB`, `dgx:2:H100`). Every error is one line naming
 //! the file, line and item.
 //!

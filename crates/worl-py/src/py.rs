@@ -158,7 +158,9 @@ impl Workload {
 #[pymethods]
 impl Workload {
     /// Reads the workload at `path`, the format picked by extension or content as the `worl`
-    /// command picks it: Alibaba v2018 batch_task CSV, WfCommons JSON, Pegasus DAX, STG, DOT,
+    /// command picks it: Alibaba v2018 batch_task CSV, Alibaba GPU v2023 pod lists
+    /// (`openb_pod_list_*.csv`, one gang task per pod) and the PAI v2020 derived case (CSVs
+    /// told apart by their header), WfCommons JSON, Pegasus DAX, STG, DOT,
     /// worl's workload JSON, or a saga / dag-bench problem instance (a `.json` with a
     /// `task_graph`), whose network is kept as `network`.
     ///
