@@ -411,11 +411,10 @@ pub fn read(
             if first {
                 scratch.rows.push(r);
             } else {
-                report.add(
+                report.skip(
                     Reason::DuplicateTask,
                     format!("{job_name}/{} (line {})", table.name(row), row.line),
                 );
-                report.records_skipped += 1;
             }
         }
         let n = scratch.rows.len();

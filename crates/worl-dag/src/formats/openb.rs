@@ -174,25 +174,23 @@ pub fn read(
         }
         let item = || format!("{} (line {line})", short(name));
         if gpus == 0 {
-            report.add(Reason::NoGpu, item());
-            report.records_skipped += 1;
+            report.skip(Reason::NoGpu, item());
             continue;
         }
         let (Some(created), Some(deleted), Some(scheduled)) = (created, deleted, scheduled) else {
-            let empty: Vec<&str> = [(2, created), (3, deleted), (4, scheduled)]
-                .iter()
-                .filter(|(_, v)| v.is_none())
-                .map(|&(i, _)| COLUMNS[i])
-                .collect();
-            report.add(
+            let empty = csv_table::empty_columns(&[
+                (COLUMNS[2], created),
+                (COLUMNS[3], deleted),
+                (COLUMNS[4], scheduled),
+            ]);
+            report.skip(
                 Reason::NoRunTime,
-                format!("{}: {} empty", item(), empty.join(", ")),
+                format!("{}: {} empty", item(), empty.unwrap_or_default()),
             );
-            report.records_skipped += 1;
             continue;
         };
         if deleted < scheduled {
-            report.add(
+            report.skip(
                 Reason::NoRunTime,
                 format!(
                     "{}: deletion_time {} < scheduled_time {}",
@@ -201,7 +199,6 @@ pub fn read(
                     num(scheduled)
                 ),
             );
-            report.records_skipped += 1;
             continue;
         }
         if let Some(m) = milli.filter(|&m| m < 1000.0) {

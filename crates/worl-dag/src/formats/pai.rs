@@ -163,24 +163,18 @@ pub fn read(reader: impl Read, source: &str, opts: &PaiOptions) -> Result<(Workl
         }
         let item = || format!("{}/{} (line {line})", short(job), short(name));
         let (Some(start), Some(runtime)) = (start, runtime) else {
-            let empty: Vec<&str> = [(3, start), (4, runtime)]
-                .iter()
-                .filter(|(_, v)| v.is_none())
-                .map(|&(i, _)| columns[i])
-                .collect();
-            report.add(
+            let empty = csv_table::empty_columns(&[(columns[3], start), (columns[4], runtime)]);
+            report.skip(
                 Reason::NoRunTime,
-                format!("{}: {} empty", item(), empty.join(", ")),
+                format!("{}: {} empty", item(), empty.unwrap_or_default()),
             );
-            report.records_skipped += 1;
             continue;
         };
         if runtime < 0.0 {
-            report.add(
+            report.skip(
                 Reason::NoRunTime,
                 format!("{}: {} {} is negative", item(), columns[4], num(runtime)),
             );
-            report.records_skipped += 1;
             continue;
         }
         if let Some(p) = plan_gpu.filter(|&p| p < 100.0) {

@@ -206,6 +206,13 @@ impl LoadReport {
         self.add_n(reason, item, 1);
     }
 
+    /// Records a skipped input record under `reason`: [`add`](Self::add) plus one more
+    /// [`records_skipped`](Self::records_skipped).
+    pub fn skip(&mut self, reason: Reason, item: impl Into<String>) {
+        self.add(reason, item);
+        self.records_skipped += 1;
+    }
+
     /// Records one item under `reason` that stands for `n` occurrences (e.g. one task name
     /// listing its `n` ignored tokens); [`count`](Self::count) grows by `n`.
     pub fn add_n(&mut self, reason: Reason, item: impl Into<String>, n: usize) {

@@ -264,8 +264,7 @@ pub fn read(reader: impl Read, source: &str, opts: &StgOptions) -> Result<(Workl
     for (i, l) in lines.iter().enumerate() {
         if dummy[i] {
             let which = if i == 0 { "entry" } else { "exit" };
-            report.add(Reason::DummyTask, format!("T{} ({which})", l.id));
-            report.records_skipped += 1;
+            report.skip(Reason::DummyTask, format!("T{} ({which})", l.id));
         } else {
             let work = l.cost * opts.time_unit;
             let id = b
