@@ -38,8 +38,8 @@ pub enum ConformanceError {
     Failed {
         /// The scheduler's name.
         scheduler: String,
-        /// Its error.
-        source: ScheduleError,
+        /// Its error (boxed: a [`ScheduleError`] is large).
+        source: Box<ScheduleError>,
     },
     /// The schedule violates the model's constraints.
     #[error("{scheduler} returned an invalid schedule: {count} violation(s), first: {first}")]
@@ -90,7 +90,7 @@ pub fn check_scheduler(
         s.schedule(problem, &mut RunContext::new(seed))
             .map_err(|source| ConformanceError::Failed {
                 scheduler: s.name().to_owned(),
-                source,
+                source: Box::new(source),
             })
     };
     let first = run(scheduler)?;

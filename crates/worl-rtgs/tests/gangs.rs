@@ -1,12 +1,17 @@
-//! Gang tasks (a task needing more than one GPU, issue 21) are not supported by any
-//! scheduler of this crate yet: every registered scheduler refuses them with one typed
+//! Gang tasks (a task needing more than one GPU, issue 21): the registered schedulers that
+//! place them ([`Scheduler::supports_gangs`]: the list schedulers, the searches decoding
+//! through the Evaluator) schedule them validly; every other refuses them with one typed
 //! error naming itself and the first gang task, before any work; a downstream scheduler
-//! that supports them is let through.
+//! that supports them is let through. HEFT's choices on a small case are computed by hand.
 
 use std::sync::Arc;
-use worl_cluster::{GpuModel, Problem, Schedule, presets};
-use worl_dag::{GangParams, Span, WorkloadBuilder};
+use worl_cluster::{
+    ClusterBuilder, GpuId, GpuModel, Link, Network, Policy, Problem, Schedule, presets,
+};
+use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 use worl_rtgs::schedulers::BUILTINS;
+use worl_rtgs::schedulers::Heft;
+use worl_rtgs::schedulers::list::upward_ranks;
 use worl_rtgs::{Registry, RunContext, ScheduleError, Scheduler, check_supported};
 
 /// Job `train`: `prep` (1 GPU) then `ddp` (4 GPUs) and `eval` (2 GPUs, across machines);
@@ -33,15 +38,37 @@ fn gang_problem() -> Problem {
     Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap()
 }
 
+/// The registry names of the built-in schedulers that place gang tasks.
+const GANG_AWARE: &[&str] = &[
+    "heft",
+    "cpop",
+    "peft",
+    "min-min",
+    "max-min",
+    "least-connection",
+    "round-robin",
+    "random",
+];
+
 #[test]
-fn every_registered_scheduler_refuses_gang_tasks_naming_itself_and_the_task() {
+fn gang_aware_schedulers_place_gangs_and_the_others_refuse_naming_themselves_and_the_task() {
     let p = gang_problem();
     assert!(p.graph().has_gangs());
     let registry = Registry::with_builtins();
-    let mut refused = 0;
+    let (mut refused, mut placed) = (0, 0);
     for b in BUILTINS {
         for spec in [b.name.to_owned(), format!("{}[time=10s]", b.name)] {
             let mut s = registry.build_spec(&spec).unwrap();
+            let aware = GANG_AWARE.contains(&b.name);
+            assert_eq!(s.supports_gangs(), aware, "{spec}");
+            if aware {
+                let schedule = s.schedule(&p, &mut RunContext::new(1)).unwrap();
+                assert_eq!(schedule.validate(&p), vec![], "{spec}");
+                assert_eq!(schedule.gpus(TaskId::new(1)).len(), 4, "{spec}");
+                assert_eq!(schedule.gpus(TaskId::new(2)).len(), 2, "{spec}");
+                placed += 1;
+                continue;
+            }
             let err = s.schedule(&p, &mut RunContext::new(1)).unwrap_err();
             match &err {
                 ScheduleError::Unsupported {
@@ -66,7 +93,8 @@ fn every_registered_scheduler_refuses_gang_tasks_naming_itself_and_the_task() {
             refused += 1;
         }
     }
-    assert_eq!(refused, 2 * BUILTINS.len());
+    assert_eq!(placed, 2 * GANG_AWARE.len());
+    assert_eq!(refused + placed, 2 * BUILTINS.len());
 }
 
 #[test]
@@ -143,4 +171,109 @@ fn a_registered_scheduler_that_supports_gangs_is_let_through() {
         plain.schedule(&p, &mut RunContext::new(1)),
         Err(ScheduleError::Unsupported { ref scheduler, gpus: 4, .. }) if scheduler == "plain"
     ));
+}
+
+/// Two machines `a` (g0..g3) and `b` (g4..g7) of 4 GPUs of speed 1, 32 GiB; intra-machine
+/// links 1 GB/s, 0.25 s; between the machines 0.1 GB/s, 1 s. Tasks `a` (2) → `G` (8, 4 GPUs,
+/// span machine, efficiency 1, no all-reduce) → `c` (1), and `x` (3) alone; 0-byte edges.
+fn four_gpu_among_singles() -> Problem {
+    let mut c = ClusterBuilder::new("uniform");
+    let s1 = GpuModel::custom("S1", 1.0, 32.0).unwrap();
+    for name in ["a", "b"] {
+        let m = c.add_machine(name);
+        for _ in 0..4 {
+            c.add_gpu(m, &s1).unwrap();
+        }
+    }
+    c.network(Network::uniform(
+        Link::new(1e9, 0.25).unwrap(),
+        Link::new(1e8, 1.0).unwrap(),
+    ));
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let a = b.add_task(j, "a", 2.0, None).unwrap();
+    let gg = b.add_task(j, "G", 8.0, None).unwrap();
+    let c_ = b.add_task(j, "c", 1.0, None).unwrap();
+    b.add_task(j, "x", 3.0, None).unwrap();
+    b.add_edge(a, gg, 0.0).unwrap();
+    b.add_edge(gg, c_, 0.0).unwrap();
+    b.set_gang(gg, 4, GangParams::default()).unwrap();
+    Problem::new(Arc::new(b.build().unwrap()), Arc::new(c.build().unwrap())).unwrap()
+}
+
+fn gpus(ks: &[usize]) -> Vec<GpuId> {
+    ks.iter().map(|&k| GpuId::new(k)).collect()
+}
+
+#[test]
+fn heft_places_a_4_gpu_task_among_1_gpu_tasks_on_two_4_gpu_machines_by_hand() {
+    let p = four_gpu_among_singles();
+    let (a, gg, c, x) = (0, 1, 2, 3);
+    // Mean costs. A 0-byte edge costs its latency: over the 56 ordered pairs of distinct
+    // GPUs, 24 intra-machine (0.25 s) and 32 across (1 s): c̄ = (6 + 32) / 56 = 19/28 s.
+    // w̄: a 2, G 8 / (4 · 1) = 2 (its mean run time on 4 GPUs), c 1, x 3.
+    // rank_u: c = 1; G = 2 + 19/28 + 1 = 3 + 19/28; a = 2 + 19/28 + G = 5 + 38/28; x = 3.
+    let rank = upward_ranks(&p);
+    let cbar = 19.0 / 28.0;
+    let want = [5.0 + 2.0 * cbar, 3.0 + cbar, 1.0, 3.0];
+    for (v, w) in want.iter().enumerate() {
+        assert!(
+            (rank[v] - w).abs() < 1e-12,
+            "rank_u(t{v}) = {}, want {w}",
+            rank[v]
+        );
+    }
+    // Order: a (6.36), then of {G 3.68, x 3} G, then of {x 3, c 1} x, then c.
+    //  a: every GPU is free: EFT 2 everywhere, the smallest id wins: g0 [0, 2].
+    //  G: lead g0: the share 8 / 4 = 2 s could start at 2.25 on g1, g2, g3 (a's data over
+    //     the 0.25 s intra link), set {g0, g1, g2, g3}, common start max(2, 2.25) = 2.25,
+    //     finish 4.25; leads g1..g3 give the same 4.25 (set with g0, data at 2.25 on the
+    //     lead); leads g4..g7: a's data crosses machines, 2 + 1 = 3, finish 5. Earliest
+    //     common finish 4.25, smallest lead g0: G on {g0, g1, g2, g3} [2.25, 4.25].
+    //  x: on g0..g3 the only gaps are [2, 2.25] and [0, 2.25], shorter than 3: EFT 7.25;
+    //     on g4..g7 EFT 3: g4 [0, 3].
+    //  c: on g0..g3 its data is local (4.25): [4.25, 5.25]; on g4 it arrives at 5.25 and
+    //     g5..g7 likewise, EFT 6.25: g0 [4.25, 5.25].
+    // Makespan 5.25 (the Evaluator's order a, x, G, c with G led by g0 gave 7: G waited
+    // for x on g1).
+    for policy in [Policy::Insertion, Policy::Append] {
+        let s = Heft::new()
+            .with_policy(policy)
+            .schedule(&p, &mut RunContext::new(0))
+            .unwrap();
+        let at = |v: usize| {
+            let t = s.task(TaskId::new(v));
+            (t.gpu.index(), t.start, t.finish)
+        };
+        assert_eq!(at(a), (0, 0.0, 2.0), "{policy}");
+        assert_eq!(at(gg), (0, 2.25, 4.25), "{policy}");
+        assert_eq!(
+            s.gpus(TaskId::new(gg)),
+            &gpus(&[0, 1, 2, 3])[..],
+            "{policy}"
+        );
+        assert_eq!(at(x), (4, 0.0, 3.0), "{policy}");
+        assert_eq!(at(c), (0, 4.25, 5.25), "{policy}");
+        assert_eq!(s.makespan(), 5.25, "{policy}");
+        assert_eq!(s.validate(&p), vec![], "{policy}");
+        assert!(s.makespan() >= p.lower_bound().value);
+    }
+}
+
+#[test]
+fn gang_ranks_use_the_mean_run_time_and_single_gpu_ranks_are_unchanged() {
+    let p = four_gpu_among_singles();
+    // G: mean exec 8 on every GPU, run time 8 / (4 · 1) = 2
+    assert_eq!(
+        worl_rtgs::schedulers::list::mean_run_time(&p, TaskId::new(1)),
+        2.0
+    );
+    // single-GPU tasks: exactly the mean execution time
+    for v in [0, 2, 3] {
+        let v = TaskId::new(v);
+        assert_eq!(
+            worl_rtgs::schedulers::list::mean_run_time(&p, v).to_bits(),
+            p.mean_exec_time(v).to_bits()
+        );
+    }
 }

@@ -458,6 +458,9 @@ pub(crate) fn run(
     pick: Pick,
     ctx: &mut RunContext<'_>,
 ) -> Result<Schedule> {
+    if problem.has_gangs() {
+        return run_with_gangs(problem, policy, pick, ctx);
+    }
     let g = problem.graph();
     let m = problem.n_gpus();
     let mut engine = Engine {
@@ -482,4 +485,56 @@ pub(crate) fn run(
     };
     engine.run()?;
     finish(&engine.partial, ctx)
+}
+
+/// Min-Min or Max-Min on a problem with gang tasks, in the textbook form: at every step the
+/// MCT of every ready task over the GPUs that may lead it ([`GapIndex::best_slot`]: a gang
+/// task's finish on a lead is the common finish of the set chosen around it), then the task
+/// of minimum (Min-Min) or maximum (Max-Min) MCT, ties by smaller task id, on its MCT lead
+/// (ties: smaller GPU id). The engine above relies on a placement changing one timeline
+/// only, which a gang breaks; this form recomputes every ready task's MCT per step,
+/// `O(n · R · m)` slot evaluations (`R` ready tasks).
+fn run_with_gangs(
+    problem: &Problem,
+    policy: Policy,
+    pick: Pick,
+    ctx: &mut RunContext<'_>,
+) -> Result<Schedule> {
+    let g = problem.graph();
+    let mut partial = PartialSchedule::new(problem);
+    let mut index = GapIndex::new(problem);
+    let mut missing: Vec<u32> = g.task_ids().map(|v| g.preds(v).len() as u32).collect();
+    // ready tasks, in increasing id (the tie-break)
+    let mut ready: Vec<TaskId> = g.entry_tasks().collect();
+    ready.sort_unstable();
+    while !ready.is_empty() {
+        let mut best: Option<(usize, worl_cluster::Slot)> = None;
+        for (i, &task) in ready.iter().enumerate() {
+            let slot = index.best_slot(&partial, task, policy, |_| 0.0)?;
+            let better = match &best {
+                None => true,
+                Some((_, b)) => match pick {
+                    Pick::Min => slot.finish() < b.finish(),
+                    Pick::Max => slot.finish() > b.finish(),
+                },
+            };
+            if better {
+                best = Some((i, slot));
+            }
+        }
+        let Some((i, slot)) = best else {
+            unreachable!("the ready list is not empty");
+        };
+        let task = ready.remove(i);
+        index.commit(&mut partial, slot)?;
+        for s in g.succs(task) {
+            let w = s.task.index();
+            missing[w] -= 1;
+            if missing[w] == 0 {
+                let at = ready.partition_point(|&r| r < s.task);
+                ready.insert(at, s.task);
+            }
+        }
+    }
+    finish(&partial, ctx)
 }

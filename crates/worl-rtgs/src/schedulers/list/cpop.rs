@@ -28,6 +28,12 @@ use worl_dag::TaskId;
 ///    the GPU of minimum EFT (ties: smaller GPU id), both under the [`Policy`] (default:
 ///    insertion, as in the paper).
 ///
+/// **Gang tasks** (`g > 1` GPUs): priorities use the gang's mean run time
+/// ([`mean_run_time`](crate::schedulers::list::mean_run_time)); a critical-path gang task
+/// goes to the set led by the critical-path GPU when that GPU can lead it
+/// ([`Problem::can_lead`]), else it is placed like the others: on the lead of earliest
+/// common finish ([`GapIndex::best_slot`]).
+///
 /// Reproduces the paper's Fig. 2 example (makespan 86, critical path T1, T2, T9, T10 on P2;
 /// see `tests/golden.rs`). Complexity as [`Heft`](crate::schedulers::Heft) plus
 /// `O(m · |CP|)` to choose the critical-path GPU.
@@ -178,7 +184,8 @@ impl Scheduler for Cpop {
         let (priority, cp) = self.critical_path(problem);
         let mut on_cp = vec![false; problem.n_tasks()];
         for &v in &cp.tasks {
-            on_cp[v.index()] = problem.fits(v, cp.gpu);
+            // `can_lead` is `fits` for a task on one GPU
+            on_cp[v.index()] = problem.can_lead(v, cp.gpu);
         }
         let mut partial = PartialSchedule::new(problem);
         let mut index = GapIndex::new(problem);
@@ -192,5 +199,9 @@ impl Scheduler for Cpop {
             index.commit(&mut partial, slot)?;
         }
         finish(&partial, ctx)
+    }
+
+    fn supports_gangs(&self) -> bool {
+        true
     }
 }

@@ -28,6 +28,14 @@ const NONE: u32 = u32::MAX;
 /// itself (the walk places around the windows; the index keeps following the timelines but
 /// proposes nothing), so list schedulers honour windows by construction.
 ///
+/// With gang tasks ([`Problem::has_gangs`], issue 21) likewise every query is
+/// [`PartialSchedule::slot`], which for a gang task on a lead GPU is the common gap of the
+/// set [`PartialSchedule::best_set`] chooses around the lead; [`best_slot`](Self::best_slot)
+/// tries as lead only the GPUs where [`Problem::can_lead`] holds, and
+/// [`commit`](Self::commit) places the whole set. The index does not follow the timelines
+/// then (a gang sits on several): [`longest_gap`](Self::longest_gap) is `-inf` throughout.
+/// Without gang tasks none of this runs.
+///
 /// Results are identical to [`PartialSchedule::slot`]'s, bit for bit: the index only
 /// proposes candidate gaps (with a margin of `1e-12 · (1 + latest finish)` s on their
 /// lengths, so that rounding never hides a gap that fits), and each candidate is accepted by
@@ -93,6 +101,7 @@ impl GapIndex {
         // windows, answers instead (the index still follows the timelines).
         if policy == Policy::Append
             || p.has_windows()
+            || p.has_gangs()
             || k >= self.latest.len()
             || task.index() >= p.n_tasks()
         {
@@ -128,6 +137,10 @@ impl GapIndex {
     /// Errors: as [`PartialSchedule::commit`].
     pub fn commit(&mut self, partial: &mut PartialSchedule<'_>, slot: Slot) -> Result<()> {
         partial.commit(slot)?;
+        if partial.problem().has_gangs() {
+            // every query is the walk's (see the type's docs): nothing to follow
+            return Ok(());
+        }
         let (t, k) = (slot.task().index(), slot.gpu().index());
         let (start, finish) = (slot.start(), slot.finish());
         match partial.next_on_gpu(slot.task()) {
@@ -158,11 +171,15 @@ impl GapIndex {
     }
 
     /// Rebuilds the index of `gpu` from `partial` (`O(t log t)`, `t` the tasks on `gpu`):
-    /// needed only after placing on `gpu` other than through [`commit`](Self::commit).
+    /// needed only after placing on `gpu` other than through [`commit`](Self::commit). With
+    /// gang tasks it does nothing (the index is not used then, see the type's docs).
     ///
     /// # Panics
     /// If `gpu` is out of range.
     pub fn refresh(&mut self, partial: &PartialSchedule<'_>, gpu: GpuId) {
+        if partial.problem().has_gangs() {
+            return;
+        }
         let k = gpu.index();
         let mut latest = partial.problem().ready_time(gpu);
         let mut prev = NONE;
@@ -190,7 +207,10 @@ impl GapIndex {
     }
 
     /// The slot of `task` minimising `slot.finish() + extra(gpu)` over the GPUs that fit
-    /// it, under `policy`; ties go to the smaller GPU id. With `extra = 0` this is HEFT's
+    /// it, under `policy`; ties go to the smaller GPU id. A gang task (`g > 1` GPUs) is
+    /// tried on every GPU that can lead its set ([`Problem::can_lead`]); its slot's finish
+    /// is the common finish of the set chosen around that lead, so the choice is the lead
+    /// (and set) of earliest common finish; `extra` is taken at the lead. With `extra = 0` this is HEFT's
     /// processor selection (minimum EFT, Topcuoglu et al. 2002, §4.1); with PEFT's
     /// optimistic cost it is O_EFT (Arabnejad and Barbosa 2014, §3).
     ///
@@ -209,10 +229,11 @@ impl GapIndex {
         mut extra: impl FnMut(GpuId) -> f64,
     ) -> Result<Slot> {
         let p = partial.problem();
+        let gangs = p.has_gangs();
         let mut best: Option<(Slot, f64)> = None;
         for k in 0..p.n_gpus() {
             let gpu = GpuId::new(k);
-            if !p.fits(task, gpu) {
+            if !p.fits(task, gpu) || (gangs && !p.can_lead(task, gpu)) {
                 continue;
             }
             let slot = self.slot(partial, task, gpu, policy)?;

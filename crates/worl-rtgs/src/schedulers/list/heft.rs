@@ -20,6 +20,12 @@ use worl_cluster::{PartialSchedule, Policy, Problem, Schedule};
 ///    finish time (EFT) under the [`Policy`] (default: the paper's insertion-based policy);
 ///    ties go to the smaller GPU id.
 ///
+/// **Gang tasks** (`g > 1` GPUs): the EFT on a GPU is the common finish of the set chosen
+/// around it as lead ([`PartialSchedule::slot`]); GPUs that cannot lead the task
+/// ([`Problem::can_lead`]) are skipped, so the choice is the set of earliest common finish;
+/// `rank_u` uses the gang's mean run time `w̄_v / (g · e_v)`
+/// ([`mean_run_time`](crate::schedulers::list::mean_run_time)).
+///
 /// Reproduces the paper's Fig. 2 schedule (makespan 80) and dslab-dag's golden 98 (see
 /// `tests/golden.rs`). Complexity `O(n · m · (d̄ + g) + |E| + n log n)`, `d̄` the mean
 /// in-degree and `g` the gap search per GPU (0 for append, at most the tasks on the GPU for
@@ -83,5 +89,9 @@ impl Scheduler for Heft {
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         let partial = self.place_by(problem, upward_ranks(problem))?;
         finish(&partial, ctx)
+    }
+
+    fn supports_gangs(&self) -> bool {
+        true
     }
 }

@@ -7,7 +7,7 @@
 
 use crate::error::Result;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{finish, fits_no_gpu};
+use crate::schedulers::list::{finish, fits_no_gpu, lead_ok};
 use std::collections::BTreeSet;
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 
@@ -17,7 +17,9 @@ use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 /// those that fit it (ties: smaller GPU id), at its earliest slot under the [`Policy`]
 /// (default: append). Ignores execution and communication costs: a load-balancing baseline
 /// (least-connection load balancing, as used as a baseline by the MDTS paper; reference not
-/// pinned, see the module docs).
+/// pinned, see the module docs). A gang task (`g > 1` GPUs) goes to the least-loaded GPU
+/// that can lead it ([`Problem::can_lead`]), with the set [`PartialSchedule::best_set`]
+/// chooses, and counts as one task on every GPU of its set.
 ///
 /// `O(n log m + |E|)` when tasks fit every GPU (an ordered set of `(count, GPU)`), up to
 /// `O(n · m)` when memory excludes many GPUs.
@@ -45,14 +47,31 @@ impl Scheduler for LeastConnection {
         for &task in problem.graph().topo_order() {
             let Some(&(count, k)) = load
                 .iter()
-                .find(|&&(_, k)| problem.fits(task, GpuId::new(k as usize)))
+                .find(|&&(_, k)| lead_ok(problem, task, GpuId::new(k as usize)))
             else {
                 return Err(fits_no_gpu(problem, task));
             };
             partial.place(task, GpuId::new(k as usize), self.policy)?;
             load.remove(&(count, k));
             load.insert((count + 1, k));
+            if let Some(set) = partial.gang_set(task) {
+                // a gang task counts on every GPU of its set (the lead's is done)
+                for &other in &set[1..] {
+                    let o = other.index() as u32;
+                    let c = load
+                        .iter()
+                        .find(|&&(_, j)| j == o)
+                        .map(|&(c, _)| c)
+                        .expect("every GPU has a load entry");
+                    load.remove(&(c, o));
+                    load.insert((c + 1, o));
+                }
+            }
         }
         finish(&partial, ctx)
+    }
+
+    fn supports_gangs(&self) -> bool {
+        true
     }
 }

@@ -25,6 +25,10 @@ use worl_cluster::{Policy, Problem, Schedule};
 /// incrementally (module `batch`: per-task EFT rows in tournament trees, lazy refresh of
 /// stale entries). Worst case `O(n · R · (d̄ + g + log m))` plus `n · m` EFT
 /// evaluations, memory `O(R · m)`; on large inputs it is the slowest baseline with Max-Min.
+/// With gang tasks (`g > 1` GPUs) the textbook recomputation runs instead (a gang placement
+/// changes several timelines): a gang task's MCT is over the GPUs that can lead it
+/// ([`Problem::can_lead`](worl_cluster::Problem::can_lead)), each the common finish of the set
+/// chosen around it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MinMin {
     policy: Policy,
@@ -39,5 +43,9 @@ impl Scheduler for MinMin {
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         batch::run(problem, self.policy, Pick::Min, ctx)
+    }
+
+    fn supports_gangs(&self) -> bool {
+        true
     }
 }

@@ -6,12 +6,20 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`ranks`] | [`upward_ranks`] (rank_u), [`downward_ranks`] (rank_d) |
+//! | [`ranks`] | [`upward_ranks`] (rank_u), [`downward_ranks`] (rank_d), [`mean_run_time`] |
 //! | [`queue`] | [`ReadyQueue`]: ready tasks by priority |
 //! | [`gap_index`] | [`GapIndex`]: EFT queries and minimum-EFT processor selection |
 //! | [`heft`], [`cpop`], [`peft`] | [`Heft`], [`Cpop`], [`Peft`] |
 //! | [`min_min`], [`max_min`] | [`MinMin`], [`MaxMin`] (batch-mode selection over ready tasks) |
 //! | [`least_connection`], [`round_robin`], [`random`] | [`LeastConnection`], [`RoundRobin`], [`RandomAssignment`] |
+//!
+//! **Gang tasks** (a task needing `g > 1` GPUs, issue 21): every scheduler of this module
+//! supports them. A gang task is placed on a *lead* GPU through [`PartialSchedule::slot`],
+//! which takes the set [`PartialSchedule::best_set`] chooses around the lead and its
+//! earliest common gap; only GPUs where [`Problem::can_lead`] holds are tried as leads.
+//! Minimum-EFT rules ([`GapIndex::best_slot`]) therefore pick the lead of earliest common
+//! finish; ranks use a gang's [`mean_run_time`]. Without gang tasks none of this runs and
+//! every result is unchanged.
 //!
 //! Tie-breaking, everywhere in this module: among equal priorities the **smaller task id**
 //! goes first; among equal selection keys the **smaller GPU id** wins. Nothing depends on
@@ -42,7 +50,7 @@ pub use min_min::MinMin;
 pub use peft::{OptimisticCostTable, Peft};
 pub use queue::ReadyQueue;
 pub use random::RandomAssignment;
-pub use ranks::{downward_ranks, upward_ranks};
+pub use ranks::{downward_ranks, gang_run_time, mean_run_time, upward_ranks};
 pub use round_robin::RoundRobin;
 
 use crate::error::{Result, ScheduleError};
@@ -62,6 +70,14 @@ pub(crate) fn fits_no_gpu(p: &Problem, task: TaskId) -> ScheduleError {
         need_gib: p.mem_need(task),
         max_gib,
     })
+}
+
+/// Whether `gpu` may take `task` (as its lead, for a gang task): [`Problem::fits`], and
+/// with gang tasks in the problem also [`Problem::can_lead`] (which is `fits` for a task on
+/// one GPU, so without gang tasks this is exactly `fits`).
+#[inline]
+pub(crate) fn lead_ok(p: &Problem, task: TaskId, gpu: worl_cluster::GpuId) -> bool {
+    p.fits(task, gpu) && (!p.has_gangs() || p.can_lead(task, gpu))
 }
 
 /// Builds the finished schedule and reports one final [`Progress`] event (a list scheduler

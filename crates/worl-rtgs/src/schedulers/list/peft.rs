@@ -7,7 +7,7 @@
 
 use crate::error::Result;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{GapIndex, ReadyQueue, finish};
+use crate::schedulers::list::{GapIndex, ReadyQueue, finish, gang_run_time};
 use worl_cluster::{ClassId, GpuId, PartialSchedule, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
@@ -21,6 +21,11 @@ use worl_dag::TaskId;
 /// 4. **Selection**: the GPU minimising the optimistic EFT `O_EFT(v, p) = EFT(v, p) +
 ///    OCT(v, p)` among those that fit `v` (ties: smaller GPU id), EFT under the [`Policy`]
 ///    (default: insertion, as in the paper).
+///
+/// **Gang tasks** (`g > 1` GPUs): the table charges a gang task its run time on a set of
+/// GPUs like `q`, `exec(s, q) / (g · e_s)` ([`gang_run_time`]); the selection tries only
+/// GPUs that can lead it ([`Problem::can_lead`]), its EFT on a lead being the common finish
+/// of the set chosen around it, and `OCT` taken at the lead.
 ///
 /// Reproduces dslab-dag's golden makespan 95 (with its `original_network_estimation`, the
 /// paper's definition; see `tests/golden.rs`). Complexity: `O((n + |E|) · C)` for the table
@@ -49,12 +54,19 @@ impl Scheduler for Peft {
         }
         finish(&partial, ctx)
     }
+
+    fn supports_gangs(&self) -> bool {
+        true
+    }
 }
 
 /// PEFT's optimistic cost table (Arabnejad and Barbosa 2014, §3):
 ///
 /// `OCT(v, p) = max over successors s of min over GPUs q that fit s of
 /// (OCT(s, q) + exec(s, q) + [q ≠ p] · c̄_vs)`, 0 for exit tasks,
+///
+/// (for a gang task `s` of `g` GPUs, `exec(s, q)` stands for `exec(s, q) / (g · e_s)`,
+/// [`gang_run_time`]; exactly `exec(s, q)` for a task on one GPU),
 ///
 /// with `c̄_vs` the mean communication time of the edge's bytes
 /// ([`Problem::mean_comm_time`]), charged whenever the two tasks run on different GPUs.
@@ -103,7 +115,8 @@ impl OptimisticCostTable {
                 let comm = problem.mean_comm_time(s.bytes);
                 for &d in &classes {
                     let own = if fits(s.task, d) {
-                        values[si * c + d.index()] + problem.class_exec_time(s.task, d)
+                        values[si * c + d.index()]
+                            + gang_run_time(problem, s.task, problem.class_exec_time(s.task, d))
                     } else {
                         f64::INFINITY
                     };
@@ -123,7 +136,8 @@ impl OptimisticCostTable {
                 if !fits(v, d) {
                     continue;
                 }
-                let x = values[row + d.index()] + problem.class_exec_time(v, d);
+                let x = values[row + d.index()]
+                    + gang_run_time(problem, v, problem.class_exec_time(v, d));
                 let i = v.index();
                 if x < best1[i] {
                     best2[i] = best1[i];

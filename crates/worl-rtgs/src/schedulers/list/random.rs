@@ -16,7 +16,9 @@ use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 /// schedule.
 ///
 /// The draw: GPUs sorted by (memory, id); the ones fitting a task are a suffix of that list,
-/// of length `f`; one `random_range(0..f)` per task picks in it. `O(n log m + |E|)`.
+/// of length `f`; one `random_range(0..f)` per task picks in it. A gang task (`g > 1`
+/// GPUs) draws its lead uniformly among the fitting GPUs that can lead it
+/// ([`Problem::can_lead`]); the set around it is [`PartialSchedule::best_set`]'s. `O(n log m + |E|)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RandomAssignment {
     policy: Policy,
@@ -50,10 +52,27 @@ impl Scheduler for RandomAssignment {
             if first == by_mem.len() {
                 return Err(fits_no_gpu(problem, task)); // a Problem rules this out
             }
-            let k = by_mem[rng.random_range(first..by_mem.len())];
+            let k = if problem.gpus(task) > 1 {
+                // a gang task: a uniform lead among the GPUs that can lead it
+                let leads: Vec<GpuId> = by_mem[first..]
+                    .iter()
+                    .copied()
+                    .filter(|&k| problem.can_lead(task, k))
+                    .collect();
+                if leads.is_empty() {
+                    return Err(fits_no_gpu(problem, task));
+                }
+                leads[rng.random_range(0..leads.len())]
+            } else {
+                by_mem[rng.random_range(first..by_mem.len())]
+            };
             partial.place(task, k, self.policy)?;
         }
         finish(&partial, ctx)
+    }
+
+    fn supports_gangs(&self) -> bool {
+        true
     }
 
     fn is_stochastic(&self) -> bool {

@@ -6,14 +6,15 @@
 
 use crate::error::Result;
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::list::{finish, fits_no_gpu};
+use crate::schedulers::list::{finish, fits_no_gpu, lead_ok};
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
 
 /// Round-robin: tasks in the graph's topological order
 /// ([`TaskGraph::topo_order`](worl_dag::TaskGraph::topo_order)) go to GPUs `0, 1, 2, …`
 /// cyclically; a GPU the task does not fit is skipped (the cursor then moves past the GPU
 /// chosen). Each task takes its earliest slot on its GPU under the [`Policy`] (default:
-/// append). Ignores costs entirely.
+/// append). Ignores costs entirely. A gang task (`g > 1` GPUs) goes to the next GPU that can
+/// lead it ([`Problem::can_lead`]), with the set [`PartialSchedule::best_set`] chooses.
 ///
 /// `O(n + |E|)` when tasks fit every GPU, up to `O(n · m)` with memory exclusions.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +41,7 @@ impl Scheduler for RoundRobin {
         for &task in problem.graph().topo_order() {
             let Some(k) = (0..m)
                 .map(|i| (cursor + i) % m)
-                .find(|&k| problem.fits(task, GpuId::new(k)))
+                .find(|&k| lead_ok(problem, task, GpuId::new(k)))
             else {
                 return Err(fits_no_gpu(problem, task));
             };
@@ -48,5 +49,9 @@ impl Scheduler for RoundRobin {
             cursor = (k + 1) % m;
         }
         finish(&partial, ctx)
+    }
+
+    fn supports_gangs(&self) -> bool {
+        true
     }
 }

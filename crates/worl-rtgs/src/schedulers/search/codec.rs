@@ -137,8 +137,8 @@ pub enum SearchSpace<'p> {
 pub enum SpaceScratch<'p> {
     /// Of a [`ListDecoder`] (boxed: the partial schedule and gap index are large).
     List(Box<ListScratch<'p>>),
-    /// Of a [`PositionCodec`].
-    Position(PositionScratch<'p>),
+    /// Of a [`PositionCodec`] (boxed: it holds an evaluator).
+    Position(Box<PositionScratch<'p>>),
 }
 
 impl<'p> SearchSpace<'p> {
@@ -178,7 +178,7 @@ impl<'p> SearchSpace<'p> {
     pub fn scratch(&self) -> SpaceScratch<'p> {
         match self {
             SearchSpace::List(d) => SpaceScratch::List(Box::new(d.scratch())),
-            SearchSpace::Position(c) => SpaceScratch::Position(c.scratch()),
+            SearchSpace::Position(c) => SpaceScratch::Position(Box::new(c.scratch())),
         }
     }
 
