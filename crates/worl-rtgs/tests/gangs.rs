@@ -48,6 +48,10 @@ const GANG_AWARE: &[&str] = &[
     "least-connection",
     "round-robin",
     "random",
+    "woa",
+    "pso",
+    "ga",
+    "ils",
 ];
 
 #[test]
@@ -57,9 +61,25 @@ fn gang_aware_schedulers_place_gangs_and_the_others_refuse_naming_themselves_and
     let registry = Registry::with_builtins();
     let (mut refused, mut placed) = (0, 0);
     for b in BUILTINS {
-        for spec in [b.name.to_owned(), format!("{}[time=10s]", b.name)] {
+        // short runs (the registry's quick options); the refusal also under a time budget
+        // (a search given a time budget spends it: ILS would run 10 s)
+        let quick = |extra: &str| match (b.quick, extra) {
+            ("", "") => b.name.to_owned(),
+            ("", e) => format!("{}[{e}]", b.name),
+            (q, "") => format!("{}[{q}]", b.name),
+            (q, e) => format!("{}[{q},{e}]", b.name),
+        };
+        let aware = GANG_AWARE.contains(&b.name);
+        let mut specs = vec![quick("")];
+        if !aware {
+            specs.push(quick("time=10s"));
+        }
+        if ["woa", "pso", "ga"].contains(&b.name) {
+            // the position decoder too (one coordinate per task floored to a lead)
+            specs.push(format!("{}[{},decoder=position]", b.name, b.quick));
+        }
+        for spec in specs {
             let mut s = registry.build_spec(&spec).unwrap();
-            let aware = GANG_AWARE.contains(&b.name);
             assert_eq!(s.supports_gangs(), aware, "{spec}");
             if aware {
                 let schedule = s.schedule(&p, &mut RunContext::new(1)).unwrap();
@@ -93,8 +113,8 @@ fn gang_aware_schedulers_place_gangs_and_the_others_refuse_naming_themselves_and
             refused += 1;
         }
     }
-    assert_eq!(placed, 2 * GANG_AWARE.len());
-    assert_eq!(refused + placed, 2 * BUILTINS.len());
+    assert_eq!(placed, GANG_AWARE.len() + 3);
+    assert_eq!(refused, 2 * (BUILTINS.len() - GANG_AWARE.len()));
 }
 
 #[test]

@@ -95,6 +95,10 @@ impl Scheduler for Ils {
         "ILS"
     }
 
+    fn supports_gangs(&self) -> bool {
+        true
+    }
+
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         ctx.check_budget(self.name(), 1)?;
         run_ils(problem, &self.config, ctx)

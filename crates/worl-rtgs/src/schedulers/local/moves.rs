@@ -10,6 +10,7 @@ use worl_cluster::{Evaluator, GpuId, Plan, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
 use crate::error::Result;
+use crate::schedulers::list::lead_ok;
 use crate::schedulers::search::FeasibleGpus;
 
 /// A neighbourhood move of a critical task `v` (a task on the critical chain of the current
@@ -83,7 +84,10 @@ pub struct LocalState<'p> {
 }
 
 impl<'p> LocalState<'p> {
-    /// The state of `plan` on `problem` under `policy`, evaluated.
+    /// The state of `plan` on `problem` under `policy`, evaluated. The plan's explicit
+    /// gang sets ([`Plan::gangs`]) are dropped: a gang task's GPU is its lead and the
+    /// evaluator chooses the set around it ([`PartialSchedule::best_set`](worl_cluster::PartialSchedule::best_set)), so a move of
+    /// the lead moves the whole gang.
     ///
     /// Errors: the evaluator's for a plan of the wrong length, a non-topological order or an
     /// infeasible GPU.
@@ -91,8 +95,9 @@ impl<'p> LocalState<'p> {
         problem: &'p Problem,
         feasible: &'p FeasibleGpus,
         policy: Policy,
-        plan: Plan,
+        mut plan: Plan,
     ) -> Result<Self> {
+        plan.gangs.clear();
         let mut pos = vec![0; problem.n_tasks()];
         for (i, t) in plan.order.iter().enumerate() {
             pos[t.index()] = i;
@@ -251,7 +256,8 @@ impl<'p> LocalState<'p> {
     /// The plan is not evaluated.
     pub fn apply(&mut self, m: Move, v: TaskId, rng: &mut impl Rng) -> Undo {
         let p = self.problem;
-        let fits = |t: TaskId, g: GpuId| p.fits(t, g);
+        // a gang task's GPU is its lead: it must be able to lead the set (`can_lead`)
+        let fits = |t: TaskId, g: GpuId| lead_ok(p, t, g);
         match m {
             Move::PredecessorGpu | Move::SuccessorGpu => {
                 let list = if m == Move::PredecessorGpu {

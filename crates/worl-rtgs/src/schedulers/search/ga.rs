@@ -170,6 +170,10 @@ impl Scheduler for Ga {
         "GA"
     }
 
+    fn supports_gangs(&self) -> bool {
+        true
+    }
+
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         ctx.check_budget(self.name(), self.config.population)?;
         let c = &self.config;

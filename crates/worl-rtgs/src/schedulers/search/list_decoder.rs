@@ -86,7 +86,7 @@ use worl_dag::TaskId;
 use super::options::{take_count, take_in_range};
 use crate::error::Result;
 use crate::registry::Options;
-use crate::schedulers::list::{GapIndex, upward_ranks};
+use crate::schedulers::list::{GapIndex, lead_ok, upward_ranks};
 
 /// How a [`ListDecoder`] turns priority keys into task priorities.
 ///
@@ -348,7 +348,7 @@ impl<'p> ListDecoder<'p> {
         candidates.clear();
         for k in 0..p_.n_gpus() {
             let gpu = GpuId::new(k);
-            if p_.fits(task, gpu) {
+            if lead_ok(p_, task, gpu) {
                 candidates.push(index.slot(partial, task, gpu, self.policy)?);
             }
         }

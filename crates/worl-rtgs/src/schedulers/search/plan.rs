@@ -58,6 +58,14 @@ impl TaskOrder {
 ///
 /// Tasks without a memory need fit every GPU. [`Problem`] construction guarantees every task
 /// fits at least one GPU, so no list is empty.
+///
+/// **Gang tasks** (`g > 1` GPUs, issue 21): a gang task's list holds only the GPUs that can
+/// lead its set ([`Problem::can_lead`]; for span `machine`, those on a machine with `g`
+/// GPUs that fit it), one extra list per such task whose leads are fewer than the GPUs it
+/// fits, so that every GPU a search draws for a gang task is a valid lead (the
+/// [`Evaluator`](worl_cluster::Evaluator) chooses the set around it). Never empty:
+/// [`Problem::new`] refuses a gang no machine (span `machine`) or the cluster can hold.
+/// Without gang tasks the lists are exactly the memory levels.
 #[derive(Clone, Debug)]
 pub struct FeasibleGpus {
     /// Concatenated GPU lists, one per memory level, each in GPU id order.
@@ -97,11 +105,31 @@ impl FeasibleGpus {
                 l.min(mems.len() - 1) as u32
             })
             .collect();
-        FeasibleGpus {
+        let mut feasible = FeasibleGpus {
             gpus,
             ranges,
             level_of,
+        };
+        if problem.has_gangs() {
+            for t in problem.graph().task_ids() {
+                if problem.gpus(t) < 2 {
+                    continue;
+                }
+                let leads: Vec<GpuId> = feasible
+                    .of(t)
+                    .iter()
+                    .copied()
+                    .filter(|&k| problem.can_lead(t, k))
+                    .collect();
+                if leads.len() < feasible.of(t).len() && !leads.is_empty() {
+                    let start = feasible.gpus.len() as u32;
+                    feasible.gpus.extend(leads);
+                    feasible.ranges.push((start, feasible.gpus.len() as u32));
+                    feasible.level_of[t.index()] = (feasible.ranges.len() - 1) as u32;
+                }
+            }
         }
+        feasible
     }
 
     /// The GPUs `task` fits, in id order (never empty).

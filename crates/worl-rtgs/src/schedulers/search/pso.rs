@@ -133,6 +133,10 @@ impl Scheduler for Pso {
         "PSO"
     }
 
+    fn supports_gangs(&self) -> bool {
+        true
+    }
+
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
         ctx.check_budget(self.name(), self.config.particles)?;
         let c = &self.config;

@@ -181,6 +181,10 @@ impl Scheduler for PlainWoa {
         "WOA"
     }
 
+    fn supports_gangs(&self) -> bool {
+        true
+    }
+
     /// Errors: [`ScheduleError::BudgetBelowPopulation`](crate::ScheduleError::BudgetBelowPopulation)
     /// if the evaluation budget is below the population size.
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {
