@@ -76,10 +76,11 @@ pub trait Scheduler: Send {
     }
 
     /// Whether the scheduler handles gang tasks (a task needing more than one GPU at once,
-    /// [`Task::gpus`](worl_dag::Task::gpus) `> 1`). Default `false`, the case of every
-    /// scheduler of this crate for now: a [`Registry`](crate::Registry) then refuses a
-    /// problem with gang tasks before running it ([`check_supported`]). A downstream
-    /// scheduler that places gangs returns `true`.
+    /// [`Task::gpus`](worl_dag::Task::gpus) `> 1`). Default `false`: a
+    /// [`Registry`](crate::Registry) then refuses a problem with gang tasks before running
+    /// it ([`check_supported`]). In this crate the list schedulers, WOA, PSO, GA and ILS
+    /// return `true`; exact, DQN, MDTS, RTGS and WORL-RTGS keep the default (see
+    /// `docs/algorithms.md` §1.1). A downstream scheduler that places gangs returns `true`.
     fn supports_gangs(&self) -> bool {
         false
     }
@@ -87,10 +88,10 @@ pub trait Scheduler: Send {
 
 /// Refuses a problem that a scheduler named `scheduler` cannot handle: one with gang tasks
 /// (a task needing more than one GPU at once, [`Task::gpus`](worl_dag::Task::gpus) `> 1`),
-/// which no scheduler of this crate supports yet. Every scheduler built by a
+/// which the scheduler does not support. Every scheduler built by a
 /// [`Registry`](crate::Registry) whose [`Scheduler::supports_gangs`] is `false` runs this
-/// check before scheduling; call it yourself before running a scheduler you built directly
-/// (e.g. `Heft::new()`). `O(1)` for a problem
+/// check before scheduling; call it yourself before running such a scheduler you built
+/// directly (e.g. `Rtgs::new()`). `O(1)` for a problem
 /// without gang tasks ([`TaskGraph::has_gangs`](worl_dag::TaskGraph::has_gangs) is cached),
 /// else `O(n)`.
 ///

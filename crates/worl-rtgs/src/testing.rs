@@ -23,7 +23,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use worl_cluster::{ClusterBuilder, GpuModel, LoadState, Problem, presets};
-use worl_dag::{TaskId, WorkloadBuilder};
+use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 
 /// The kind of cluster of a [`random_problem`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +67,7 @@ pub fn random_problem(
     work_min: f64,
     seed: u64,
 ) -> Problem {
-    build_problem(n, m, density, kind, work_min, seed, false)
+    build(n, m, density, kind, work_min, seed, false, false)
 }
 
 /// [`random_problem`] with busy windows (issue 21): GPU 0 and each other GPU with
@@ -86,7 +86,7 @@ pub fn random_problem_with_windows(
     work_min: f64,
     seed: u64,
 ) -> Problem {
-    build_problem(n, m, density, kind, work_min, seed, true)
+    build(n, m, density, kind, work_min, seed, true, false)
 }
 
 /// 1 to 3 sorted, non-overlapping busy windows drawn from `rng` (see
@@ -103,7 +103,8 @@ fn random_windows(rng: &mut ChaCha8Rng) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn build_problem(
+#[allow(clippy::too_many_arguments)]
+fn build(
     n: usize,
     m: usize,
     density: f64,
@@ -111,6 +112,7 @@ fn build_problem(
     work_min: f64,
     seed: u64,
     windows: bool,
+    gangs: bool,
 ) -> Problem {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut b = WorkloadBuilder::new("random");
@@ -175,6 +177,11 @@ fn build_problem(
             }
         }
     }
+    let w = if gangs {
+        Arc::new(add_gangs(&w, &cluster, seed))
+    } else {
+        w
+    };
     let cluster = Arc::new(cluster);
     if kind == ClusterKind::Unrelated {
         let exec = Array2::from_shape_fn((n, m), |(v, _)| {
@@ -213,5 +220,95 @@ pub fn problems(max_tasks: usize, max_gpus: usize) -> impl Strategy<Value = Prob
     )
         .prop_map(|(n, m, density, kind, seed)| {
             random_problem(n, m, density, ClusterKind::ALL[kind], 0.0, seed)
+        })
+}
+
+/// [`random_problem`] (with busy windows when `windows`, [`random_problem_with_windows`])
+/// with gang tasks (issue 21): each task, with probability 0.3 (task 0 always, when some
+/// set can hold it), needs `g` GPUs, `g` uniform in `2..=4` and at most what can hold it:
+/// span `machine` (with probability 1/2, when a machine has two GPUs that fit the task) with
+/// `g` at most the largest machine's fitting GPUs, else span `cluster` with `g` at most the
+/// cluster's fitting GPUs; parallel efficiency in `[0.6, 1]`, all-reduce bytes in
+/// `[0, 1e9)` and half the time 0 to 3 synchronisation steps. The gangs come from their own
+/// random stream: the workload's DAG, works, memory, the cluster, windows and execution
+/// times are exactly those of the problem without gangs. Tasks no set can hold (a 14 GiB
+/// task on a cluster with one such GPU) stay on one GPU.
+///
+/// # Panics
+/// As [`random_problem`].
+pub fn random_problem_with_gangs(
+    n: usize,
+    m: usize,
+    density: f64,
+    kind: ClusterKind,
+    work_min: f64,
+    seed: u64,
+    windows: bool,
+) -> Problem {
+    build(n, m, density, kind, work_min, seed, windows, true)
+}
+
+/// The gangs of [`random_problem_with_gangs`] on `w`, drawn from their own stream.
+fn add_gangs(
+    w: &worl_dag::Workload,
+    cluster: &worl_cluster::Cluster,
+    seed: u64,
+) -> worl_dag::Workload {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6a6e_6773_0000_0021);
+    let mut b = w.to_builder();
+    for (v, t) in w.graph().tasks() {
+        let need = t.mem_gib.unwrap_or(0.0);
+        let fits = |k: &worl_cluster::GpuId| need <= cluster.gpus()[k.index()].mem_gib;
+        let per_machine = (0..cluster.machines().len())
+            .map(|mc| {
+                cluster
+                    .gpus_of(worl_cluster::MachineId::new(mc))
+                    .iter()
+                    .filter(|k| fits(k))
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        let total = cluster.gpu_ids().filter(|k| fits(k)).count();
+        let span_draw = rng.random_bool(0.5);
+        let chosen = v.index() == 0 || rng.random_bool(0.3);
+        let g = rng.random_range(2..=4usize);
+        let params = GangParams {
+            span: Span::Machine,
+            efficiency: rng.random_range(0.6..=1.0),
+            sync_bytes: rng.random_range(0.0..1e9),
+            sync_steps: if rng.random_bool(0.5) {
+                0.0
+            } else {
+                rng.random_range(0.0..3.0)
+            },
+        };
+        if !chosen || total < 2 {
+            continue;
+        }
+        let (span, most) = if per_machine >= 2 && span_draw {
+            (Span::Machine, per_machine)
+        } else {
+            (Span::Cluster, total)
+        };
+        b.set_gang(v, g.min(most) as u32, GangParams { span, ..params })
+            .expect("a valid gang");
+    }
+    b.build().expect("the same workload with gangs")
+}
+
+/// [`problems`] with gang tasks and, half the time, busy windows:
+/// [`random_problem_with_gangs`] with drawn arguments.
+pub fn problems_with_gangs(max_tasks: usize, max_gpus: usize) -> impl Strategy<Value = Problem> {
+    (
+        1..=max_tasks.max(1),
+        1..=max_gpus.max(1),
+        0.0f64..0.4,
+        0..ClusterKind::ALL.len(),
+        any::<u64>(),
+        any::<bool>(),
+    )
+        .prop_map(|(n, m, density, kind, seed, windows)| {
+            random_problem_with_gangs(n, m, density, ClusterKind::ALL[kind], 0.0, seed, windows)
         })
 }

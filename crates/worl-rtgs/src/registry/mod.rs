@@ -26,9 +26,9 @@
 //!   [`ScheduleError::BudgetBelowPopulation`] for every search alike, before any work
 //!   ([`RunContext::check_budget`](crate::RunContext::check_budget)); any larger budget is
 //!   honoured exactly. List schedulers evaluate no plan and ignore the budget.
-//! * **Gang tasks**: no scheduler of this crate handles a task needing more than one GPU
-//!   yet; every scheduler built by a registry (unless it says it supports them,
-//!   [`Scheduler::supports_gangs`]) refuses a problem holding one with
+//! * **Gang tasks**: the list schedulers, WOA, PSO, GA and ILS place a task needing more
+//!   than one GPU; every other scheduler built by a registry (one whose
+//!   [`Scheduler::supports_gangs`] is `false`: exact, DQN, MDTS, RTGS, WORL-RTGS) refuses a problem holding one with
 //!   [`ScheduleError::Unsupported`] naming the scheduler and the task, before any work
 //!   ([`check_supported`](crate::scheduler::check_supported)).
 //! * **Budget options**: every scheduler built by a registry takes `time` (CPU time:

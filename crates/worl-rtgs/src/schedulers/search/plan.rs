@@ -63,7 +63,7 @@ impl TaskOrder {
 /// lead its set ([`Problem::can_lead`]; for span `machine`, those on a machine with `g`
 /// GPUs that fit it), one extra list per such task whose leads are fewer than the GPUs it
 /// fits, so that every GPU a search draws for a gang task is a valid lead (the
-/// [`Evaluator`](worl_cluster::Evaluator) chooses the set around it). Never empty:
+/// [`Evaluator`] chooses the set around it). Never empty:
 /// [`Problem::new`] refuses a gang no machine (span `machine`) or the cluster can hold.
 /// Without gang tasks the lists are exactly the memory levels.
 #[derive(Clone, Debug)]
