@@ -112,9 +112,14 @@ pub trait Scheduler: Send {
 /// b.set_gang(t, 4, GangParams::default())?;
 /// let cluster = Arc::new(presets::homogeneous(4, &GpuModel::v100_16gb())?);
 /// let p = Problem::new(Arc::new(b.build()?), cluster)?;
-/// let err = Registry::with_builtins().build_spec("heft")?.schedule(&p, &mut RunContext::new(1));
+/// // RTGS does not place gang tasks: the registry refuses before any work
+/// let err = Registry::with_builtins().build_spec("rtgs")?.schedule(&p, &mut RunContext::new(1));
 /// assert!(matches!(err, Err(ScheduleError::Unsupported { ref task, gpus: 4, .. }) if task == "train/ddp"));
-/// assert!(worl_rtgs::scheduler::check_supported("HEFT", &p).is_err());
+/// assert!(worl_rtgs::scheduler::check_supported("RTGS", &p).is_err());
+/// // HEFT does
+/// let s = Registry::with_builtins().build_spec("heft")?.schedule(&p, &mut RunContext::new(1))?;
+/// assert_eq!(s.gpus(t).len(), 4);
+/// assert!(s.validate(&p).is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn check_supported(scheduler: &str, problem: &Problem) -> crate::Result<()> {
