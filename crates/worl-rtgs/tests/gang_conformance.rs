@@ -182,3 +182,40 @@ proptest! {
         check_all(&p, seed).map_err(TestCaseError::fail)?;
     }
 }
+
+#[test]
+fn searches_draw_only_valid_leads_for_gang_tasks() {
+    use worl_rtgs::schedulers::search::{FeasibleGpus, PositionCodec};
+    // Machines of uneven sizes (PAI mix) with 14 GiB tasks: some GPUs fit a gang task but
+    // cannot lead it (span machine on a machine with too few fitting GPUs).
+    let mut restricted = 0;
+    for seed in 0..20u64 {
+        let p = random_problem_with_gangs(20, 12, 0.2, ClusterKind::PaiMix, 1.0, seed, false);
+        let f = FeasibleGpus::new(&p);
+        for v in p.graph().task_ids() {
+            let want: Vec<_> = p
+                .cluster()
+                .gpu_ids()
+                .filter(|&k| p.fits(v, k) && p.can_lead(v, k))
+                .collect();
+            assert_eq!(f.of(v), &want[..], "seed {seed} {v:?}");
+            let fitting = p.cluster().gpu_ids().filter(|&k| p.fits(v, k)).count();
+            restricted += usize::from(want.len() < fitting);
+        }
+        // every position decodes to valid leads, and the plan evaluates
+        let codec = PositionCodec::new(&p, Policy::Append);
+        let m = p.n_gpus() as f64;
+        for i in 0..=24 {
+            let x = vec![m * i as f64 / 24.0; p.n_tasks()];
+            let mut gpu = vec![worl_cluster::GpuId::new(0); p.n_tasks()];
+            codec.decode(&x, &mut gpu);
+            for v in p.graph().task_ids() {
+                assert!(p.can_lead(v, gpu[v.index()]), "seed {seed} {v:?}");
+            }
+            let s = codec.schedule(&x).unwrap();
+            assert_eq!(s.validate(&p), vec![], "seed {seed}");
+        }
+    }
+    // the restriction does occur on these instances
+    assert!(restricted > 0);
+}
