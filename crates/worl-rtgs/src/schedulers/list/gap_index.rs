@@ -28,13 +28,15 @@ const NONE: u32 = u32::MAX;
 /// itself (the walk places around the windows; the index keeps following the timelines but
 /// proposes nothing), so list schedulers honour windows by construction.
 ///
-/// With gang tasks ([`Problem::has_gangs`], issue 21) likewise every query is
-/// [`PartialSchedule::slot`], which for a gang task on a lead GPU is the common gap of the
-/// set [`PartialSchedule::best_set`] chooses around the lead; [`best_slot`](Self::best_slot)
+/// With gang tasks ([`Problem::has_gangs`], issue 21) a query for a gang task is
+/// [`PartialSchedule::slot`], which on a lead GPU is the common gap of the set
+/// [`PartialSchedule::best_set`] chooses around the lead; [`best_slot`](Self::best_slot)
 /// tries as lead only the GPUs where [`Problem::can_lead`] holds, and
-/// [`commit`](Self::commit) places the whole set. The index does not follow the timelines
-/// then (a gang sits on several): [`longest_gap`](Self::longest_gap) is `-inf` throughout.
-/// Without gang tasks none of this runs.
+/// [`commit`](Self::commit) places the whole set. A gang has one node on every GPU of its
+/// set (the task's own on its lead, an extra node on each other GPU, `Σ (g − 1)` extra
+/// nodes allocated once); committing a gang rebuilds the index of its GPUs
+/// ([`refresh`](Self::refresh), `O(t log t)` each), so queries for single-GPU tasks keep
+/// using the index. Without gang tasks none of this runs.
 ///
 /// Results are identical to [`PartialSchedule::slot`]'s, bit for bit: the index only
 /// proposes candidate gaps (with a margin of `1e-12 · (1 + latest finish)` s on their
@@ -58,12 +60,33 @@ pub struct GapIndex {
     prev: Vec<u32>,
     /// The gaps in timeline order.
     tree: GapTree,
+    /// Number of tasks `n` (nodes `>= n` are the extra nodes of gangs).
+    n: usize,
+    /// Whether the problem has gang tasks.
+    gangs: bool,
+    /// Gang mode: per task placed on several GPUs, its first extra node (`NONE`
+    /// otherwise); its node on the `i`-th GPU of its set (`i >= 1`) is `extra_base + i - 1`.
+    /// Empty without gangs.
+    extra_base: Vec<u32>,
+    /// Gang mode: the task of extra node `n + i`.
+    extra_task: Vec<u32>,
 }
 
 impl GapIndex {
     /// An index for an empty schedule of `problem`.
     pub fn new(problem: &Problem) -> Self {
         let (n, m) = (problem.n_tasks(), problem.n_gpus());
+        let gangs = problem.has_gangs();
+        // gang mode: one extra node per GPU of a gang beyond its lead
+        let nodes = if gangs {
+            n + problem
+                .graph()
+                .task_ids()
+                .map(|v| problem.gpus(v) as usize - 1)
+                .sum::<usize>()
+        } else {
+            n
+        };
         Self {
             latest: problem
                 .cluster()
@@ -71,9 +94,37 @@ impl GapIndex {
                 .map(|k| problem.ready_time(k))
                 .collect(),
             last: vec![NONE; m],
-            before: vec![0.0; n],
-            prev: vec![NONE; n],
-            tree: GapTree::new(n, m),
+            before: vec![0.0; nodes],
+            prev: vec![NONE; nodes],
+            tree: GapTree::new(nodes, m),
+            n,
+            gangs,
+            extra_base: if gangs { vec![NONE; n] } else { Vec::new() },
+            extra_task: Vec::new(),
+        }
+    }
+
+    /// The task of index node `node`.
+    #[inline]
+    fn task_of(&self, node: usize) -> usize {
+        if node < self.n {
+            node
+        } else {
+            self.extra_task[node - self.n] as usize
+        }
+    }
+
+    /// The index node of placed `task` on `gpu` (its own on its lead GPU).
+    fn node_of(&self, partial: &PartialSchedule<'_>, task: TaskId, gpu: GpuId) -> usize {
+        if !self.gangs {
+            return task.index();
+        }
+        match partial.gang_set(task) {
+            Some(set) if set[0] != gpu => {
+                let i = set.iter().position(|&k| k == gpu).unwrap_or(1);
+                self.extra_base[task.index()] as usize + i - 1
+            }
+            _ => task.index(),
         }
     }
 
@@ -101,9 +152,9 @@ impl GapIndex {
         // windows, answers instead (the index still follows the timelines).
         if policy == Policy::Append
             || p.has_windows()
-            || p.has_gangs()
             || k >= self.latest.len()
             || task.index() >= p.n_tasks()
+            || (self.gangs && p.gpus(task) > 1)
         {
             return Ok(partial.slot(task, gpu, policy)?);
         }
@@ -123,7 +174,7 @@ impl GapIndex {
             let free = ready_at.max(self.before[c]);
             if free + exec <= self.tree.start(c) {
                 let after = self.prev[c];
-                let after = (after != NONE).then(|| TaskId::new(after as usize));
+                let after = (after != NONE).then(|| TaskId::new(self.task_of(after as usize)));
                 return Ok(partial.slot_after(task, gpu, after)?);
             }
             candidate = self.tree.first_after(c, min_gap);
@@ -137,13 +188,29 @@ impl GapIndex {
     /// Errors: as [`PartialSchedule::commit`].
     pub fn commit(&mut self, partial: &mut PartialSchedule<'_>, slot: Slot) -> Result<()> {
         partial.commit(slot)?;
-        if partial.problem().has_gangs() {
-            // every query is the walk's (see the type's docs): nothing to follow
-            return Ok(());
-        }
         let (t, k) = (slot.task().index(), slot.gpu().index());
         let (start, finish) = (slot.start(), slot.finish());
-        match partial.next_on_gpu(slot.task()) {
+        let next = partial.next_on_gpu(slot.task());
+        if self.gangs {
+            if let Some(set) = partial.gang_set(slot.task()) {
+                // a gang: number its extra nodes, rebuild the index of every GPU of its set
+                let set = set.to_vec();
+                self.extra_base[t] = (self.n + self.extra_task.len()) as u32;
+                self.extra_task
+                    .extend(std::iter::repeat_n(t as u32, set.len() - 1));
+                for gpu in set {
+                    self.refresh(partial, gpu);
+                }
+                return Ok(());
+            }
+            if next.is_some_and(|x| x.index() >= self.n) {
+                // inserted before a gang's extra node (the partial's own numbering):
+                // rebuild this GPU
+                self.refresh(partial, slot.gpu());
+                return Ok(());
+            }
+        }
+        match next {
             // Appended: one new gap, after the latest finish so far.
             None => {
                 let before = self.latest[k];
@@ -171,14 +238,17 @@ impl GapIndex {
     }
 
     /// Rebuilds the index of `gpu` from `partial` (`O(t log t)`, `t` the tasks on `gpu`):
-    /// needed only after placing on `gpu` other than through [`commit`](Self::commit). With
-    /// gang tasks it does nothing (the index is not used then, see the type's docs).
+    /// needed only after placing on `gpu` other than through [`commit`](Self::commit).
+    /// With gang tasks, a gang placed other than through `commit` must be placed through
+    /// it instead (its extra nodes are numbered there); refreshing on an empty schedule
+    /// (after [`PartialSchedule::reset`]) also forgets the gangs' extra nodes.
     ///
     /// # Panics
     /// If `gpu` is out of range.
     pub fn refresh(&mut self, partial: &PartialSchedule<'_>, gpu: GpuId) {
-        if partial.problem().has_gangs() {
-            return;
+        if self.gangs && partial.n_placed() == 0 && !self.extra_task.is_empty() {
+            self.extra_task.clear();
+            self.extra_base.fill(NONE);
         }
         let k = gpu.index();
         let mut latest = partial.problem().ready_time(gpu);
@@ -187,7 +257,7 @@ impl GapIndex {
         for t in partial.timeline(gpu) {
             let (start, finish) = (partial.start(t), partial.finish(t));
             let (start, finish) = (start.unwrap_or(latest), finish.unwrap_or(latest));
-            let i = t.index();
+            let i = self.node_of(partial, t, gpu);
             self.before[i] = latest;
             self.prev[i] = prev;
             self.tree.insert(k, i, start, start - latest, None);
@@ -377,6 +447,85 @@ mod tests {
             }
             assert_eq!(s.to_schedule().unwrap().validate(&p), vec![], "seed {seed}");
         }
+    }
+
+    #[test]
+    fn with_gang_tasks_indexed_slots_and_gaps_equal_the_walk_bit_for_bit() {
+        // Gangs of 2-4 GPUs (span machine and cluster) among single-GPU tasks, random leads
+        // in topological order: every query (single-GPU tasks through the index, gangs
+        // through the walk) equals `PartialSchedule::slot`, and the index's longest gap of
+        // every GPU equals a rescan of its timeline, gangs' extra nodes included.
+        let mut gangs_placed = 0;
+        let mut inserted = 0;
+        for seed in 0..6u64 {
+            let w = alibaba_like(&AlibabaLikeParams::new(40), seed).unwrap();
+            let span = if seed % 2 == 0 {
+                worl_dag::Span::Machine
+            } else {
+                worl_dag::Span::Cluster
+            };
+            let w = worl_dag::generators::gangs::assign(&w, 0.3, 2..=4, span, seed).unwrap();
+            let c = presets::homogeneous(8, &worl_cluster::GpuModel::v100_16gb()).unwrap();
+            let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
+            assert!(p.has_gangs());
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut s = PartialSchedule::new(&p);
+            let mut index = GapIndex::new(&p);
+            let mut done = vec![false; p.n_tasks()];
+            let mut leads_taken = Vec::new();
+            for &v in p.graph().topo_order() {
+                for u in p.graph().task_ids() {
+                    let ready =
+                        !done[u.index()] && p.graph().preds(u).iter().all(|e| done[e.task.index()]);
+                    if !ready {
+                        continue;
+                    }
+                    for gpu in p.cluster().gpu_ids().filter(|&k| p.can_lead(u, k)) {
+                        let want = s.slot(u, gpu, Policy::Insertion).unwrap();
+                        let got = index.slot(&s, u, gpu, Policy::Insertion).unwrap();
+                        assert_eq!(got, want, "seed {seed}: {u:?} on {gpu:?}");
+                    }
+                }
+                let leads: Vec<GpuId> = p
+                    .cluster()
+                    .gpu_ids()
+                    .filter(|&k| p.can_lead(v, k))
+                    .collect();
+                let k = leads[rng.random_range(0..leads.len())];
+                leads_taken.push((v, k));
+                let slot = index.slot(&s, v, k, Policy::Insertion).unwrap();
+                index.commit(&mut s, slot).unwrap();
+                done[v.index()] = true;
+                gangs_placed += usize::from(p.gpus(v) > 1);
+                inserted += usize::from(p.gpus(v) == 1 && s.next_on_gpu(v).is_some());
+                for gpu in p.cluster().gpu_ids() {
+                    assert_eq!(
+                        index.longest_gap(gpu).to_bits(),
+                        rescan(&s, gpu).to_bits(),
+                        "seed {seed}: {v:?} {gpu:?}"
+                    );
+                }
+            }
+            let first = s.to_schedule().unwrap();
+            assert_eq!(first.validate(&p), vec![], "seed {seed}");
+            // reused after a reset (as the searches' list decoder does): the same schedule
+            s.reset();
+            for gpu in p.cluster().gpu_ids() {
+                index.refresh(&s, gpu);
+            }
+            for &(v, k) in &leads_taken {
+                let slot = index.slot(&s, v, k, Policy::Insertion).unwrap();
+                assert_eq!(
+                    slot,
+                    s.slot(v, k, Policy::Insertion).unwrap(),
+                    "seed {seed}"
+                );
+                index.commit(&mut s, slot).unwrap();
+            }
+            assert_eq!(s.to_schedule().unwrap(), first, "seed {seed}");
+        }
+        assert!(gangs_placed >= 60, "{gangs_placed}");
+        assert!(inserted > 0, "no single-GPU task went into a gap");
     }
 
     #[test]
