@@ -193,8 +193,11 @@ fn build(
     }
 }
 
-/// [`problems`] with busy windows: [`random_problem_with_windows`] with drawn arguments.
-pub fn problems_with_windows(max_tasks: usize, max_gpus: usize) -> impl Strategy<Value = Problem> {
+/// The drawn arguments `(n, m, density, kind, seed)` of the `problems*` strategies.
+fn arguments(
+    max_tasks: usize,
+    max_gpus: usize,
+) -> impl Strategy<Value = (usize, usize, f64, ClusterKind, u64)> {
     (
         1..=max_tasks.max(1),
         1..=max_gpus.max(1),
@@ -202,25 +205,22 @@ pub fn problems_with_windows(max_tasks: usize, max_gpus: usize) -> impl Strategy
         0..ClusterKind::ALL.len(),
         any::<u64>(),
     )
-        .prop_map(|(n, m, density, kind, seed)| {
-            random_problem_with_windows(n, m, density, ClusterKind::ALL[kind], 0.0, seed)
-        })
+        .prop_map(|(n, m, density, kind, seed)| (n, m, density, ClusterKind::ALL[kind], seed))
+}
+
+/// [`problems`] with busy windows: [`random_problem_with_windows`] with drawn arguments.
+pub fn problems_with_windows(max_tasks: usize, max_gpus: usize) -> impl Strategy<Value = Problem> {
+    arguments(max_tasks, max_gpus).prop_map(|(n, m, density, kind, seed)| {
+        random_problem_with_windows(n, m, density, kind, 0.0, seed)
+    })
 }
 
 /// Random problems of up to `max_tasks` tasks (at least 1) on up to `max_gpus` GPUs (at
 /// least 1), edge density in `[0, 0.4)`, every [`ClusterKind`]: [`random_problem`] with
 /// drawn arguments.
 pub fn problems(max_tasks: usize, max_gpus: usize) -> impl Strategy<Value = Problem> {
-    (
-        1..=max_tasks.max(1),
-        1..=max_gpus.max(1),
-        0.0f64..0.4,
-        0..ClusterKind::ALL.len(),
-        any::<u64>(),
-    )
-        .prop_map(|(n, m, density, kind, seed)| {
-            random_problem(n, m, density, ClusterKind::ALL[kind], 0.0, seed)
-        })
+    arguments(max_tasks, max_gpus)
+        .prop_map(|(n, m, density, kind, seed)| random_problem(n, m, density, kind, 0.0, seed))
 }
 
 /// [`random_problem`] (with busy windows when `windows`, [`random_problem_with_windows`])
@@ -300,15 +300,31 @@ fn add_gangs(
 /// [`problems`] with gang tasks and, half the time, busy windows:
 /// [`random_problem_with_gangs`] with drawn arguments.
 pub fn problems_with_gangs(max_tasks: usize, max_gpus: usize) -> impl Strategy<Value = Problem> {
-    (
-        1..=max_tasks.max(1),
-        1..=max_gpus.max(1),
-        0.0f64..0.4,
-        0..ClusterKind::ALL.len(),
-        any::<u64>(),
-        any::<bool>(),
+    (arguments(max_tasks, max_gpus), any::<bool>()).prop_map(
+        |((n, m, density, kind, seed), windows)| {
+            random_problem_with_gangs(n, m, density, kind, 0.0, seed, windows)
+        },
     )
-        .prop_map(|(n, m, density, kind, seed, windows)| {
-            random_problem_with_gangs(n, m, density, ClusterKind::ALL[kind], 0.0, seed, windows)
+}
+
+/// Every registered scheduler that builds without burn (`BUILTINS`), built by a
+/// [`Registry`](crate::Registry) from `name[quick options]` (small budgets for tests).
+///
+/// # Panics
+/// If a built-in's quick specification does not build (a defect of the registry).
+pub fn quick_schedulers() -> Vec<Box<dyn crate::Scheduler>> {
+    let registry = crate::Registry::with_builtins();
+    crate::schedulers::BUILTINS
+        .iter()
+        .map(|b| {
+            let spec = if b.quick.is_empty() {
+                b.name.to_owned()
+            } else {
+                format!("{}[{}]", b.name, b.quick)
+            };
+            registry
+                .build_spec(&spec)
+                .unwrap_or_else(|e| panic!("{spec}: {e}"))
         })
+        .collect()
 }

@@ -5,26 +5,8 @@
 
 use proptest::prelude::*;
 use worl_rtgs::schedulers::BUILTINS;
-use worl_rtgs::testing::{ClusterKind, problems, random_problem};
+use worl_rtgs::testing::{ClusterKind, problems, quick_schedulers, random_problem};
 use worl_rtgs::{ConformanceError, Registry, Scheduler, check_scheduler};
-
-/// Every registered scheduler, built from `name[quick options]`.
-fn quick_schedulers() -> Vec<Box<dyn Scheduler>> {
-    let registry = Registry::with_builtins();
-    BUILTINS
-        .iter()
-        .map(|b| {
-            let spec = if b.quick.is_empty() {
-                b.name.to_owned()
-            } else {
-                format!("{}[{}]", b.name, b.quick)
-            };
-            registry
-                .build_spec(&spec)
-                .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        })
-        .collect()
-}
 
 #[test]
 fn the_registry_holds_exactly_the_registration_table() {

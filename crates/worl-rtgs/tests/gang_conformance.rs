@@ -10,26 +10,16 @@ use worl_cluster::{Evaluator, Policy, Problem, Schedule};
 use worl_dag::{Span, TaskId};
 use worl_rtgs::schedulers::BUILTINS;
 use worl_rtgs::testing::{
-    ClusterKind, problems_with_gangs, random_problem, random_problem_with_gangs,
+    self, ClusterKind, problems_with_gangs, random_problem, random_problem_with_gangs,
 };
 use worl_rtgs::{Registry, RunContext, ScheduleError, Scheduler, check_scheduler};
 
 /// Every registered scheduler, built from `name[quick options]`, with its registry name.
 fn quick_schedulers() -> Vec<(&'static str, Box<dyn Scheduler>)> {
-    let registry = Registry::with_builtins();
     BUILTINS
         .iter()
-        .map(|b| {
-            let spec = if b.quick.is_empty() {
-                b.name.to_owned()
-            } else {
-                format!("{}[{}]", b.name, b.quick)
-            };
-            let s = registry
-                .build_spec(&spec)
-                .unwrap_or_else(|e| panic!("{spec}: {e}"));
-            (b.name, s)
-        })
+        .map(|b| b.name)
+        .zip(testing::quick_schedulers())
         .collect()
 }
 

@@ -10,27 +10,10 @@ use worl_cluster::{
 use worl_dag::WorkloadBuilder;
 use worl_rtgs::schedulers::{BUILTINS, Heft};
 use worl_rtgs::testing::{
-    ClusterKind, problems_with_windows, random_problem, random_problem_with_windows,
+    ClusterKind, problems_with_windows, quick_schedulers, random_problem,
+    random_problem_with_windows,
 };
 use worl_rtgs::{Registry, RunContext, Scheduler, check_scheduler};
-
-/// Every registered scheduler, built from `name[quick options]`.
-fn quick_schedulers() -> Vec<Box<dyn Scheduler>> {
-    let registry = Registry::with_builtins();
-    BUILTINS
-        .iter()
-        .map(|b| {
-            let spec = if b.quick.is_empty() {
-                b.name.to_owned()
-            } else {
-                format!("{}[{}]", b.name, b.quick)
-            };
-            registry
-                .build_spec(&spec)
-                .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        })
-        .collect()
-}
 
 /// `check_scheduler` (valid, windows included; at least the lower bound; same seed same
 /// schedule), and the schedule is the evaluator's decoding of its own plan: appending its

@@ -4,29 +4,10 @@
 
 use proptest::prelude::*;
 use worl_cluster::{Evaluator, Policy, Problem, Schedule};
-use worl_rtgs::schedulers::BUILTINS;
-use worl_rtgs::testing::{ClusterKind, problems, random_problem};
-use worl_rtgs::{Registry, RunContext, Scheduler};
+use worl_rtgs::testing::{ClusterKind, problems, quick_schedulers, random_problem};
+use worl_rtgs::{Registry, RunContext};
 use worl_sim::policies::AsPlanned;
 use worl_sim::{Contention, SimConfig, SimResult, Simulation, check_log};
-
-/// Every registered scheduler (those built without burn), with its quick options.
-fn schedulers() -> Vec<Box<dyn Scheduler>> {
-    let registry = Registry::with_builtins();
-    BUILTINS
-        .iter()
-        .map(|b| {
-            let spec = if b.quick.is_empty() {
-                b.name.to_owned()
-            } else {
-                format!("{}[{}]", b.name, b.quick)
-            };
-            registry
-                .build_spec(&spec)
-                .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        })
-        .collect()
-}
 
 fn simulate(p: &Problem, s: &Schedule, contention: Contention) -> SimResult {
     let cfg = SimConfig {
@@ -47,7 +28,7 @@ fn simulate(p: &Problem, s: &Schedule, contention: Contention) -> SimResult {
 
 /// Checks the replay of every scheduler's plan on `p` against the evaluator.
 fn replay_matches_the_evaluator(p: &Problem, seed: u64) -> Result<(), TestCaseError> {
-    for mut s in schedulers() {
+    for mut s in quick_schedulers() {
         let name = s.name().to_owned();
         let schedule = s
             .schedule(p, &mut RunContext::new(seed))
@@ -92,7 +73,10 @@ fn replay_matches_the_evaluator(p: &Problem, seed: u64) -> Result<(), TestCaseEr
 #[test]
 fn every_scheduler_replays_exactly_on_every_cluster_kind() {
     // Every scheduler built without burn: the list, search and exact families.
-    let names: Vec<String> = schedulers().iter().map(|s| s.name().to_owned()).collect();
+    let names: Vec<String> = quick_schedulers()
+        .iter()
+        .map(|s| s.name().to_owned())
+        .collect();
     assert!(names.len() >= 13, "{names:?}");
     eprintln!("schedulers: {names:?}");
     for (i, kind) in ClusterKind::ALL.into_iter().enumerate() {

@@ -9,9 +9,8 @@ use worl_cluster::{
     ClusterBuilder, Evaluator, GpuId, GpuModel, Link, Network, Plan, Policy, Problem,
 };
 use worl_dag::{TaskId, WorkloadBuilder};
-use worl_rtgs::schedulers::BUILTINS;
-use worl_rtgs::testing::{ClusterKind, random_problem};
-use worl_rtgs::{Registry, RunContext, Scheduler};
+use worl_rtgs::testing::{ClusterKind, quick_schedulers, random_problem};
+use worl_rtgs::{Registry, RunContext};
 use worl_sim::policies::{AsPlanned, OnlineEft};
 use worl_sim::{
     Event, Failures, OnlinePolicy, Outage, RuntimeNoise, SimConfig, SimResult, Simulation,
@@ -196,24 +195,6 @@ fn the_log_checker_catches_a_run_over_a_window() {
     );
 }
 
-/// Every registered scheduler (those built without burn), with its quick options.
-fn schedulers() -> Vec<Box<dyn Scheduler>> {
-    let registry = Registry::with_builtins();
-    BUILTINS
-        .iter()
-        .map(|b| {
-            let spec = if b.quick.is_empty() {
-                b.name.to_owned()
-            } else {
-                format!("{}[{}]", b.name, b.quick)
-            };
-            registry
-                .build_spec(&spec)
-                .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        })
-        .collect()
-}
-
 /// `p` with random busy windows on its GPUs: per GPU up to 3, starting within the first
 /// `2 · span` s and lasting up to `span / 2` s, where `span` is a list schedule's makespan.
 fn with_windows(p: &Problem, seed: u64) -> Problem {
@@ -246,7 +227,7 @@ fn with_windows(p: &Problem, seed: u64) -> Problem {
 fn replay_matches_the_evaluator(p: &Problem, seed: u64) -> Result<usize, TestCaseError> {
     let p0 = windowless(p);
     let mut accepted = 0;
-    for mut s in schedulers() {
+    for mut s in quick_schedulers() {
         let name = s.name().to_owned();
         let mut plans = vec![
             s.schedule(&p0, &mut RunContext::new(seed))

@@ -79,7 +79,6 @@ pub mod list;
 pub mod local;
 pub mod rtgs;
 pub mod search;
-mod windows;
 #[cfg(feature = "ddqn")]
 pub mod worl_rtgs;
 

@@ -3,10 +3,10 @@
 
 use super::bound::{BoundScratch, Instance, NONE, StateView, lower_bound};
 use crate::scheduler::{Progress, RunContext};
-use crate::schedulers::windows::past_windows;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::ControlFlow;
+use worl_cluster::past_windows;
 use worl_cluster::{GpuId, ScheduledTask};
 
 /// Relative tolerance of the pruning test: a subtree is cut when its bound reaches

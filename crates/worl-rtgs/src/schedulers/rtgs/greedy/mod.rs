@@ -8,9 +8,9 @@ use worl_woa::WhaleRng;
 
 use super::class_index::{ClassIndex, SMALL_CLASS};
 use super::decoder::{DecodeInput, PlanDecoder};
-use crate::schedulers::windows::past_windows;
 pub(crate) use window::WindowScratch;
 use window::{Candidate, larger};
+use worl_cluster::past_windows;
 
 mod window;
 
