@@ -165,6 +165,17 @@ pub(crate) fn number(
     }
 }
 
+/// The names of the columns whose value is missing among `fields` (`(column, value)`),
+/// joined as `a, b`; `None` when every value is present.
+pub(crate) fn empty_columns(fields: &[(&str, Option<f64>)]) -> Option<String> {
+    let empty: Vec<&str> = fields
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|&(c, _)| c)
+        .collect();
+    (!empty.is_empty()).then(|| empty.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,15 +215,4 @@ mod tests {
             .to_string();
         assert_eq!(e, "t.csv:2: pod `p`: n `x` is not a finite number");
     }
-}
-
-/// The names of the columns whose value is missing among `fields` (`(column, value)`),
-/// joined as `a, b`; `None` when every value is present.
-pub(crate) fn empty_columns(fields: &[(&str, Option<f64>)]) -> Option<String> {
-    let empty: Vec<&str> = fields
-        .iter()
-        .filter(|(_, v)| v.is_none())
-        .map(|&(c, _)| c)
-        .collect();
-    (!empty.is_empty()).then(|| empty.join(", "))
 }

@@ -8,7 +8,7 @@
 //! when present, the others are not read). Times are in seconds from the trace start.
 //!
 //! **Mapping.** Each pod with `num_gpu >= 1` is a job of one task, both named after the pod:
-//! * `gpus = num_gpu` ([`Task::gpus`](crate::Task::gpus); default [`GangParams`](crate::GangParams):
+//! * `gpus = num_gpu` ([`Task::gpus`](crate::Task::gpus); default [`GangParams`]:
 //!   one machine, efficiency 1, no synchronisation), since a pod's GPUs are on its node;
 //! * `work = (deletion_time − scheduled_time) · num_gpu · work_scale` reference GPU-seconds
 //!   (its wall time on its GPUs, `work_scale` 1.0 taking a trace second as a reference

@@ -13,7 +13,7 @@
 //! `task_name`:
 //! * `gpus = inst_num` (PAI runs a task as `inst_num` instances of one GPU each when
 //!   `plan_gpu` is 100; written as a float, `8.0`, it must be a whole number `>= 1`) with the
-//!   default [`GangParams`](crate::GangParams) (one machine);
+//!   default [`GangParams`] (one machine);
 //! * `work = runtime_V100 · inst_num · work_scale` reference GPU-seconds: the run-time column
 //!   is the task's wall time on V100s (the reference GPU), on `inst_num` of them;
 //! * the job's release ([`Job::release`](crate::Job::release)) is the `start_time` of its
