@@ -362,6 +362,20 @@ impl<'p> PartialSchedule<'p> {
         self.drt(task, gpu)
     }
 
+    /// The placement of `pred`, a predecessor of `task`; [`ClusterError::NotTopological`]
+    /// when it is not placed yet.
+    #[inline]
+    fn placed_pred(&self, task: TaskId, pred: TaskId) -> Result<Placed> {
+        let u = self.task[pred.index()];
+        if u.gpu == NONE {
+            return Err(ClusterError::NotTopological {
+                task: self.problem.task_label(task),
+                pred: self.problem.task_label(pred),
+            });
+        }
+        Ok(u)
+    }
+
     #[inline]
     fn drt(&self, task: TaskId, gpu: GpuId) -> Result<f64> {
         if self.gangs {
@@ -370,13 +384,7 @@ impl<'p> PartialSchedule<'p> {
         let p = self.problem;
         let mut drt = 0.0f64;
         for nb in p.graph().preds(task) {
-            let u = self.task[nb.task.index()];
-            if u.gpu == NONE {
-                return Err(ClusterError::NotTopological {
-                    task: p.task_label(task),
-                    pred: p.task_label(nb.task),
-                });
-            }
+            let u = self.placed_pred(task, nb.task)?;
             let t = u.finish + p.comm_time(nb.bytes, GpuId::new(u.gpu as usize), gpu);
             if t > drt {
                 drt = t;
@@ -767,13 +775,7 @@ impl PartialSchedule<'_> {
         let p = self.problem;
         let mut drt = 0.0f64;
         for nb in p.graph().preds(task) {
-            let u = self.task[nb.task.index()];
-            if u.gpu == NONE {
-                return Err(ClusterError::NotTopological {
-                    task: p.task_label(task),
-                    pred: p.task_label(nb.task),
-                });
-            }
+            let u = self.placed_pred(task, nb.task)?;
             let lead = [GpuId::new(u.gpu as usize)];
             let from = match self.set_gpus.get(nb.task.index()) {
                 Some(s) if !s.is_empty() => s.as_slice(),
