@@ -362,6 +362,26 @@ impl<'p> PartialSchedule<'p> {
         self.drt(task, gpu)
     }
 
+    /// Links timeline node `node` into GPU `k`'s timeline right after node `after` (`NONE`:
+    /// first), running `[start, finish)`.
+    #[inline]
+    fn link(&mut self, node: usize, k: usize, after: u32, start: f64, finish: f64) {
+        let next = if after == NONE {
+            std::mem::replace(&mut self.head[k], node as u32)
+        } else {
+            std::mem::replace(&mut self.task[after as usize].next, node as u32)
+        };
+        self.task[node] = Placed {
+            start,
+            finish,
+            gpu: k as u32,
+            next,
+        };
+        if next == NONE {
+            self.tail[k] = node as u32;
+        }
+    }
+
     /// The placement of `pred`, a predecessor of `task`; [`ClusterError::NotTopological`]
     /// when it is not placed yet.
     #[inline]
@@ -607,20 +627,7 @@ impl<'p> PartialSchedule<'p> {
             return self.commit_set(s);
         }
         let (t, k) = (slot.task.index(), slot.gpu.index());
-        let next = if slot.after == NONE {
-            std::mem::replace(&mut self.head[k], t as u32)
-        } else {
-            std::mem::replace(&mut self.task[slot.after as usize].next, t as u32)
-        };
-        self.task[t] = Placed {
-            start: slot.start,
-            finish: slot.finish,
-            gpu: k as u32,
-            next,
-        };
-        if next == NONE {
-            self.tail[k] = t as u32;
-        }
+        self.link(t, k, slot.after, slot.start, slot.finish);
         self.n_placed += 1;
         if slot.finish > self.makespan {
             self.makespan = slot.finish;
@@ -924,22 +931,7 @@ impl PartialSchedule<'_> {
                 self.task.push(UNPLACED);
                 self.task.len() - 1
             };
-            let k = k.index();
-            let after = slot.after[i];
-            let next = if after == NONE {
-                std::mem::replace(&mut self.head[k], node as u32)
-            } else {
-                std::mem::replace(&mut self.task[after as usize].next, node as u32)
-            };
-            self.task[node] = Placed {
-                start: slot.start,
-                finish: slot.finish,
-                gpu: k as u32,
-                next,
-            };
-            if next == NONE {
-                self.tail[k] = node as u32;
-            }
+            self.link(node, k.index(), slot.after[i], slot.start, slot.finish);
             nodes.push(node as u32);
         }
         if slot.gpus.len() > 1 {
