@@ -328,3 +328,28 @@ pub fn quick_schedulers() -> Vec<Box<dyn crate::Scheduler>> {
         })
         .collect()
 }
+
+/// Whether `schedule`, made by `scheduler` for `p`, is what its own plan decodes to: the
+/// [`Evaluator`](worl_cluster::Evaluator) placing its tasks in start order on the same GPUs
+/// (sets kept), each at its earliest append start (past data, the GPU's previous task and
+/// its busy windows), gives back its makespan within `1e-9` relative.
+///
+/// Errors: a one-line message naming the scheduler, for a plan that does not decode or
+/// decodes to another makespan.
+pub fn plan_decodes_to_makespan(
+    scheduler: &str,
+    p: &Problem,
+    schedule: &worl_cluster::Schedule,
+) -> Result<(), String> {
+    let plan = schedule.to_plan(p);
+    let decoded = worl_cluster::Evaluator::new(p)
+        .makespan(&plan, worl_cluster::Policy::Append)
+        .map_err(|e| format!("{scheduler}: {e}"))?;
+    let m = schedule.makespan();
+    if (decoded - m).abs() > 1e-9 * m.max(1.0) {
+        return Err(format!(
+            "{scheduler}: makespan {m} s but its plan decodes to {decoded} s"
+        ));
+    }
+    Ok(())
+}

@@ -36,17 +36,7 @@ fn conforms(s: &mut dyn Scheduler, p: &Problem, seed: u64) -> Result<Schedule, S
             return Err(format!("{}: {v:?} on {have} GPUs, needs {need}", s.name()));
         }
     }
-    let plan = schedule.to_plan(p);
-    let decoded = Evaluator::new(p)
-        .makespan(&plan, Policy::Append)
-        .map_err(|e| format!("{}: {e}", s.name()))?;
-    let m = schedule.makespan();
-    if (decoded - m).abs() > 1e-9 * m.max(1.0) {
-        return Err(format!(
-            "{}: makespan {m} s but its plan decodes to {decoded} s",
-            s.name()
-        ));
-    }
+    testing::plan_decodes_to_makespan(s.name(), p, &schedule)?;
     Ok(schedule)
 }
 

@@ -4,13 +4,11 @@
 
 use proptest::prelude::*;
 use std::sync::Arc;
-use worl_cluster::{
-    ClusterBuilder, Evaluator, GpuId, GpuModel, Link, Network, Policy, Problem, Schedule,
-};
+use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, Policy, Problem, Schedule};
 use worl_dag::WorkloadBuilder;
 use worl_rtgs::schedulers::{BUILTINS, Heft};
 use worl_rtgs::testing::{
-    ClusterKind, problems_with_windows, quick_schedulers, random_problem,
+    self, ClusterKind, problems_with_windows, quick_schedulers, random_problem,
     random_problem_with_windows,
 };
 use worl_rtgs::{Registry, RunContext, Scheduler, check_scheduler};
@@ -22,17 +20,7 @@ use worl_rtgs::{Registry, RunContext, Scheduler, check_scheduler};
 /// its GPU's previous task and the GPU's windows allow).
 fn conforms(s: &mut dyn Scheduler, p: &Problem, seed: u64) -> Result<Schedule, String> {
     let schedule = check_scheduler(s, p, seed).map_err(|e| e.to_string())?;
-    let plan = schedule.to_plan(p);
-    let decoded = Evaluator::new(p)
-        .makespan(&plan, Policy::Append)
-        .map_err(|e| format!("{}: {e}", s.name()))?;
-    let m = schedule.makespan();
-    if (decoded - m).abs() > 1e-9 * m.max(1.0) {
-        return Err(format!(
-            "{}: makespan {m} s but its plan decodes to {decoded} s",
-            s.name()
-        ));
-    }
+    testing::plan_decodes_to_makespan(s.name(), p, &schedule)?;
     Ok(schedule)
 }
 
