@@ -751,6 +751,41 @@ impl PartialSchedule<'_> {
         Some(self.set_nodes[task.index()][i])
     }
 
+    /// The task that follows placed `task` on `gpu`'s timeline (`None` if it is the last
+    /// there, or `task` is not on `gpu`); for a gang task, after its node on `gpu`, and a
+    /// gang following it is named by its task. `O(g)`.
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    pub fn next_on(&self, task: TaskId, gpu: GpuId) -> Option<TaskId> {
+        let _ = &self.task[task.index()];
+        let node = self.node_on(task, gpu)?;
+        match self.task[node as usize].next {
+            NONE => None,
+            next => Some(TaskId::new(
+                self.task_of(next as usize, self.problem.n_tasks()),
+            )),
+        }
+    }
+
+    /// The [`Slot`] of a gang's lead for a set slot computed by
+    /// [`slot_set`](Self::slot_set) under `policy` (lead `set.gpus()[0]`, the set's start
+    /// and finish): what [`slot`](Self::slot) on the lead returns when `set` is the set
+    /// [`best_set`](Self::best_set) chooses around it. Committing it
+    /// ([`commit`](Self::commit)) places `best_set`'s set again; to place `set` itself use
+    /// [`commit_set`](Self::commit_set). For callers that chose the set themselves (the
+    /// list schedulers' gap index).
+    pub fn lead_slot(&self, set: &SetSlot, policy: Policy) -> Slot {
+        Slot {
+            task: set.task,
+            gpu: set.gpus[0],
+            start: set.start,
+            finish: set.finish,
+            after: policy_code(policy),
+            version: set.version,
+        }
+    }
+
     /// The GPU set of a placed task that runs on several GPUs (lead first, the lead being
     /// [`gpu_of`](Self::gpu_of)); `None` for a task placed on one GPU or not placed.
     ///

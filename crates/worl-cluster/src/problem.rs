@@ -814,9 +814,23 @@ impl Problem {
         if from == to {
             return 0.0;
         }
-        let a = self.machine_of[from.index()] as usize;
-        let b = self.machine_of[to.index()] as usize;
-        let l = self.links.get(a, b);
+        self.comm_time_between(
+            bytes,
+            MachineId::new(self.machine_of[from.index()] as usize),
+            MachineId::new(self.machine_of[to.index()] as usize),
+        )
+    }
+
+    /// Communication time of `bytes` from a GPU of machine `from` to another GPU of machine
+    /// `to` (the same machine: its intra-machine link), s: `L + bytes / B` of the link
+    /// between them, bit for bit [`comm_time`](Self::comm_time) between two distinct GPUs
+    /// on those machines. For schedulers that take data-ready times per machine.
+    ///
+    /// # Panics
+    /// If a machine is out of range.
+    #[inline]
+    pub fn comm_time_between(&self, bytes: f64, from: MachineId, to: MachineId) -> f64 {
+        let l = self.links.get(from.index(), to.index());
         l.latency + bytes * l.inv_bandwidth
     }
 

@@ -3,11 +3,16 @@
 use super::fits_no_gpu;
 use super::gap_tree::GapTree;
 use crate::error::Result;
-use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Slot};
-use worl_dag::TaskId;
+use std::cell::RefCell;
+use worl_cluster::{GpuId, MachineId, PartialSchedule, Policy, Problem, SetSlot, Slot};
+use worl_dag::{Span, TaskId};
 
 /// No task.
 const NONE: u32 = u32::MAX;
+
+/// Rounds of [`GapIndex::best_slot`]'s gap searches taken in order of their lower bound
+/// before the remaining ones in GPU order.
+const ROUNDS_BY_BOUND: usize = 4;
 
 /// EFT queries for list schedulers: [`PartialSchedule::slot`] with an index for the
 /// insertion-based policy, and the minimum-EFT processor selection.
@@ -34,9 +39,10 @@ const NONE: u32 = u32::MAX;
 /// tries as lead only the GPUs where [`Problem::can_lead`] holds, and
 /// [`commit`](Self::commit) places the whole set. A gang has one node on every GPU of its
 /// set (the task's own on its lead, an extra node on each other GPU, `Σ (g − 1)` extra
-/// nodes allocated once); committing a gang rebuilds the index of its GPUs
-/// ([`refresh`](Self::refresh), `O(t log t)` each), so queries for single-GPU tasks keep
-/// using the index. Without gang tasks none of this runs.
+/// nodes allocated once); committing a gang enters its node on each GPU of its set
+/// (`O(g log t)`), so queries for single-GPU tasks keep using the index, and
+/// [`best_slot`](Self::best_slot) chooses a span-`machine` gang's set from it (one
+/// candidate per machine). Without gang tasks none of this runs.
 ///
 /// Results are identical to [`PartialSchedule::slot`]'s, bit for bit: the index only
 /// proposes candidate gaps (with a margin of `1e-12 · (1 + latest finish)` s on their
@@ -46,7 +52,7 @@ const NONE: u32 = u32::MAX;
 /// Use one index per [`PartialSchedule`] and place through [`commit`](Self::commit) (or call
 /// [`refresh`](Self::refresh) after placing otherwise), so that the index follows the
 /// timelines; a placement costs `O(log t)` expected. Memory `O(n + m)`, allocated once;
-/// queries and updates allocate nothing.
+/// single-GPU queries and updates allocate nothing.
 #[derive(Clone, Debug)]
 pub struct GapIndex {
     /// Per GPU: the latest finish on its timeline, or its ready time `r_k` if later, s.
@@ -70,6 +76,12 @@ pub struct GapIndex {
     extra_base: Vec<u32>,
     /// Gang mode: the task of extra node `n + i`.
     extra_task: Vec<u32>,
+    /// Scratch of [`best_single`](Self::best_single): GPUs whose start needs a gap search,
+    /// `(gpu, ready time, duration, extra)`.
+    deferred: RefCell<Vec<(u32, f64, f64, f64)>>,
+    /// The set slot of the gang [`best_slot`](Self::best_slot) chose last, for
+    /// [`commit`](Self::commit) to place without choosing it again.
+    pending: RefCell<Option<SetSlot>>,
 }
 
 impl GapIndex {
@@ -101,6 +113,8 @@ impl GapIndex {
             gangs,
             extra_base: if gangs { vec![NONE; n] } else { Vec::new() },
             extra_task: Vec::new(),
+            deferred: RefCell::new(Vec::with_capacity(m)),
+            pending: RefCell::new(None),
         }
     }
 
@@ -184,57 +198,90 @@ impl GapIndex {
     }
 
     /// Commits `slot` to `partial` and updates the index for its GPU (`O(log t)` expected).
+    /// A gang's slot places its whole set (the set [`best_slot`](Self::best_slot) chose,
+    /// without choosing it again, when `slot` is the one it returned last) and updates the
+    /// index of every GPU of the set (`O(g log t)`).
     ///
     /// Errors: as [`PartialSchedule::commit`].
     pub fn commit(&mut self, partial: &mut PartialSchedule<'_>, slot: Slot) -> Result<()> {
-        partial.commit(slot)?;
-        let (t, k) = (slot.task().index(), slot.gpu().index());
-        let (start, finish) = (slot.start(), slot.finish());
-        let next = partial.next_on_gpu(slot.task());
-        if self.gangs {
-            if let Some(set) = partial.gang_set(slot.task()) {
-                // a gang: number its extra nodes, rebuild the index of every GPU of its set
-                let set = set.to_vec();
-                self.extra_base[t] = (self.n + self.extra_task.len()) as u32;
-                self.extra_task
-                    .extend(std::iter::repeat_n(t as u32, set.len() - 1));
-                for gpu in set {
-                    self.refresh(partial, gpu);
+        let task = slot.task();
+        if self.gangs && task.index() < self.n && partial.problem().gpus(task) > 1 {
+            match self.pending.get_mut().take() {
+                Some(set)
+                    if [Policy::Append, Policy::Insertion]
+                        .into_iter()
+                        .any(|policy| partial.lead_slot(&set, policy) == slot) =>
+                {
+                    partial.commit_set(set)?
                 }
-                return Ok(());
+                _ => partial.commit(slot)?,
             }
-            if next.is_some_and(|x| x.index() >= self.n) {
-                // inserted before a gang's extra node (the partial's own numbering):
-                // rebuild this GPU
-                self.refresh(partial, slot.gpu());
-                return Ok(());
+            let t = task.index();
+            let set = partial
+                .gang_set(task)
+                .map(<[GpuId]>::to_vec)
+                .unwrap_or_default();
+            let (start, finish) = (
+                partial.start(task).unwrap_or(slot.start()),
+                partial.finish(task).unwrap_or(slot.finish()),
+            );
+            let base = self.n + self.extra_task.len();
+            self.extra_base[t] = base as u32;
+            self.extra_task
+                .extend(std::iter::repeat_n(t as u32, set.len().saturating_sub(1)));
+            for (i, &k) in set.iter().enumerate() {
+                let node = if i == 0 { t } else { base + i - 1 };
+                let next = partial
+                    .next_on(task, k)
+                    .map(|x| self.node_of(partial, x, k));
+                self.link(k.index(), node, start, finish, next);
             }
+            return Ok(());
         }
+        partial.commit(slot)?;
+        let next = if self.gangs {
+            partial
+                .next_on(task, slot.gpu())
+                .map(|x| self.node_of(partial, x, slot.gpu()))
+        } else {
+            partial.next_on_gpu(task).map(TaskId::index)
+        };
+        self.link(
+            slot.gpu().index(),
+            task.index(),
+            slot.start(),
+            slot.finish(),
+            next,
+        );
+        Ok(())
+    }
+
+    /// Enters index node `node`, placed `[start, finish)` on GPU `k` before node `next`
+    /// (`None`: last), into `k`'s gaps: `O(log t)` expected.
+    fn link(&mut self, k: usize, node: usize, start: f64, finish: f64, next: Option<usize>) {
         match next {
             // Appended: one new gap, after the latest finish so far.
             None => {
                 let before = self.latest[k];
-                self.before[t] = before;
-                self.prev[t] = self.last[k];
-                self.last[k] = t as u32;
-                self.tree.insert(k, t, start, start - before, None);
+                self.before[node] = before;
+                self.prev[node] = self.last[k];
+                self.last[k] = node as u32;
+                self.tree.insert(k, node, start, start - before, None);
                 self.latest[k] = before.max(finish);
             }
             // Inserted before `next`: the gap before `next` splits in two.
             Some(next) => {
-                let next = next.index();
                 let before = self.before[next];
-                self.before[t] = before;
-                self.prev[t] = self.prev[next];
-                self.prev[next] = t as u32;
-                self.tree.insert(k, t, start, start - before, Some(next));
+                self.before[node] = before;
+                self.prev[node] = self.prev[next];
+                self.prev[next] = node as u32;
+                self.tree.insert(k, node, start, start - before, Some(next));
                 let after = before.max(finish);
                 self.before[next] = after;
                 self.tree.set_gap(next, self.tree.start(next) - after);
                 self.latest[k] = self.latest[k].max(finish);
             }
         }
-        Ok(())
     }
 
     /// Rebuilds the index of `gpu` from `partial` (`O(t log t)`, `t` the tasks on `gpu`):
@@ -277,15 +324,26 @@ impl GapIndex {
     }
 
     /// The slot of `task` minimising `slot.finish() + extra(gpu)` over the GPUs that fit
-    /// it, under `policy`; ties go to the smaller GPU id. A gang task (`g > 1` GPUs) is
-    /// tried on every GPU that can lead its set ([`Problem::can_lead`]); its slot's finish
-    /// is the common finish of the set chosen around that lead, so the choice is the lead
-    /// (and set) of earliest common finish; `extra` is taken at the lead. With `extra = 0` this is HEFT's
+    /// it, under `policy`; ties go to the smaller GPU id. With `extra = 0` this is HEFT's
     /// processor selection (minimum EFT, Topcuoglu et al. 2002, §4.1); with PEFT's
     /// optimistic cost it is O_EFT (Arabnejad and Barbosa 2014, §3).
     ///
-    /// `O(m · |preds(task)|)` plus the gap searches the index cannot rule out; allocates
-    /// nothing.
+    /// A gang task (`g > 1` GPUs, issue 21) is tried on GPUs that can lead its set
+    /// ([`Problem::can_lead`]); its slot's finish is the common finish of the set chosen
+    /// around the lead ([`PartialSchedule::best_set`]), and `extra` is taken at the lead.
+    /// Span `machine` without busy windows: one candidate set per machine, the `g` GPUs of
+    /// the machine where the task's compute share could start earliest (ties by id, led by
+    /// the earliest: the set [`PartialSchedule::best_set`] builds around that GPU), so the
+    /// choice is the machine (and set) of earliest common finish. Otherwise (span
+    /// `cluster`, or busy windows) every GPU that can lead is tried.
+    ///
+    /// Without busy windows the data-ready time is taken once per machine (it differs
+    /// between the GPUs of a machine only on those holding a predecessor) and each GPU's
+    /// earliest start comes from the index, so a query is `O(M · |preds| + m)` plus the gap
+    /// searches the index cannot rule out (`M` machines, `m` GPUs); the slot returned is
+    /// built by [`slot`](Self::slot) (one GPU) or [`PartialSchedule::slot`] (a gang) and is
+    /// bit for bit the one the walk would give. A gang query also sorts each machine's GPUs
+    /// (`O(m log g)`) and allocates one buffer; single-GPU queries allocate nothing.
     ///
     /// Errors: [`ClusterError::NotTopological`](worl_cluster::ClusterError::NotTopological) if a predecessor is not placed,
     /// [`ClusterError::DuplicateTask`](worl_cluster::ClusterError::DuplicateTask) if `task` is; [`ClusterError::TaskFitsNoGpu`](worl_cluster::ClusterError::TaskFitsNoGpu) if no
@@ -299,6 +357,21 @@ impl GapIndex {
         mut extra: impl FnMut(GpuId) -> f64,
     ) -> Result<Slot> {
         let p = partial.problem();
+        if !p.has_windows() && self.kernel_applies(partial, task) {
+            if p.gpus(task) == 1 {
+                if let Some(gpu) = self.best_single(partial, task, policy, &mut extra) {
+                    let slot = self.slot(partial, task, gpu, policy)?;
+                    return Ok(slot);
+                }
+            } else if p.graph().task(task).gang.span == Span::Machine {
+                if let Some(set) = self.best_gang_on_machine(partial, task, policy, &mut extra) {
+                    let set = partial.slot_set(task, &set, policy)?;
+                    let slot = partial.lead_slot(&set, policy);
+                    *self.pending.borrow_mut() = Some(set);
+                    return Ok(slot);
+                }
+            }
+        }
         let gangs = p.has_gangs();
         let mut best: Option<(Slot, f64)> = None;
         for k in 0..p.n_gpus() {
@@ -317,6 +390,385 @@ impl GapIndex {
             None => Err(fits_no_gpu(p, task)),
         }
     }
+
+    /// Whether the per-machine kernels of [`best_slot`](Self::best_slot) may answer for
+    /// `task`: it is in range and not placed, every predecessor is placed, and the index
+    /// covers the problem's GPUs (otherwise the generic loop answers, with its errors).
+    fn kernel_applies(&self, partial: &PartialSchedule<'_>, task: TaskId) -> bool {
+        let p = partial.problem();
+        task.index() < p.n_tasks()
+            && self.latest.len() == p.n_gpus()
+            && !partial.is_placed(task)
+            && p.graph()
+                .preds(task)
+                .iter()
+                .all(|nb| partial.is_placed(nb.task))
+    }
+
+    /// The data-ready time of `task` on the GPUs of machine `m` that hold none of its
+    /// predecessors (`max_u min_{k∈S_u} F_u + comm(d_uv, k, ·)`, the same for all of them),
+    /// and whether some GPU of `m` holds one (then [`gpu_drt`](Self::gpu_drt) answers for
+    /// that machine's GPUs). Every predecessor must be placed.
+    fn machine_drt(
+        &self,
+        partial: &PartialSchedule<'_>,
+        task: TaskId,
+        m: MachineId,
+    ) -> (f64, bool) {
+        let p = partial.problem();
+        let (mut drt, mut holds) = (0.0f64, false);
+        for nb in p.graph().preds(task) {
+            let (Some(lead), Some(finish)) = (partial.gpu_of(nb.task), partial.finish(nb.task))
+            else {
+                continue;
+            };
+            let one = [lead];
+            let from = partial.gang_set(nb.task).unwrap_or(&one);
+            let mut nearest = f64::INFINITY;
+            for &k in from {
+                let km = p.machine_of(k);
+                holds |= km == m;
+                let t = finish + p.comm_time_between(nb.bytes, km, m);
+                if t < nearest {
+                    nearest = t;
+                }
+            }
+            if nearest > drt {
+                drt = nearest;
+            }
+        }
+        (drt, holds)
+    }
+
+    /// The data-ready time of `task` on `gpu`, as [`PartialSchedule::data_ready_time`]
+    /// computes it (every predecessor placed).
+    fn gpu_drt(&self, partial: &PartialSchedule<'_>, task: TaskId, gpu: GpuId) -> f64 {
+        let p = partial.problem();
+        let mut drt = 0.0f64;
+        for nb in p.graph().preds(task) {
+            let (Some(lead), Some(finish)) = (partial.gpu_of(nb.task), partial.finish(nb.task))
+            else {
+                continue;
+            };
+            let one = [lead];
+            let from = partial.gang_set(nb.task).unwrap_or(&one);
+            let mut nearest = f64::INFINITY;
+            for &k in from {
+                let t = finish + p.comm_time(nb.bytes, k, gpu);
+                if t < nearest {
+                    nearest = t;
+                }
+            }
+            if nearest > drt {
+                drt = nearest;
+            }
+        }
+        drt
+    }
+
+    /// The earliest start `>= from` of a task of duration `dur` on GPU `k` under `policy`
+    /// on a problem without busy windows, from the index: the start the walk of
+    /// [`PartialSchedule::slot`] gives (`from` must be at least `k`'s ready time).
+    fn earliest(
+        &self,
+        partial: &PartialSchedule<'_>,
+        k: usize,
+        from: f64,
+        dur: f64,
+        policy: Policy,
+    ) -> f64 {
+        if let Some(start) = self.start_without_search(partial, k, from, dur, policy) {
+            return start;
+        }
+        let min_gap = dur - self.margin(k);
+        let mut candidate = self.tree.first_from(k, from, min_gap);
+        while let Some(c) = candidate {
+            if from.max(self.before[c]) + dur <= self.tree.start(c) {
+                return match self.prev[c] {
+                    NONE => from,
+                    q => {
+                        let q = TaskId::new(self.task_of(q as usize));
+                        from.max(partial.finish(q).unwrap_or(from))
+                    }
+                };
+            }
+            candidate = self.tree.first_after(c, min_gap);
+        }
+        from.max(partial.available(GpuId::new(k)))
+    }
+
+    /// The minimum-key GPU for single-GPU `task` (see [`best_slot`](Self::best_slot)),
+    /// `None` if no GPU fits it. No busy windows; every predecessor placed.
+    ///
+    /// Two passes: the first takes the exact key of every GPU whose start needs no gap
+    /// search (idle at the data-ready time, append, or no gap long enough) and defers the
+    /// others with their lower bound `(ready + dur) + extra`; the second searches the gaps
+    /// of the deferred GPUs whose bound can still win. Ties go to the smaller GPU id in
+    /// both, so the answer is the single in-order loop's.
+    fn best_single(
+        &self,
+        partial: &PartialSchedule<'_>,
+        task: TaskId,
+        policy: Policy,
+        extra: &mut impl FnMut(GpuId) -> f64,
+    ) -> Option<GpuId> {
+        let p = partial.problem();
+        let mut best: Option<(usize, f64)> = None;
+        let better = |best: Option<(usize, f64)>, k: usize, key: f64| {
+            best.is_none_or(|(bk, b)| key < b || (key == b && k < bk))
+        };
+        let mut deferred = self.deferred.borrow_mut();
+        deferred.clear();
+        // the data-ready time of the current machine (GPUs of a machine have consecutive
+        // ids in every cluster builder; any order stays correct, only slower)
+        let mut machine = None;
+        let (mut drt_m, mut holds) = (0.0, false);
+        for k in 0..p.n_gpus() {
+            let gpu = GpuId::new(k);
+            if !p.fits(task, gpu) {
+                continue;
+            }
+            let m = p.machine_of(gpu);
+            if machine != Some(m) {
+                machine = Some(m);
+                (drt_m, holds) = self.machine_drt(partial, task, m);
+            }
+            let drt = if holds {
+                self.gpu_drt(partial, task, gpu)
+            } else {
+                drt_m
+            };
+            let ready_at = drt.max(p.ready_time(gpu));
+            let dur = p.exec_time(task, gpu);
+            let x = extra(gpu);
+            match self.start_without_search(partial, k, ready_at, dur, policy) {
+                Some(start) => {
+                    let key = (start + dur) + x;
+                    if better(best, k, key) {
+                        best = Some((k, key));
+                    }
+                }
+                None => deferred.push((k as u32, ready_at, dur, x)),
+            }
+        }
+        // Most promising first: the deferred GPU of least bound (ties: smaller id) while one
+        // can still win, a few rounds (a gap at the data-ready time usually settles it),
+        // then the rest in id order.
+        for _ in 0..ROUNDS_BY_BOUND {
+            let mut next: Option<(usize, f64)> = None;
+            for (i, &(k, ready_at, dur, x)) in deferred.iter().enumerate() {
+                let bound = (ready_at + dur) + x;
+                if better(best, k as usize, bound)
+                    && next.is_none_or(|(j, b)| bound < b || (bound == b && k < deferred[j].0))
+                {
+                    next = Some((i, bound));
+                }
+            }
+            let Some((i, _)) = next else {
+                return best.map(|(k, _)| GpuId::new(k));
+            };
+            let (k, ready_at, dur, x) = deferred.swap_remove(i);
+            let k = k as usize;
+            let start = self.earliest(partial, k, ready_at, dur, policy);
+            let key = (start + dur) + x;
+            if better(best, k, key) {
+                best = Some((k, key));
+            }
+        }
+        for &(k, ready_at, dur, x) in deferred.iter() {
+            let k = k as usize;
+            if !better(best, k, (ready_at + dur) + x) {
+                continue;
+            }
+            let start = self.earliest(partial, k, ready_at, dur, policy);
+            let key = (start + dur) + x;
+            if better(best, k, key) {
+                best = Some((k, key));
+            }
+        }
+        best.map(|(k, _)| GpuId::new(k))
+    }
+
+    /// The minimum-key set (lead first) for gang `task` of span `machine` (see
+    /// [`best_slot`](Self::best_slot)), `None` if no machine can hold it. No busy windows;
+    /// every predecessor placed.
+    ///
+    /// Machines are tried in increasing order of a lower bound on their key (the `g`-th
+    /// earliest start bound of a GPU's compute share, plus the machine's shortest share,
+    /// plus its smallest `extra`), and a machine whose bound cannot beat the best key so
+    /// far is skipped; ties go to the smaller machine id, so the answer is the in-order
+    /// loop's.
+    fn best_gang_on_machine(
+        &self,
+        partial: &PartialSchedule<'_>,
+        task: TaskId,
+        policy: Policy,
+        extra: &mut impl FnMut(GpuId) -> f64,
+    ) -> Option<Vec<GpuId>> {
+        let p = partial.problem();
+        let g = p.gpus(task) as usize;
+        let e = p.graph().task(task).gang.efficiency;
+        let mut bounds: Vec<(f64, MachineId)> = Vec::new();
+        let mut starts: Vec<f64> = Vec::with_capacity(16);
+        let mut extra_mins = vec![f64::INFINITY; p.cluster().n_machines()];
+        for m in (0..p.cluster().n_machines()).map(MachineId::new) {
+            let gpus = p.cluster().gpus_of(m);
+            if gpus.len() < g {
+                continue;
+            }
+            let (drt_m, holds) = self.machine_drt(partial, task, m);
+            starts.clear();
+            let (mut share_min, mut extra_min) = (f64::INFINITY, f64::INFINITY);
+            for &l in gpus {
+                if !p.fits(task, l) {
+                    continue;
+                }
+                let drt = if holds {
+                    self.gpu_drt(partial, task, l)
+                } else {
+                    drt_m
+                };
+                let ready = drt.max(p.ready_time(l));
+                let share = p.exec_time(task, l) / (g as f64 * e);
+                let start = self
+                    .start_without_search(partial, l.index(), ready, share, policy)
+                    .unwrap_or(ready);
+                starts.push(start);
+                share_min = share_min.min(share);
+                extra_min = extra_min.min(extra(l));
+            }
+            if starts.len() < g {
+                continue;
+            }
+            starts.select_nth_unstable_by(g - 1, f64::total_cmp);
+            bounds.push(((starts[g - 1] + share_min) + extra_min, m));
+            extra_mins[m.index()] = extra_min;
+        }
+        bounds.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut best: Option<(MachineId, f64)> = None;
+        let mut best_set = Vec::with_capacity(g);
+        let mut buffers = GangBuffers::default();
+        for &(bound, m) in &bounds {
+            if best.is_some_and(|(bm, b)| bound > b || (bound == b && m > bm)) {
+                continue;
+            }
+            let can_win = |finish: f64| {
+                let key = finish + extra_mins[m.index()];
+                best.is_none_or(|(bm, b)| key < b || (key == b && m < bm))
+            };
+            if let Some((lead, finish)) =
+                self.gang_candidate(partial, task, m, policy, &mut buffers, can_win)
+            {
+                let key = finish + extra(lead);
+                if best.is_none_or(|(bm, b)| key < b || (key == b && m < bm)) {
+                    best = Some((m, key));
+                    best_set.clone_from(&buffers.set);
+                }
+            }
+        }
+        best.map(|_| best_set)
+    }
+
+    /// The start [`earliest`](Self::earliest) gives when it needs no gap search (nothing
+    /// on the GPU after `from`, the append policy, or no gap of the GPU long enough for
+    /// `dur`); `None` when a gap might hold the task (then the start is at least `from`).
+    #[inline]
+    fn start_without_search(
+        &self,
+        partial: &PartialSchedule<'_>,
+        k: usize,
+        from: f64,
+        dur: f64,
+        policy: Policy,
+    ) -> Option<f64> {
+        let available = partial.available(GpuId::new(k));
+        if policy == Policy::Append
+            || available <= from
+            || self.tree.longest(k) < dur - self.margin(k)
+        {
+            Some(from.max(available))
+        } else {
+            None
+        }
+    }
+
+    /// Machine `m`'s candidate for gang `task` of span `machine`: the lead of the set
+    /// [`PartialSchedule::best_set`] builds around the GPU of `m` where the task's compute
+    /// share could start earliest (ties by id) — the `g` earliest GPUs of `m` —, and the
+    /// set's common finish, bit for bit [`PartialSchedule::slot`]'s on that lead. `None` if
+    /// fewer than `g` GPUs of `m` fit the task, or if `cutoff` is false for a lower bound
+    /// of the common finish (known before the set's common start is searched). No busy
+    /// windows; every predecessor placed.
+    fn gang_candidate(
+        &self,
+        partial: &PartialSchedule<'_>,
+        task: TaskId,
+        m: MachineId,
+        policy: Policy,
+        buffers: &mut GangBuffers,
+        cutoff: impl Fn(f64) -> bool,
+    ) -> Option<(GpuId, f64)> {
+        let p = partial.problem();
+        let g = p.gpus(task) as usize;
+        let gpus = p.cluster().gpus_of(m);
+        if gpus.len() < g {
+            return None;
+        }
+        let e = p.graph().task(task).gang.efficiency;
+        let (drt_m, holds) = self.machine_drt(partial, task, m);
+        let GangBuffers { ranked, set } = buffers;
+        ranked.clear();
+        for &l in gpus {
+            if !p.fits(task, l) {
+                continue;
+            }
+            let drt = if holds {
+                self.gpu_drt(partial, task, l)
+            } else {
+                drt_m
+            };
+            let ready = drt.max(p.ready_time(l));
+            // `PartialSchedule::best_set`'s ranking: the compute share alone
+            let share = p.exec_time(task, l) / (g as f64 * e);
+            let t = self.earliest(partial, l.index(), ready, share, policy);
+            ranked.push((t, l, ready));
+        }
+        if ranked.len() < g {
+            return None;
+        }
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        set.clear();
+        set.extend(ranked[..g].iter().map(|x| x.1));
+        let ready = ranked[..g].iter().fold(0.0f64, |r, x| r.max(x.2));
+        let dur = p.exec_time_on(task, set);
+        // `PartialSchedule::slot_set`'s earliest common start: the least `s >= ready` at
+        // which every GPU of the set is free for `dur`. Each GPU's share alone cannot start
+        // before its rank time, and `dur` is at least the share, so `s >= ranked[g-1].0`;
+        // the iteration, monotone, reaches the same least `s` from there.
+        let from = ready.max(ranked[g - 1].0);
+        if !cutoff(from + dur) {
+            return None;
+        }
+        let mut start = from;
+        loop {
+            let next = set.iter().fold(start, |t, &k| {
+                t.max(self.earliest(partial, k.index(), start, dur, policy))
+            });
+            if next == start {
+                break;
+            }
+            start = next;
+        }
+        Some((set[0], start + dur))
+    }
+}
+
+/// Scratch buffers of [`GapIndex::gang_candidate`]: per GPU of a machine `(earliest start
+/// of the compute share, GPU, ready time)`, and the set.
+#[derive(Default)]
+struct GangBuffers {
+    ranked: Vec<(f64, GpuId, f64)>,
+    set: Vec<GpuId>,
 }
 
 #[cfg(test)]
@@ -526,6 +978,121 @@ mod tests {
         }
         assert!(gangs_placed >= 60, "{gangs_placed}");
         assert!(inserted > 0, "no single-GPU task went into a gap");
+    }
+
+    #[test]
+    fn per_machine_kernels_answer_as_the_walk_bit_for_bit() {
+        // Random leads in topological order (to leave gaps) on 4 machines of 4 GPUs with a
+        // slow inter-machine link, with and without gangs (span machine), both policies, a
+        // PEFT-like `extra`: at every step, for every ready task, `best_slot` equals the
+        // walk's minimum over every GPU (single-GPU tasks), and every machine's gang
+        // candidate finishes exactly when `PartialSchedule::slot` on its lead does, on a
+        // set of that machine, the minimum of them being `best_slot`'s.
+        let (mut singles, mut gangs, mut holding) = (0, 0, 0);
+        for seed in 0..8u64 {
+            let policy = if seed % 2 == 0 {
+                Policy::Insertion
+            } else {
+                Policy::Append
+            };
+            let w = alibaba_like(&AlibabaLikeParams::new(30), seed).unwrap();
+            let w = if seed < 6 {
+                worl_dag::generators::gangs::assign(&w, 0.3, 2..=4, worl_dag::Span::Machine, seed)
+                    .unwrap()
+            } else {
+                w
+            };
+            let mut spec = presets::ClusterSpec::new(4, 4, &worl_cluster::GpuModel::v100_16gb());
+            spec.inter = presets::link_by_name("1GbE").unwrap();
+            let c = presets::cluster(&spec).unwrap();
+            let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
+            let extra = |gpu: GpuId| (gpu.index() % 3) as f64 * 0.25;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut s = PartialSchedule::new(&p);
+            let mut index = GapIndex::new(&p);
+            let mut done = vec![false; p.n_tasks()];
+            for &v in p.graph().topo_order() {
+                for u in p.graph().task_ids() {
+                    let ready =
+                        !done[u.index()] && p.graph().preds(u).iter().all(|e| done[e.task.index()]);
+                    if !ready {
+                        continue;
+                    }
+                    let got = index.best_slot(&s, u, policy, extra).unwrap();
+                    if p.gpus(u) == 1 {
+                        let mut want: Option<(Slot, f64)> = None;
+                        for gpu in p.cluster().gpu_ids().filter(|&k| p.fits(u, k)) {
+                            let slot = s.slot(u, gpu, policy).unwrap();
+                            let key = slot.finish() + extra(gpu);
+                            if want.is_none_or(|(_, b)| key < b) {
+                                want = Some((slot, key));
+                            }
+                        }
+                        assert_eq!(got, want.unwrap().0, "seed {seed}: {u:?}");
+                        holding += usize::from(
+                            p.graph()
+                                .preds(u)
+                                .iter()
+                                .any(|e| s.gpu_of(e.task).is_some()),
+                        );
+                        singles += 1;
+                        continue;
+                    }
+                    let mut want: Option<(Slot, f64)> = None;
+                    let mut buffers = GangBuffers::default();
+                    for m in (0..p.cluster().n_machines()).map(MachineId::new) {
+                        let Some((lead, finish)) =
+                            index.gang_candidate(&s, u, m, policy, &mut buffers, |_| true)
+                        else {
+                            continue;
+                        };
+                        let slot = s.slot(u, lead, policy).unwrap();
+                        assert_eq!(
+                            slot.finish().to_bits(),
+                            finish.to_bits(),
+                            "seed {seed}: {u:?}"
+                        );
+                        let set = s.best_set(u, lead, policy).unwrap();
+                        assert!(set.iter().all(|&k| p.machine_of(k) == m), "{set:?}");
+                        assert_eq!(set, buffers.set, "seed {seed}: {u:?}");
+                        let key = finish + extra(lead);
+                        if want.is_none_or(|(_, b)| key < b) {
+                            want = Some((slot, key));
+                        }
+                    }
+                    assert_eq!(got, want.unwrap().0, "seed {seed}: {u:?}");
+                    gangs += 1;
+                }
+                // half the time the minimum (a gang's chosen set is committed as chosen),
+                // else a random lead
+                let slot = if rng.random_bool(0.5) {
+                    index.best_slot(&s, v, policy, extra).unwrap()
+                } else {
+                    let leads: Vec<GpuId> = p
+                        .cluster()
+                        .gpu_ids()
+                        .filter(|&k| p.can_lead(v, k))
+                        .collect();
+                    let k = leads[rng.random_range(0..leads.len())];
+                    index.slot(&s, v, k, policy).unwrap()
+                };
+                index.commit(&mut s, slot).unwrap();
+                assert_eq!(s.start(v), Some(slot.start()), "seed {seed}: {v:?}");
+                done[v.index()] = true;
+                for gpu in p.cluster().gpu_ids() {
+                    assert_eq!(
+                        index.longest_gap(gpu).to_bits(),
+                        rescan(&s, gpu).to_bits(),
+                        "seed {seed}: {v:?} {gpu:?}"
+                    );
+                }
+            }
+            assert_eq!(s.to_schedule().unwrap().validate(&p), vec![], "seed {seed}");
+        }
+        assert!(
+            singles > 500 && gangs > 50 && holding > 100,
+            "{singles} {gangs} {holding}"
+        );
     }
 
     #[test]

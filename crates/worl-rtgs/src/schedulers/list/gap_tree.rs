@@ -24,29 +24,40 @@ fn priority(t: usize) -> u32 {
 /// The treaps of all GPUs (see the [module docs](self)).
 #[derive(Clone, Debug)]
 pub(crate) struct GapTree {
-    left: Vec<u32>,
-    right: Vec<u32>,
-    parent: Vec<u32>,
-    /// Start time of the task, s.
-    start: Vec<f64>,
-    /// The idle gap before the task (its start minus the latest finish before it), s.
-    gap: Vec<f64>,
-    /// The longest gap of the node's subtree, s.
-    max_gap: Vec<f64>,
+    /// The nodes, one per task (fields side by side: a search touches one cache line per
+    /// node).
+    nodes: Vec<Node>,
     /// Root per GPU.
     root: Vec<u32>,
+}
+
+/// A node of a [`GapTree`]: a placed task.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    left: u32,
+    right: u32,
+    parent: u32,
+    /// Start time of the task, s.
+    start: f64,
+    /// The idle gap before the task (its start minus the latest finish before it), s.
+    gap: f64,
+    /// The longest gap of the node's subtree, s.
+    max_gap: f64,
 }
 
 impl GapTree {
     /// Empty trees for `n` tasks on `m` GPUs.
     pub(crate) fn new(n: usize, m: usize) -> Self {
+        let node = Node {
+            left: NIL,
+            right: NIL,
+            parent: NIL,
+            start: 0.0,
+            gap: f64::NEG_INFINITY,
+            max_gap: f64::NEG_INFINITY,
+        };
         Self {
-            left: vec![NIL; n],
-            right: vec![NIL; n],
-            parent: vec![NIL; n],
-            start: vec![0.0; n],
-            gap: vec![f64::NEG_INFINITY; n],
-            max_gap: vec![f64::NEG_INFINITY; n],
+            nodes: vec![node; n],
             root: vec![NIL; m],
         }
     }
@@ -58,20 +69,20 @@ impl GapTree {
 
     fn pull(&mut self, x: u32) {
         let x = x as usize;
-        let mut m = self.gap[x];
-        for c in [self.left[x], self.right[x]] {
-            if c != NIL && self.max_gap[c as usize] > m {
-                m = self.max_gap[c as usize];
+        let mut m = self.nodes[x].gap;
+        for c in [self.nodes[x].left, self.nodes[x].right] {
+            if c != NIL && self.nodes[c as usize].max_gap > m {
+                m = self.nodes[c as usize].max_gap;
             }
         }
-        self.max_gap[x] = m;
+        self.nodes[x].max_gap = m;
     }
 
     /// Recomputes the subtree maxima from `x` up to the root.
     fn pull_up(&mut self, mut x: u32) {
         while x != NIL {
             self.pull(x);
-            x = self.parent[x as usize];
+            x = self.nodes[x as usize].parent;
         }
     }
 
@@ -79,36 +90,36 @@ impl GapTree {
     fn replace_child(&mut self, k: usize, p: u32, old: u32, new: u32) {
         if p == NIL {
             self.root[k] = new;
-        } else if self.left[p as usize] == old {
-            self.left[p as usize] = new;
+        } else if self.nodes[p as usize].left == old {
+            self.nodes[p as usize].left = new;
         } else {
-            self.right[p as usize] = new;
+            self.nodes[p as usize].right = new;
         }
         if new != NIL {
-            self.parent[new as usize] = p;
+            self.nodes[new as usize].parent = p;
         }
     }
 
     /// Rotates `x` above its parent.
     fn rotate_up(&mut self, k: usize, x: u32) {
-        let p = self.parent[x as usize];
-        let g = self.parent[p as usize];
-        if self.left[p as usize] == x {
-            let b = self.right[x as usize];
-            self.left[p as usize] = b;
+        let p = self.nodes[x as usize].parent;
+        let g = self.nodes[p as usize].parent;
+        if self.nodes[p as usize].left == x {
+            let b = self.nodes[x as usize].right;
+            self.nodes[p as usize].left = b;
             if b != NIL {
-                self.parent[b as usize] = p;
+                self.nodes[b as usize].parent = p;
             }
-            self.right[x as usize] = p;
+            self.nodes[x as usize].right = p;
         } else {
-            let b = self.left[x as usize];
-            self.right[p as usize] = b;
+            let b = self.nodes[x as usize].left;
+            self.nodes[p as usize].right = b;
             if b != NIL {
-                self.parent[b as usize] = p;
+                self.nodes[b as usize].parent = p;
             }
-            self.left[x as usize] = p;
+            self.nodes[x as usize].left = p;
         }
-        self.parent[p as usize] = x;
+        self.nodes[p as usize].parent = x;
         self.replace_child(k, g, p, x);
         self.pull(p);
         self.pull(x);
@@ -118,35 +129,35 @@ impl GapTree {
     /// before task `next`, or at the end (`None`).
     pub(crate) fn insert(&mut self, k: usize, t: usize, start: f64, gap: f64, next: Option<usize>) {
         let x = t as u32;
-        self.left[t] = NIL;
-        self.right[t] = NIL;
-        self.start[t] = start;
-        self.gap[t] = gap;
-        self.max_gap[t] = gap;
+        self.nodes[t].left = NIL;
+        self.nodes[t].right = NIL;
+        self.nodes[t].start = start;
+        self.nodes[t].gap = gap;
+        self.nodes[t].max_gap = gap;
         // Attach as the in-order predecessor of `next` (or the last node).
         let (p, as_left) = match next {
-            Some(n) if self.left[n] == NIL => (n as u32, true),
-            Some(n) => (self.rightmost(self.left[n]), false),
+            Some(n) if self.nodes[n].left == NIL => (n as u32, true),
+            Some(n) => (self.rightmost(self.nodes[n].left), false),
             None if self.root[k] == NIL => (NIL, false),
             None => (self.rightmost(self.root[k]), false),
         };
-        self.parent[t] = p;
+        self.nodes[t].parent = p;
         if p == NIL {
             self.root[k] = x;
         } else if as_left {
-            self.left[p as usize] = x;
+            self.nodes[p as usize].left = x;
         } else {
-            self.right[p as usize] = x;
+            self.nodes[p as usize].right = x;
         }
-        while self.parent[t] != NIL && priority(t) > priority(self.parent[t] as usize) {
+        while self.nodes[t].parent != NIL && priority(t) > priority(self.nodes[t].parent as usize) {
             self.rotate_up(k, x);
         }
         self.pull_up(x);
     }
 
     fn rightmost(&self, mut x: u32) -> u32 {
-        while self.right[x as usize] != NIL {
-            x = self.right[x as usize];
+        while self.nodes[x as usize].right != NIL {
+            x = self.nodes[x as usize].right;
         }
         x
     }
@@ -155,18 +166,18 @@ impl GapTree {
     pub(crate) fn longest(&self, k: usize) -> f64 {
         match self.root[k] {
             NIL => f64::NEG_INFINITY,
-            r => self.max_gap[r as usize],
+            r => self.nodes[r as usize].max_gap,
         }
     }
 
     /// The start of task `t` as inserted, s.
     pub(crate) fn start(&self, t: usize) -> f64 {
-        self.start[t]
+        self.nodes[t].start
     }
 
     /// Sets the gap before task `t` (placed on some GPU's tree).
     pub(crate) fn set_gap(&mut self, t: usize, gap: f64) {
-        self.gap[t] = gap;
+        self.nodes[t].gap = gap;
         self.pull_up(t as u32);
     }
 
@@ -177,35 +188,37 @@ impl GapTree {
     }
 
     fn first_in(&self, x: u32, at: f64, min_gap: f64) -> Option<usize> {
-        if x == NIL || self.max_gap[x as usize] < min_gap {
+        if x == NIL || self.nodes[x as usize].max_gap < min_gap {
             return None;
         }
         let i = x as usize;
-        if self.start[i] < at {
+        if self.nodes[i].start < at {
             // `x` and its left subtree start before `at` (starts are non-decreasing).
-            return self.first_in(self.right[i], at, min_gap);
+            return self.first_in(self.nodes[i].right, at, min_gap);
         }
-        self.first_in(self.left[i], at, min_gap)
-            .or_else(|| (self.gap[i] >= min_gap).then_some(i))
-            .or_else(|| self.first_in(self.right[i], at, min_gap))
+        self.first_in(self.nodes[i].left, at, min_gap)
+            .or_else(|| (self.nodes[i].gap >= min_gap).then_some(i))
+            .or_else(|| self.first_in(self.nodes[i].right, at, min_gap))
     }
 
     /// The first task after task `t` on its timeline with a gap of at least `min_gap`.
     pub(crate) fn first_after(&self, t: usize, min_gap: f64) -> Option<usize> {
-        if let Some(y) = self.first_in(self.right[t], f64::NEG_INFINITY, min_gap) {
+        if let Some(y) = self.first_in(self.nodes[t].right, f64::NEG_INFINITY, min_gap) {
             return Some(y);
         }
         let mut x = t as u32;
         loop {
-            let p = self.parent[x as usize];
+            let p = self.nodes[x as usize].parent;
             if p == NIL {
                 return None;
             }
-            if self.left[p as usize] == x {
-                if self.gap[p as usize] >= min_gap {
+            if self.nodes[p as usize].left == x {
+                if self.nodes[p as usize].gap >= min_gap {
                     return Some(p as usize);
                 }
-                if let Some(y) = self.first_in(self.right[p as usize], f64::NEG_INFINITY, min_gap) {
+                if let Some(y) =
+                    self.first_in(self.nodes[p as usize].right, f64::NEG_INFINITY, min_gap)
+                {
                     return Some(y);
                 }
             }
@@ -223,9 +236,9 @@ mod tests {
     fn in_order(t: &GapTree, k: usize) -> Vec<usize> {
         fn walk(t: &GapTree, x: u32, out: &mut Vec<usize>) {
             if x != NIL {
-                walk(t, t.left[x as usize], out);
+                walk(t, t.nodes[x as usize].left, out);
                 out.push(x as usize);
-                walk(t, t.right[x as usize], out);
+                walk(t, t.nodes[x as usize].right, out);
             }
         }
         let mut out = Vec::new();

@@ -22,7 +22,9 @@ use worl_cluster::{PartialSchedule, Policy, Problem, Schedule};
 ///
 /// **Gang tasks** (`g > 1` GPUs): the EFT on a GPU is the common finish of the set chosen
 /// around it as lead ([`PartialSchedule::slot`]); GPUs that cannot lead the task
-/// ([`Problem::can_lead`]) are skipped, so the choice is the set of earliest common finish;
+/// ([`Problem::can_lead`]) are skipped, so the choice is the set of earliest common finish
+/// (span `machine` without busy windows: one candidate set per machine, its `g` GPUs of
+/// earliest start, see [`GapIndex::best_slot`](super::GapIndex::best_slot));
 /// `rank_u` uses the gang's mean run time `w̄_v / (g · e_v)`
 /// ([`mean_run_time`](crate::schedulers::list::mean_run_time)).
 ///

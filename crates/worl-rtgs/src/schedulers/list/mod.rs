@@ -18,7 +18,9 @@
 //! which takes the set [`PartialSchedule::best_set`] chooses around the lead and its
 //! earliest common gap; only GPUs where [`Problem::can_lead`] holds are tried as leads.
 //! Minimum-EFT rules ([`GapIndex::best_slot`]) therefore pick the lead of earliest common
-//! finish; ranks use a gang's [`mean_run_time`]. Without gang tasks none of this runs and
+//! finish (for span `machine` without busy windows among one candidate set per machine, the
+//! machine's `g` GPUs where the task could start earliest); ranks use a gang's
+//! [`mean_run_time`]. Without gang tasks none of this runs and
 //! every result is unchanged.
 //!
 //! Tie-breaking, everywhere in this module: among equal priorities the **smaller task id**
