@@ -5,7 +5,8 @@
 //! made unique) runs its own container template with
 //!
 //! * `nodeSelector: {kubernetes.io/hostname: <host>}`: the planned machine;
-//! * `resources.limits: {nvidia.com/gpu: "1"}`: one GPU (a Kubernetes quantity string);
+//! * `resources.limits: {nvidia.com/gpu: "1"}`: one GPU (a Kubernetes quantity string;
+//!   `"<g>"` for a gang task of `g` GPUs);
 //! * env `WORL_GPU` (the planned GPU index), `WORL_TASK`, `WORL_JOB`, `WORL_HOST`;
 //! * `command: [sh, -c, <command>]` in [`ExportPlan::image`] (default `busybox:1.36`);
 //!
@@ -20,6 +21,15 @@
 //! `kubectl` and `argo` use, treats U+0085, U+2028 and U+2029 as line breaks). `argo submit`
 //! and `kubectl create -f` read it. [`DevicePolicy`](crate::DevicePolicy) does not apply: a
 //! pod sees only the device the NVIDIA device plugin gave it.
+//!
+//! **Gang tasks.** A task on `g > 1` GPUs of one machine is one pod with
+//! `nvidia.com/gpu: "<g>"` on that machine's node, `WORL_GPU` its planned index list
+//! (comma-separated, lead first; [`ExportTask::gpu_list`](crate::ExportTask::gpu_list)) and
+//! the same list in the annotation `worl/gpus` (a label value cannot hold commas; the label
+//! `worl/gpu` is the lead's index). It depends on the task before it on each of its GPUs. A
+//! set across machines cannot be one pod: [`ExportPlan::new`](crate::ExportPlan::new)
+//! refuses it with [`ExportError::GangAcrossMachines`](crate::ExportError::GangAcrossMachines).
+//! One-GPU tasks are written as before, byte for byte.
 
 use crate::ExportPlan;
 use crate::names::{dns_label, unique};
@@ -51,12 +61,19 @@ fn workflow_node(plan: &ExportPlan) -> Node {
         }
         dag.push(Node::Map(task));
         let env = |k: &str, v: String| map([("name", s(k)), ("value", s(v))]);
+        let mut metadata = vec![(
+            "labels".to_owned(),
+            map([("worl/gpu", s(t.gpu.to_string()))]),
+        )];
+        if t.is_gang() {
+            metadata.push((
+                "annotations".to_owned(),
+                map([("worl/gpus", s(t.gpu_list()))]),
+            ));
+        }
         templates.push(map([
             ("name", s(&names[i])),
-            (
-                "metadata",
-                map([("labels", map([("worl/gpu", s(t.gpu.to_string()))]))]),
-            ),
+            ("metadata", Node::Map(metadata)),
             (
                 "nodeSelector",
                 map([("kubernetes.io/hostname", s(&t.host))]),
@@ -69,7 +86,7 @@ fn workflow_node(plan: &ExportPlan) -> Node {
                     (
                         "env",
                         Node::List(vec![
-                            env("WORL_GPU", t.gpu.to_string()),
+                            env("WORL_GPU", t.gpu_list()),
                             env("WORL_TASK", t.task.clone()),
                             env("WORL_JOB", t.job.clone()),
                             env("WORL_HOST", t.host.clone()),
@@ -77,7 +94,10 @@ fn workflow_node(plan: &ExportPlan) -> Node {
                     ),
                     (
                         "resources",
-                        map([("limits", map([("nvidia.com/gpu", s("1"))]))]),
+                        map([(
+                            "limits",
+                            map([("nvidia.com/gpu", s(t.gpus.len().to_string()))]),
+                        )]),
                     ),
                 ]),
             ),

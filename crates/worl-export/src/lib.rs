@@ -16,6 +16,15 @@
 //! | [`Engine::Argo`] | Argo `Workflow` YAML ([`argo::workflow`]) | `nodeSelector` `kubernetes.io/hostname`, `nvidia.com/gpu: 1`, env `WORL_GPU` | DAG task `dependencies` |
 //! | [`Engine::Ray`] | Python driver ([`ray::driver`]) | `NodeAffinitySchedulingStrategy`, `num_gpus=1`, `WORL_GPU` (and `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`]) | object references passed as arguments |
 //!
+//! **Gang tasks** (a task needing `g > 1` GPUs at once, on the GPU set the schedule gives it,
+//! [`Schedule::gpus`]) run as one job, pod or Ray task on their machine with `g` GPUs:
+//! `--gres=gpu:<g>`, `nvidia.com/gpu: "<g>"`, `num_gpus=<g>`, and `WORL_GPU` (`{gpu}`, and
+//! `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`]) the planned indices,
+//! comma-separated, lead first ([`ExportTask::gpu_list`]). A gang waits for the task before it
+//! on each GPU of its set. A set across machines (span `cluster`) is refused with
+//! [`ExportError::GangAcrossMachines`]: each engine runs a task's one command on one node.
+//! Without gang tasks every artifact is byte for byte what it was before gangs existed.
+//!
 //! Who picks each task's physical GPU is [`ExportOptions::devices`]: the engine by default
 //! ([`DevicePolicy::Engine`], right under Slurm's `ConstrainDevices=yes` and on shared
 //! nodes), or the plan ([`DevicePolicy::Planned`]). A schedule must pass the checks of `worl
@@ -160,17 +169,38 @@ pub enum ExportError {
         /// The cluster's name.
         cluster: String,
     },
-    /// A task needs more than one GPU at once (a gang task, `gpus > 1`): the exporters
-    /// write one GPU per task (`--gres=gpu:1`, `nvidia.com/gpu: 1`, `num_gpus=1`) and would
-    /// run it on a single device, so a workload with gang tasks is refused.
+    /// A gang task's GPU set spans machines (a `span = cluster` gang placed on several
+    /// machines): every engine runs a task as one job, pod or Ray task on one node, with
+    /// one command, so no artifact could start it on all of its GPUs. Schedule it with
+    /// `span = machine` (or on a cluster where one machine holds it). Machine names are
+    /// shown with control characters escaped (one line).
     #[error(
-        "task `{task}` needs {gpus} GPUs at once; the exporters write one GPU per task and cannot run a gang task yet"
+        "task `{task}` runs on {gpus} GPUs across machines {}: a gang across machines cannot be exported (each engine runs a task on one node); give it span `machine`",
+        machine_list(machines)
     )]
-    GangTask {
-        /// The first gang task, as `job/task`.
+    GangAcrossMachines {
+        /// The task, as `job/task`.
         task: String,
-        /// The GPUs it needs.
+        /// The GPUs of its set.
         gpus: u32,
+        /// The machines of its set, in the set's order (lead's first), each once.
+        machines: Vec<String>,
+    },
+    /// A task's GPU set in the schedule is not `gpus` distinct GPUs (only possible with
+    /// [`ExportOptions::allow_invalid`]: `worl validate` reports it as a gang size or
+    /// repetition violation). The engines would run it on other devices than planned.
+    #[error(
+        "task `{task}` needs {gpus} GPUs at once but the schedule gives it {given} ({set}); an engine would not run it on its planned GPUs"
+    )]
+    GangSet {
+        /// The task, as `job/task`.
+        task: String,
+        /// The GPUs it needs (`Task::gpus`).
+        gpus: u32,
+        /// How many distinct GPUs the schedule gives it.
+        given: usize,
+        /// The schedule's set as `g0,g1,...` (cluster GPU ids).
+        set: String,
     },
     /// A host map gives one machine twice.
     #[error("host map {origin}: machine `{machine}` is given twice")]
@@ -243,6 +273,16 @@ impl From<MatchError> for ExportError {
     fn from(e: MatchError) -> Self {
         Self::Mismatch(Box::new(e))
     }
+}
+
+/// The machines of [`ExportError::GangAcrossMachines`]: `` `a`, `b` `` with control
+/// characters escaped.
+fn machine_list(machines: &[String]) -> String {
+    machines
+        .iter()
+        .map(|m| format!("`{}`", m.escape_debug()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The first violations, joined, for [`ExportError::Invalid`].
@@ -407,8 +447,9 @@ impl HostMap {
 
 /// Who chooses the physical GPU a task runs on (`--policy devices=...`).
 ///
-/// Every engine is asked for one GPU per task, and the same-GPU chains keep the plan's
-/// order and concurrency per GPU; the planned index is always in `WORL_GPU`.
+/// Every engine is asked for one GPU per task (`g` for a gang task of `g` GPUs), and the
+/// same-GPU chains keep the plan's order and concurrency per GPU; the planned index (a
+/// gang's comma-separated index list) is always in `WORL_GPU`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DevicePolicy {
     /// The engine does (default; `devices=slurm` or `devices=engine`): Slurm's
@@ -419,8 +460,8 @@ pub enum DevicePolicy {
     #[default]
     Engine,
     /// The plan does (`devices=planned`): Slurm and Ray jobs set `CUDA_VISIBLE_DEVICES` to
-    /// the planned index, overriding the engine's choice. Only right where the exported
-    /// schedule owns the nodes' GPUs and jobs see every device (no `ConstrainDevices`):
+    /// the planned index (a gang's index list), overriding the engine's choice. Only right
+    /// where the exported schedule owns the nodes' GPUs and jobs see every device (no `ConstrainDevices`):
     /// then the tasks run on exactly the planned devices. Argo ignores it (a pod sees only
     /// its allocated device).
     Planned,
@@ -561,11 +602,19 @@ pub struct ExportTask {
     pub machine: String,
     /// The machine's host name ([`HostMap`]).
     pub host: String,
-    /// The GPU's index on its machine, 0-based (the value of `WORL_GPU`, and of
-    /// `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`]).
+    /// The GPU's index on its machine, 0-based (for a one-GPU task the value of
+    /// `WORL_GPU`, and of `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`]); for a
+    /// gang task, the index of its lead GPU (the first of [`gpus`](Self::gpus)).
     pub gpu: usize,
-    /// The GPU's id in the cluster.
+    /// The GPU's id in the cluster (the lead's for a gang task).
     pub gpu_id: usize,
+    /// The indices on the machine of every GPU the task runs on, 0-based, in the
+    /// schedule's set order, lead first ([`Schedule::gpus`]): `[gpu]` for a one-GPU task,
+    /// `g` indices for a gang task of `g` GPUs. The engines request `gpus.len()` GPUs, and
+    /// `WORL_GPU` is [`gpu_list`](Self::gpu_list).
+    pub gpus: Vec<usize>,
+    /// The cluster ids of the same GPUs, in the same order.
+    pub gpu_ids: Vec<usize>,
     /// Planned start, s.
     pub start: f64,
     /// Planned finish, s.
@@ -575,13 +624,36 @@ pub struct ExportTask {
     /// characters as bash `$'...'` words instead).
     pub command: String,
     /// Positions (in [`ExportPlan::tasks`]) of the tasks this one waits for, ascending:
-    /// its data predecessors and its same-GPU predecessor. Each is smaller than this
-    /// task's own position.
+    /// its data predecessors and its same-GPU predecessors ([`gpu_prevs`](Self::gpu_prevs):
+    /// one per GPU of a gang's set). Each is smaller than this task's own position.
     pub after: Vec<usize>,
-    /// The position of the task planned just before it on the same GPU, if any.
+    /// The position of the task planned just before it on the same GPU (a gang task's
+    /// lead GPU), if any.
     pub gpu_prev: Option<usize>,
+    /// Positions of the tasks planned just before it on each GPU it runs on, ascending,
+    /// each once: `gpu_prev` alone for a one-GPU task; for a gang task one per GPU of its
+    /// set that ran something before it.
+    pub gpu_prevs: Vec<usize>,
     /// Positions of its data predecessors, ascending.
     pub data_preds: Vec<usize>,
+}
+
+impl ExportTask {
+    /// Whether the task runs on more than one GPU (a gang task).
+    pub fn is_gang(&self) -> bool {
+        self.gpus.len() > 1
+    }
+
+    /// The planned GPU indices, comma-separated, lead first (`2` for a one-GPU task on
+    /// GPU 2, `0,1,2,3` for a gang on GPUs 0 to 3): the value of `WORL_GPU`, of `{gpu}`
+    /// and, under [`DevicePolicy::Planned`], of `CUDA_VISIBLE_DEVICES`.
+    pub fn gpu_list(&self) -> String {
+        self.gpus
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
 }
 
 /// A schedule ready to export: every task with its host, GPU index, command and the tasks
@@ -615,8 +687,9 @@ impl ExportPlan {
     /// workflow name, image, command template) with a NUL character;
     /// [`ExportError::Invalid`] listing every violation of an invalid schedule;
     /// [`ExportError::OrderConflict`] for a task planned to start before a data
-    /// predecessor finishes; [`ExportError::GangTask`] for a workload with a task needing
-    /// more than one GPU (even with `allow_invalid`).
+    /// predecessor finishes; [`ExportError::GangAcrossMachines`] for a gang task whose GPU
+    /// set spans machines, and [`ExportError::GangSet`] for a task whose set is not its
+    /// `gpus` distinct GPUs (both even with `allow_invalid`).
     pub fn new(problem: &Problem, schedule: &Schedule, options: &ExportOptions) -> Result<Self> {
         Self::check_shape(problem, schedule)?;
         if !options.allow_invalid {
@@ -643,12 +716,7 @@ impl ExportPlan {
     /// Checks the names and the host map; orders and fills in the tasks.
     fn build(problem: &Problem, schedule: &Schedule, options: &ExportOptions) -> Result<Self> {
         Self::check_shape(problem, schedule)?;
-        if let Some((v, t)) = problem.graph().tasks().find(|(_, t)| t.is_gang()) {
-            return Err(ExportError::GangTask {
-                task: problem.task_label(v),
-                gpus: t.gpus,
-            });
-        }
+        check_sets(problem, schedule)?;
         let w = problem.workload();
         let c = problem.cluster();
         let g = w.graph();
@@ -733,30 +801,44 @@ impl ExportPlan {
             let e = &st[t];
             let gpu = c.gpu(e.gpu);
             let machine = c.machines()[gpu.machine.index()].clone();
-            let gpu_index = c
-                .gpus_of(gpu.machine)
+            // on one machine (check_sets), lead first
+            let set = schedule.gpus(id);
+            let on_machine = c.gpus_of(gpu.machine);
+            let gpus: Vec<usize> = set
                 .iter()
-                .position(|&k| k == e.gpu)
-                .unwrap_or(0);
+                .map(|k| on_machine.iter().position(|x| x == k).unwrap_or(0))
+                .collect();
+            let gpu_index = gpus[0];
             let host = options.hosts.host(&machine).to_owned();
             let mut data_preds: Vec<usize> =
                 g.preds(id).iter().map(|nb| pos[nb.task.index()]).collect();
             data_preds.sort_unstable();
             let gpu_prev = last_on_gpu[e.gpu.index()].replace(p);
-            let mut after = data_preds.clone();
-            if let Some(q) = gpu_prev
-                && !after.contains(&q)
-            {
-                after.push(q);
-                after.sort_unstable();
+            let mut gpu_prevs: Vec<usize> = gpu_prev.into_iter().collect();
+            for k in &set[1..] {
+                gpu_prevs.extend(last_on_gpu[k.index()].replace(p));
             }
+            gpu_prevs.sort_unstable();
+            gpu_prevs.dedup();
+            let mut after = data_preds.clone();
+            for &q in &gpu_prevs {
+                if !after.contains(&q) {
+                    after.push(q);
+                }
+            }
+            after.sort_unstable();
+            let gpu_list = gpus
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
             let job = w.job(task.job).name.clone();
             let name = engine_names[p].clone();
             let command = options.command.render(
                 &template::Values {
                     task: &task.name,
                     job: &job,
-                    gpu: gpu_index,
+                    gpu: &gpu_list,
                     machine: &machine,
                     host: &host,
                     name: &name,
@@ -773,11 +855,14 @@ impl ExportPlan {
                 host,
                 gpu: gpu_index,
                 gpu_id: e.gpu.index(),
+                gpu_ids: set.iter().map(|k| k.index()).collect(),
+                gpus,
                 start: e.start,
                 finish: e.finish,
                 command,
                 after,
                 gpu_prev,
+                gpu_prevs,
                 data_preds,
             });
         }
@@ -828,7 +913,7 @@ impl ExportPlan {
             &template::Values {
                 task: &t.task,
                 job: &t.job,
-                gpu: t.gpu,
+                gpu: &t.gpu_list(),
                 machine: &t.machine,
                 host: &t.host,
                 name: &t.name,
@@ -841,6 +926,13 @@ impl ExportPlan {
     /// The tasks in dispatch order.
     pub fn tasks(&self) -> &[ExportTask] {
         &self.tasks
+    }
+
+    /// Whether some task runs on more than one GPU ([`ExportTask::is_gang`]). Only then do
+    /// the artifacts carry per-task GPU counts; without gang tasks they are as they were
+    /// before gang tasks existed, byte for byte.
+    pub fn has_gangs(&self) -> bool {
+        self.tasks.iter().any(ExportTask::is_gang)
     }
 
     /// The workflow's name ([`ExportOptions::name`] or the workload's).
@@ -883,6 +975,47 @@ fn invalid(problem: &Problem, schedule: &Schedule, violations: Vec<Violation>) -
         violations,
         explained,
     }
+}
+
+/// [`ExportError::GangSet`] for the first task (by id) whose GPU set is not `gpus`
+/// distinct GPUs, [`ExportError::GangAcrossMachines`] for the first whose set spans
+/// machines. `O(n + Σ g log g)`.
+fn check_sets(problem: &Problem, schedule: &Schedule) -> Result<()> {
+    let c = problem.cluster();
+    for (v, task) in problem.graph().tasks() {
+        let set = schedule.gpus(v);
+        let mut distinct: Vec<usize> = set.iter().map(|k| k.index()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() != set.len() || set.len() != task.gpus as usize {
+            return Err(ExportError::GangSet {
+                task: problem.task_label(v),
+                gpus: task.gpus,
+                given: distinct.len(),
+                set: set
+                    .iter()
+                    .map(|k| format!("g{}", k.index()))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            });
+        }
+        let lead = problem.machine_of(set[0]);
+        if set[1..].iter().any(|&k| problem.machine_of(k) != lead) {
+            let mut machines: Vec<String> = Vec::new();
+            for &k in set {
+                let m = &c.machines()[problem.machine_of(k).index()];
+                if !machines.contains(m) {
+                    machines.push(m.clone());
+                }
+            }
+            return Err(ExportError::GangAcrossMachines {
+                task: problem.task_label(v),
+                gpus: task.gpus,
+                machines,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// [`ExportError::Nul`] for the first name with a NUL character.

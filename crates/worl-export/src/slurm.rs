@@ -4,7 +4,8 @@
 //! edge kinds), so every job's dependencies already have job ids. Each job gets
 //!
 //! * `--job-name=<name>` ([`ExportTask::name`](crate::ExportTask::name)),
-//! * `--nodelist=<host>` `--nodes=1 --ntasks=1 --gres=gpu:1`,
+//! * `--nodelist=<host>` `--nodes=1 --ntasks=1 --gres=gpu:1` (`--gres=gpu:<g>` for a gang
+//!   task of `g` GPUs),
 //! * `--dependency=afterok:<id>:<id>...` on its data predecessors and its same-GPU
 //!   predecessor, with `--kill-on-invalid-dep=yes` (a failed predecessor cancels it),
 //! * a batch script (fed on stdin through a here-document) exporting `WORL_GPU` = the
@@ -12,6 +13,18 @@
 //!   `bash`. Under [`DevicePolicy::Planned`] it also sets `CUDA_VISIBLE_DEVICES` to the
 //!   planned index; under [`DevicePolicy::Engine`] (the default) Slurm's own choice for
 //!   `--gres=gpu:1` stands.
+//!
+//! **Gang tasks.** A task on `g > 1` GPUs (all on one machine: a set across machines is
+//! refused by [`ExportPlan::new`](crate::ExportPlan::new) with
+//! [`ExportError::GangAcrossMachines`](crate::ExportError::GangAcrossMachines)) is one job
+//! with `--gres=gpu:<g>` on its machine's node, and `WORL_GPU` (and under
+//! [`DevicePolicy::Planned`] `CUDA_VISIBLE_DEVICES`) is its planned index list,
+//! comma-separated in the set's order, lead first (`0,1,2,3`;
+//! [`ExportTask::gpu_list`](crate::ExportTask::gpu_list)). It waits for the task before it
+//! on each of its GPUs. Only a plan with a gang task
+//! ([`ExportPlan::has_gangs`](crate::ExportPlan::has_gangs)) passes the GPU count as
+//! `submit`'s fifth argument (`--gres=gpu:"$5"`); without one the script is as before,
+//! byte for byte.
 //!
 //! Names are data: every value is one bash word (single-quoted, or `$'...'`
 //! with `\xHH` escapes when it holds a control character), comments are printable ASCII,
@@ -36,22 +49,41 @@ pub fn script(plan: &ExportPlan) -> String {
         comment(plan.cluster()),
         plan.tasks().len()
     ));
-    s.push_str(
-        "# One job per task, pinned to its planned node (--nodelist) with one GPU (planned index in\n\
-         # WORL_GPU); each waits (afterok) for its data predecessors and the task before it on its GPU.\n\
-         # Environment: SBATCH (default sbatch), WORL_SBATCH_ARGS (extra sbatch options),\n\
-         # WORL_JOBS_FILE (append `name job-id` lines to this file).\n",
-    );
+    let gangs = plan.has_gangs();
+    if gangs {
+        s.push_str(
+            "# One job per task, pinned to its planned node (--nodelist) with its GPUs (--gres=gpu:N,\n\
+             # N > 1 for a gang task; planned indices in WORL_GPU, comma-separated, lead first); each\n\
+             # waits (afterok) for its data predecessors and the task before it on each of its GPUs.\n\
+             # Environment: SBATCH (default sbatch), WORL_SBATCH_ARGS (extra sbatch options),\n\
+             # WORL_JOBS_FILE (append `name job-id` lines to this file).\n",
+        );
+    } else {
+        s.push_str(
+            "# One job per task, pinned to its planned node (--nodelist) with one GPU (planned index in\n\
+             # WORL_GPU); each waits (afterok) for its data predecessors and the task before it on its GPU.\n\
+             # Environment: SBATCH (default sbatch), WORL_SBATCH_ARGS (extra sbatch options),\n\
+             # WORL_JOBS_FILE (append `name job-id` lines to this file).\n",
+        );
+    }
     s.push_str("set -euo pipefail\n");
     s.push_str("SBATCH=${SBATCH:-sbatch}\n");
     s.push_str("read -r -a EXTRA <<< \"${WORL_SBATCH_ARGS:-}\"\n");
     s.push_str("declare -a JOB\n\n");
-    s.push_str("# submit INDEX NAME HOST DEPENDENCY < batch-script\n");
+    if gangs {
+        s.push_str("# submit INDEX NAME HOST DEPENDENCY GPUS < batch-script\n");
+    } else {
+        s.push_str("# submit INDEX NAME HOST DEPENDENCY < batch-script\n");
+    }
     s.push_str("submit() {\n");
     s.push_str("  local dep=()\n");
     s.push_str("  if [ -n \"$4\" ]; then dep=(\"--dependency=afterok:$4\" --kill-on-invalid-dep=yes); fi\n");
     s.push_str("  local out\n");
-    s.push_str("  out=$(\"$SBATCH\" --parsable --job-name=\"$2\" --nodelist=\"$3\" --nodes=1 --ntasks=1 --gres=gpu:1 \\\n");
+    if gangs {
+        s.push_str("  out=$(\"$SBATCH\" --parsable --job-name=\"$2\" --nodelist=\"$3\" --nodes=1 --ntasks=1 --gres=gpu:\"$5\" \\\n");
+    } else {
+        s.push_str("  out=$(\"$SBATCH\" --parsable --job-name=\"$2\" --nodelist=\"$3\" --nodes=1 --ntasks=1 --gres=gpu:1 \\\n");
+    }
     s.push_str("    \"${dep[@]}\" \"${EXTRA[@]}\")\n");
     s.push_str("  JOB[$1]=${out%%;*}\n");
     s.push_str("  echo \"$2 ${JOB[$1]}\"\n");
@@ -59,32 +91,51 @@ pub fn script(plan: &ExportPlan) -> String {
     s.push_str("}\n");
     s.push_str(&format!(
         "# Devices: {}\n",
-        match plan.devices() {
-            DevicePolicy::Engine =>
+        match (plan.devices(), gangs) {
+            (DevicePolicy::Engine, false) =>
                 "Slurm chooses each job's GPU (--gres=gpu:1); WORL_GPU is the planned index.",
-            DevicePolicy::Planned =>
+            (DevicePolicy::Planned, false) =>
                 "CUDA_VISIBLE_DEVICES is set to the planned index (needs jobs to see every GPU).",
+            (DevicePolicy::Engine, true) =>
+                "Slurm chooses each job's GPUs (--gres=gpu:N); WORL_GPU is the planned index list.",
+            (DevicePolicy::Planned, true) =>
+                "CUDA_VISIBLE_DEVICES is set to the planned index list (needs jobs to see every GPU).",
         }
     ));
     for (i, t) in plan.tasks().iter().enumerate() {
         let deps: Vec<String> = t.after.iter().map(|d| format!("${{JOB[{d}]}}")).collect();
-        s.push_str(&format!(
-            "\n# {} / {}: {} GPU {} (id {}), planned {:.3}..{:.3} s\n",
-            comment(&t.job),
-            comment(&t.task),
-            comment(&t.machine),
-            t.gpu,
-            t.gpu_id,
-            t.start,
-            t.finish
-        ));
+        if t.is_gang() {
+            let ids: Vec<String> = t.gpu_ids.iter().map(usize::to_string).collect();
+            s.push_str(&format!(
+                "\n# {} / {}: {} GPUs {} (ids {}), planned {:.3}..{:.3} s\n",
+                comment(&t.job),
+                comment(&t.task),
+                comment(&t.machine),
+                t.gpu_list(),
+                ids.join(","),
+                t.start,
+                t.finish
+            ));
+        } else {
+            s.push_str(&format!(
+                "\n# {} / {}: {} GPU {} (id {}), planned {:.3}..{:.3} s\n",
+                comment(&t.job),
+                comment(&t.task),
+                comment(&t.machine),
+                t.gpu,
+                t.gpu_id,
+                t.start,
+                t.finish
+            ));
+        }
         let mut body = String::from("#!/usr/bin/env bash\n");
+        // digits and commas only: one bash word as is
+        let list = t.gpu_list();
         match plan.devices() {
             DevicePolicy::Planned => body.push_str(&format!(
-                "export CUDA_VISIBLE_DEVICES={g} WORL_GPU={g}\n",
-                g = t.gpu
+                "export CUDA_VISIBLE_DEVICES={list} WORL_GPU={list}\n"
             )),
-            DevicePolicy::Engine => body.push_str(&format!("export WORL_GPU={}\n", t.gpu)),
+            DevicePolicy::Engine => body.push_str(&format!("export WORL_GPU={list}\n")),
         }
         body.push_str(&format!(
             "export WORL_TASK={} WORL_JOB={} WORL_HOST={}\n",
@@ -95,8 +146,13 @@ pub fn script(plan: &ExportPlan) -> String {
         body.push_str(&plan.bash_command(i));
         body.push('\n');
         let eof = delimiter(&body);
+        let count = if gangs {
+            format!(" {}", t.gpus.len())
+        } else {
+            String::new()
+        };
         s.push_str(&format!(
-            "submit {i} {} {} \"{}\" <<'{eof}'\n",
+            "submit {i} {} {} \"{}\"{count} <<'{eof}'\n",
             bash_word(&t.name),
             bash_word(&t.host),
             deps.join(":")

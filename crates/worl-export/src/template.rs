@@ -13,7 +13,7 @@ pub const PLACEHOLDERS: [&str; 7] = ["task", "job", "gpu", "machine", "host", "n
 /// |---|---|
 /// | `{task}` | the task's name in its job |
 /// | `{job}` | the job's name |
-/// | `{gpu}` | the GPU's index on its machine, 0-based |
+/// | `{gpu}` | the GPU's index on its machine, 0-based; for a gang task the indices of its GPUs, comma-separated, lead first (`0,1,2,3`) |
 /// | `{machine}` | the machine's name in the cluster |
 /// | `{host}` | the machine's host name |
 /// | `{name}` | the engine name of the task (unique, `[A-Za-z0-9._-]`) |
@@ -28,7 +28,7 @@ pub const PLACEHOLDERS: [&str; 7] = ["task", "job", "gpu", "machine", "host", "n
 /// (inside quotes, comments, arithmetic, backticks, `[[ ... ]]`, `let`/`eval` arguments,
 /// here-documents). The command runs under `bash`
 /// (Slurm), `sh -c` (Argo) or `/bin/sh` (Ray), with `WORL_GPU` set to the planned GPU
-/// index (and `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`](crate::DevicePolicy)).
+/// index or, for a gang task, index list (and `CUDA_VISIBLE_DEVICES` under [`DevicePolicy::Planned`](crate::DevicePolicy)).
 /// See `docs/threat-model.md`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandTemplate {
@@ -47,8 +47,8 @@ impl CommandTemplate {
     /// value would not be one word of data: inside `'...'`, `"..."` or `$'...'`, right
     /// after a `\\`, in a `#` comment, inside `$((...))` or `((...))`, inside `` `...` ``,
     /// inside `[[ ... ]]`, as an argument of `let` or `eval`, or after a here-document
-    /// operator `<<`. `{gpu}`, `{id}` (numbers) and `{name}` (`[A-Za-z0-9._-]`) may go
-    /// anywhere. What the command does with a value otherwise (`bash -c`, `ssh host ...`,
+    /// operator `<<`. `{gpu}`, `{id}` (numbers; `{gpu}` of a gang task numbers and commas)
+    /// and `{name}` (`[A-Za-z0-9._-]`) may go anywhere. What the command does with a value otherwise (`bash -c`, `ssh host ...`,
     /// `python -c`) is the template's: such a command re-reads data as code.
     ///
     /// Errors: [`ExportError::Template`] for an unknown placeholder, an unmatched `{` or
@@ -130,7 +130,7 @@ impl CommandTemplate {
                     let value = match key.as_str() {
                         "task" => v.task.to_owned(),
                         "job" => v.job.to_owned(),
-                        "gpu" => v.gpu.to_string(),
+                        "gpu" => v.gpu.to_owned(),
                         "machine" => v.machine.to_owned(),
                         "host" => v.host.to_owned(),
                         "name" => v.name.to_owned(),
@@ -168,7 +168,7 @@ impl fmt::Display for CommandTemplate {
 pub(crate) struct Values<'a> {
     pub task: &'a str,
     pub job: &'a str,
-    pub gpu: usize,
+    pub gpu: &'a str,
     pub machine: &'a str,
     pub host: &'a str,
     pub name: &'a str,
@@ -341,7 +341,7 @@ mod tests {
         Values {
             task: "M1 a",
             job: "j_1",
-            gpu: 3,
+            gpu: "3",
             machine: "m0",
             host: "node-0",
             name: "M1_a",

@@ -2,8 +2,8 @@
 //! mapping, names, and each engine's artifact checked line by line; typed errors.
 
 use std::sync::Arc;
-use worl_cluster::{GpuId, GpuModel, Problem, Schedule, ScheduledTask, presets};
-use worl_dag::WorkloadBuilder;
+use worl_cluster::{GpuId, GpuModel, GpuSet, Problem, Schedule, ScheduledTask, presets};
+use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 use worl_export::{
     CommandTemplate, DevicePolicy, Engine, ExportError, ExportOptions, ExportPlan, HostMap, argo,
 };
@@ -330,28 +330,264 @@ fn errors_name_the_task_or_machine() {
     );
 }
 
-#[test]
-fn a_gang_task_is_refused_naming_it() {
-    let (p, s) = problem_and_schedule(["j", "k"]);
-    let mut b = p.workload().to_builder();
-    let bb = b.task_id(worl_dag::JobId::new(0), "b").unwrap();
-    let cluster_span = worl_dag::GangParams {
-        span: worl_dag::Span::Cluster,
-        ..Default::default()
+/// Job `j` on two machines of four V100s (`node-0`: g0..g3, `node-1`: g4..g7): `a` (2 s)
+/// -> `big` (a 4-GPU gang, work 8: 2 s on four V100s) -> `c` (1 s); `d` (3 s), `e` (1 s) and
+/// `f` (1 s) alone. Planned by hand: `e` g0 [0, 1], `a` g1 [0, 2], `d` g4 [0, 3], `big` on
+/// `big_set` [3, 5] (its lead first: g1), `f` g2 [5, 6], `c` g4 [6, 7]. With `span` the
+/// gang's span.
+fn gang_problem_and_schedule(span: Span, big_set: [usize; 4]) -> (Problem, Schedule) {
+    let mut b = WorkloadBuilder::new("gang");
+    let j = b.add_job("j").unwrap();
+    let a = b.add_task(j, "a", 2.0, None).unwrap();
+    let big = b.add_task(j, "big", 8.0, None).unwrap();
+    let c = b.add_task(j, "c", 1.0, None).unwrap();
+    for (name, work) in [("d", 3.0), ("e", 1.0), ("f", 1.0)] {
+        b.add_task(j, name, work, None).unwrap();
+    }
+    b.add_edge(a, big, 0.0).unwrap();
+    b.add_edge(big, c, 0.0).unwrap();
+    let params = GangParams {
+        span,
+        ..GangParams::default()
     };
-    b.set_gang(bb, 2, cluster_span).unwrap();
-    let gang = Problem::new(Arc::new(b.build().unwrap()), p.cluster_arc().clone()).unwrap();
-    // refused even when invalid schedules are allowed: the engines would run it on one GPU
+    b.set_gang(big, 4, params).unwrap();
+    let w = Arc::new(b.build().unwrap());
+    let cluster =
+        presets::cluster(&presets::ClusterSpec::new(2, 4, &GpuModel::v100_16gb())).unwrap();
+    let p = Problem::new(w, Arc::new(cluster)).unwrap();
+    let t = |g: usize, s: f64, f: f64| ScheduledTask {
+        gpu: GpuId::new(g),
+        start: s,
+        finish: f,
+    };
+    let s = Schedule::with_sets(
+        8,
+        vec![
+            t(1, 0.0, 2.0),
+            t(big_set[0], 3.0, 5.0),
+            t(4, 6.0, 7.0),
+            t(4, 0.0, 3.0),
+            t(0, 0.0, 1.0),
+            t(2, 5.0, 6.0),
+        ],
+        vec![set(1, &big_set)],
+    )
+    .unwrap();
+    (p, s)
+}
+
+/// The GPU set `gpus` of task `task`.
+fn set(task: usize, gpus: &[usize]) -> GpuSet {
+    GpuSet {
+        task: TaskId::new(task),
+        gpus: gpus.iter().map(|&k| GpuId::new(k)).collect(),
+    }
+}
+
+#[test]
+fn a_four_gpu_gang_exports_to_every_engine() {
+    let (p, s) = gang_problem_and_schedule(Span::Machine, [1, 0, 3, 2]);
+    assert_eq!(p.exec_time_on(TaskId::new(1), s.gpus(TaskId::new(1))), 2.0);
+    assert_eq!(s.validate(&p), []);
+    let planned = ExportOptions {
+        devices: DevicePolicy::Planned,
+        ..ExportOptions::default()
+    };
+    let plan = ExportPlan::new(&p, &s, &planned).unwrap();
+    assert!(plan.has_gangs());
+    // dispatch order by start, then finish: e, a, d, big, f, c
+    let names: Vec<&str> = plan.tasks().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["e", "a", "d", "big", "f", "c"]);
+    let big = &plan.tasks()[3];
+    assert_eq!((big.gpu, big.gpu_id), (1, 1));
+    assert_eq!(big.gpus, [1, 0, 3, 2]);
+    assert_eq!(big.gpu_ids, [1, 0, 3, 2]);
+    assert_eq!(big.gpu_list(), "1,0,3,2");
+    // big waits for a (data, and before it on g1) and e (before it on g0); f for big (g2);
+    // c for d (g4) and big (data)
+    assert_eq!(big.gpu_prev, Some(1));
+    assert_eq!(big.gpu_prevs, [0, 1]);
+    let after: Vec<Vec<usize>> = plan.tasks().iter().map(|t| t.after.clone()).collect();
+    assert_eq!(
+        after,
+        [vec![], vec![], vec![], vec![0, 1], vec![3], vec![2, 3]]
+    );
+
+    // Slurm: the GPU count as submit's fifth argument, the planned device list
+    let script = plan.render(Engine::Slurm);
+    let submits: Vec<&str> = script
+        .lines()
+        .filter(|l| l.starts_with("submit "))
+        .collect();
+    assert_eq!(
+        submits,
+        [
+            "submit 0 e node-0 \"\" 1 <<'WORL_EOF'",
+            "submit 1 a node-0 \"\" 1 <<'WORL_EOF'",
+            "submit 2 d node-1 \"\" 1 <<'WORL_EOF'",
+            "submit 3 big node-0 \"${JOB[0]}:${JOB[1]}\" 4 <<'WORL_EOF'",
+            "submit 4 f node-0 \"${JOB[3]}\" 1 <<'WORL_EOF'",
+            "submit 5 c node-1 \"${JOB[2]}:${JOB[3]}\" 1 <<'WORL_EOF'",
+        ]
+    );
+    assert!(script.contains(
+        "\n  out=$(\"$SBATCH\" --parsable --job-name=\"$2\" --nodelist=\"$3\" --nodes=1 --ntasks=1 --gres=gpu:\"$5\" \\\n"
+    ));
+    assert!(script.contains(
+        "\n# j / big: node-0 GPUs 1,0,3,2 (ids 1,0,3,2), planned 3.000..5.000 s\n\
+         submit 3 big node-0 \"${JOB[0]}:${JOB[1]}\" 4 <<'WORL_EOF'\n\
+         #!/usr/bin/env bash\n\
+         export CUDA_VISIBLE_DEVICES=1,0,3,2 WORL_GPU=1,0,3,2\n\
+         export WORL_TASK=big WORL_JOB=j WORL_HOST=node-0\n\
+         echo worl task big job j host node-0 gpu 1,0,3,2\n\
+         WORL_EOF\n"
+    ));
+    assert!(script.contains("\nexport CUDA_VISIBLE_DEVICES=0 WORL_GPU=0\n"));
+    // run against a stand-in sbatch: the options it got
+    let jobs = run_fake_sbatch(&script);
+    assert_eq!(
+        jobs[3].lines().next().unwrap(),
+        "--parsable --job-name=big --nodelist=node-0 --nodes=1 --ntasks=1 --gres=gpu:4 \
+         --dependency=afterok:101:102 --kill-on-invalid-dep=yes"
+    );
+    assert_eq!(
+        jobs[4].lines().next().unwrap(),
+        "--parsable --job-name=f --nodelist=node-0 --nodes=1 --ntasks=1 --gres=gpu:1 \
+         --dependency=afterok:104 --kill-on-invalid-dep=yes"
+    );
+
+    // Argo: nvidia.com/gpu 4, the machine's node, the list in WORL_GPU and an annotation
+    let v = argo::workflow_value(&plan);
+    let tpl = &v["spec"]["templates"][4];
+    assert_eq!(tpl["name"], "big");
+    assert_eq!(tpl["nodeSelector"]["kubernetes.io/hostname"], "node-0");
+    assert_eq!(
+        tpl["container"]["resources"]["limits"]["nvidia.com/gpu"],
+        "4"
+    );
+    assert_eq!(
+        tpl["container"]["env"][0],
+        serde_json::json!({"name": "WORL_GPU", "value": "1,0,3,2"})
+    );
+    assert_eq!(tpl["metadata"]["labels"]["worl/gpu"], "1");
+    assert_eq!(tpl["metadata"]["annotations"]["worl/gpus"], "1,0,3,2");
+    assert_eq!(
+        v["spec"]["templates"][5]["container"]["resources"]["limits"]["nvidia.com/gpu"],
+        "1"
+    );
+    let yaml = plan.render(Engine::Argo);
+    assert!(
+        yaml.contains(
+            "  - name: \"big\"\n    metadata:\n      labels:\n        worl/gpu: \"1\"\n      \
+             annotations:\n        worl/gpus: \"1,0,3,2\"\n    nodeSelector:\n      \
+             kubernetes.io/hostname: \"node-0\"\n"
+        ),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("      resources:\n        limits:\n          nvidia.com/gpu: \"4\"\n"),
+        "{yaml}"
+    );
+    assert_eq!(yaml.matches("nvidia.com/gpu: \"1\"\n").count(), 5);
+
+    // Ray: num_gpus 4 and the index list in TASKS
+    let py = plan.render(Engine::Ray);
+    assert!(py.contains(
+        "\n    {\"name\": \"big\", \"task\": \"big\", \"job\": \"j\", \"host\": \"node-0\", \
+         \"gpus\": [1, 0, 3, 2], \"num_gpus\": 4, \"command\": \
+         \"echo worl task big job j host node-0 gpu 1,0,3,2\", \"after\": [0, 1]},\n"
+    ));
+    assert!(py.contains(
+        "\n    {\"name\": \"e\", \"task\": \"e\", \"job\": \"j\", \"host\": \"node-0\", \
+         \"gpus\": [0], \"num_gpus\": 1, \"command\": \
+         \"echo worl task e job j host node-0 gpu 0\", \"after\": []},\n"
+    ));
+    assert!(
+        py.contains("name=t[\"name\"], num_gpus=t[\"num_gpus\"], scheduling_strategy=strategy")
+    );
+    assert!(py.contains("devices = \",\".join(str(g) for g in gpus)\n"));
+    assert!(!py.contains("num_gpus=1"), "{py}");
+    assert!(py.contains("\nPIN_DEVICES = True\n"));
+}
+
+/// Runs a Slurm `script` against a stand-in `sbatch` that records its options and batch
+/// script and prints job ids 101, 102, ...; returns each job's record, in order.
+fn run_fake_sbatch(script: &str) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("submit.sh"), script).unwrap();
+    let fake = d.join("sbatch");
+    std::fs::write(
+        &fake,
+        "#!/usr/bin/env bash\nn=$(( $(ls \"$LOG\" | wc -l) + 101 ))\n{ echo \"$*\"; cat; } > \"$LOG/$n\"\necho \"$n;cluster\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let logs = d.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg(d.join("submit.sh"))
+        .env("SBATCH", &fake)
+        .env("LOG", &logs)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = std::fs::read_dir(&logs).unwrap().count();
+    (101..101 + n)
+        .map(|id| std::fs::read_to_string(logs.join(id.to_string())).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_gang_across_machines_or_off_its_size_is_refused_naming_it() {
+    // span cluster on g1, g0 (node-0) and g4, g5 (node-1): no engine runs one task on two
+    // nodes; refused even when invalid schedules are allowed
+    let (p, s) = gang_problem_and_schedule(Span::Cluster, [1, 0, 4, 5]);
     let allow = ExportOptions {
         allow_invalid: true,
         ..ExportOptions::default()
     };
-    let e = ExportPlan::new(&gang, &s, &allow).unwrap_err();
-    assert!(matches!(e, ExportError::GangTask { gpus: 2, .. }), "{e}");
+    let e = ExportPlan::new(&p, &s, &allow).unwrap_err();
+    assert!(
+        matches!(&e, ExportError::GangAcrossMachines { task, gpus: 4, machines }
+            if task == "j/big" && machines == &["node-0", "node-1"]),
+        "{e}"
+    );
     assert_eq!(
         e.to_string(),
-        "task `j/b` needs 2 GPUs at once; the exporters write one GPU per task and cannot run a gang task yet"
+        "task `j/big` runs on 4 GPUs across machines `node-0`, `node-1`: a gang across \
+         machines cannot be exported (each engine runs a task on one node); give it span \
+         `machine`"
     );
-    // the same schedule of the single-GPU workload exports
-    assert!(ExportPlan::new(&p, &s, &ExportOptions::default()).is_ok());
+    // the gang given only its lead GPU (no set): the engines would run it on one device
+    let (p, s) = gang_problem_and_schedule(Span::Machine, [1, 0, 3, 2]);
+    let lead_only = Schedule::new(8, s.tasks().to_vec()).unwrap();
+    let e = ExportPlan::new(&p, &lead_only, &ExportOptions::default()).unwrap_err();
+    assert!(matches!(e, ExportError::Invalid { .. }), "{e}");
+    let e = ExportPlan::new(&p, &lead_only, &allow).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "task `j/big` needs 4 GPUs at once but the schedule gives it 1 (g1); an engine would \
+         not run it on its planned GPUs"
+    );
+    // a repeated GPU
+    let repeated = Schedule::with_sets(8, s.tasks().to_vec(), vec![set(1, &[1, 0, 0, 2])]).unwrap();
+    let e = ExportPlan::new(&p, &repeated, &allow).unwrap_err();
+    assert!(
+        matches!(&e, ExportError::GangSet { gpus: 4, given: 3, set, .. } if set == "g1,g0,g0,g2"),
+        "{e}"
+    );
+    // machine names in the message stay on one line
+    let e = ExportError::GangAcrossMachines {
+        task: "j/x".into(),
+        gpus: 2,
+        machines: vec!["a\nb".into(), "c".into()],
+    };
+    assert_eq!(e.to_string().lines().count(), 1);
+    assert!(e.to_string().contains("`a\\nb`, `c`"));
 }

@@ -373,7 +373,7 @@ pub fn check_slurm(plan: &ExportPlan, got: &[Submitted]) {
             format!("--nodelist={}", t.host),
             "--nodes=1".into(),
             "--ntasks=1".into(),
-            "--gres=gpu:1".into(),
+            format!("--gres=gpu:{}", t.gpus.len()),
         ];
         if !t.after.is_empty() {
             let deps: Vec<&str> = t.after.iter().map(|&d| tasks[d].name.as_str()).collect();
@@ -389,7 +389,7 @@ pub fn check_slurm(plan: &ExportPlan, got: &[Submitted]) {
                 t.machine.clone(),
                 t.host.clone(),
                 t.name.clone(),
-                t.gpu.to_string(),
+                t.gpu_list(),
                 t.id.index().to_string(),
             ],
             "command arguments of {:?}, batch script:\n{}",
@@ -397,7 +397,7 @@ pub fn check_slurm(plan: &ExportPlan, got: &[Submitted]) {
             s.script
         );
         let visible = match plan.devices() {
-            DevicePolicy::Planned => t.gpu.to_string(),
+            DevicePolicy::Planned => t.gpu_list(),
             _ => "<unset>".to_owned(),
         };
         assert_eq!(
@@ -406,7 +406,7 @@ pub fn check_slurm(plan: &ExportPlan, got: &[Submitted]) {
                 t.task.clone(),
                 t.job.clone(),
                 t.host.clone(),
-                t.gpu.to_string(),
+                t.gpu_list(),
                 visible
             ],
             "environment of {:?}",
@@ -481,10 +481,18 @@ pub fn check_python(plan: &ExportPlan, d: &PyDriver, skeleton: &str) {
         .tasks()
         .iter()
         .map(|t| {
-            serde_json::json!({
-                "name": t.name, "task": t.task, "job": t.job, "host": t.host,
-                "gpu": t.gpu, "command": t.command, "after": t.after,
-            })
+            if plan.has_gangs() {
+                serde_json::json!({
+                    "name": t.name, "task": t.task, "job": t.job, "host": t.host,
+                    "gpus": t.gpus, "num_gpus": t.gpus.len(), "command": t.command,
+                    "after": t.after,
+                })
+            } else {
+                serde_json::json!({
+                    "name": t.name, "task": t.task, "job": t.job, "host": t.host,
+                    "gpu": t.gpu, "command": t.command, "after": t.after,
+                })
+            }
         })
         .collect();
     assert_eq!(d.tasks, serde_json::Value::Array(want));
@@ -566,9 +574,22 @@ pub fn check_argo(plan: &ExportPlan, yaml: &str) -> serde_json::Value {
             serde_json::json!(["sh", "-c", t.command.as_str()])
         );
         assert_eq!(
+            c["resources"]["limits"]["nvidia.com/gpu"],
+            t.gpus.len().to_string(),
+            "GPUs of {:?}",
+            t.task
+        );
+        assert_eq!(tpl["metadata"]["labels"]["worl/gpu"], t.gpu.to_string());
+        let annotation = tpl["metadata"]["annotations"]["worl/gpus"].clone();
+        if t.is_gang() {
+            assert_eq!(annotation, t.gpu_list());
+        } else {
+            assert_eq!(annotation, serde_json::Value::Null);
+        }
+        assert_eq!(
             c["env"],
             serde_json::json!([
-                {"name": "WORL_GPU", "value": t.gpu.to_string()},
+                {"name": "WORL_GPU", "value": t.gpu_list()},
                 {"name": "WORL_TASK", "value": t.task},
                 {"name": "WORL_JOB", "value": t.job},
                 {"name": "WORL_HOST", "value": t.host},
@@ -597,9 +618,73 @@ pub fn record_args(plan: &ExportPlan) -> Vec<Vec<String>> {
                 t.machine.clone(),
                 t.host.clone(),
                 t.name.clone(),
-                t.gpu.to_string(),
+                t.gpu_list(),
                 t.id.index().to_string(),
             ]
+        })
+        .collect()
+}
+
+/// The gang problem of `names`: the workload of [`problem`] with task `i` needing
+/// `gangs[i]` GPUs (span `span` where more than one), on machines `names.machines` with
+/// `machine_gpus[k]` GPUs each, of the catalog model `models[k] % 3` (V100, T4, A100-40GB:
+/// HEFT sees different speeds).
+pub fn gang_problem(
+    names: &Names,
+    machine_gpus: &[usize],
+    models: &[usize],
+    gangs: &[u32],
+    span: worl_dag::Span,
+) -> Problem {
+    let (p, _) = problem(names);
+    let mut b = p.workload().to_builder();
+    for (i, &g) in gangs.iter().enumerate() {
+        if g > 1 {
+            let params = worl_dag::GangParams {
+                span,
+                ..Default::default()
+            };
+            b.set_gang(TaskId::new(i), g, params).unwrap();
+        }
+    }
+    let catalog = [GpuModel::v100_16gb(), GpuModel::t4(), GpuModel::a100_40gb()];
+    let mut c = ClusterBuilder::new(names.cluster.clone());
+    for ((m, &n), &k) in names.machines.iter().zip(machine_gpus).zip(models) {
+        let id = c.add_machine(m.clone());
+        c.add_gpus(id, &catalog[k % 3], n).unwrap();
+    }
+    Problem::new(Arc::new(b.build().unwrap()), Arc::new(c.build().unwrap())).unwrap()
+}
+
+/// HEFT's schedule of `p` (it places a gang on the GPU set with the earliest common
+/// finish); checked valid.
+pub fn heft(p: &Problem) -> Schedule {
+    let mut heft = worl_rtgs::Registry::with_builtins()
+        .build_spec("heft")
+        .unwrap();
+    let s = heft
+        .schedule(p, &mut worl_rtgs::RunContext::new(7))
+        .unwrap();
+    let violations = s.validate(p);
+    assert!(violations.is_empty(), "HEFT: {violations:?}");
+    s
+}
+
+/// Each task's GPU set in `s` as the engines must see it, by task id: the indices of its
+/// GPUs on their machine, in the set's order (lead first), comma-separated. Computed from
+/// the schedule and the cluster, not from the export.
+pub fn planned_lists(p: &Problem, s: &Schedule) -> Vec<String> {
+    let c = p.cluster();
+    (0..p.n_tasks())
+        .map(|v| {
+            s.gpus(TaskId::new(v))
+                .iter()
+                .map(|&k| {
+                    let on = c.gpus_of(p.machine_of(k));
+                    on.iter().position(|&x| x == k).unwrap().to_string()
+                })
+                .collect::<Vec<_>>()
+                .join(",")
         })
         .collect()
 }
