@@ -3,6 +3,12 @@
 //! node with its planned GPU index, after all its data predecessors ended and after the task
 //! before it on its GPU ended.
 //!
+//! The gang case does the same with a 5-task workload holding one 2-GPU gang task (span
+//! `machine`) among 1-GPU tasks: the gang's job gets `--gres=gpu:2` (Ray: `num_gpus=2`) and
+//! must see `CUDA_VISIBLE_DEVICES` (and `WORL_GPU`) equal to its planned set's indices,
+//! comma-separated, lead first; and it must start after the task before it on each GPU of its
+//! set ended.
+//!
 //! * Slurm: only with `WORL_SLURM_LIVE=1` (set by `.ci/slurm.sh`, which starts a one-node
 //!   Slurm with `Gres=gpu:4`); `WORL_SLURM_NODE` names the node (default `hostname -s`).
 //! * Ray: only with `WORL_RAY_LIVE=1` and a running Ray head on this machine with 4 logical
@@ -48,12 +54,37 @@ const WORK: [(&str, f64); 10] = [
 ];
 const CLUSTER: &str = "1x4:V100-16GB";
 
+/// The gang case: `p -> g -> q` with `g` a 2-GPU gang (work 4: 2 s on two V100s), and `x`,
+/// `y` alone; (name, work, GPUs).
+const GANG_WORK: [(&str, f64, u32); 5] = [
+    ("p", 2.0, 1),
+    ("g", 4.0, 2),
+    ("q", 1.0, 1),
+    ("x", 3.0, 1),
+    ("y", 1.0, 1),
+];
+const GANG_EDGES: [(&str, &str); 2] = [("p", "g"), ("g", "q")];
+
+/// The 10-task workload (native JSON).
 fn workload() -> String {
-    let tasks: Vec<String> = WORK
+    let work: Vec<(&str, f64, u32)> = WORK.iter().map(|&(n, w)| (n, w, 1)).collect();
+    workload_json(&work, &EDGES)
+}
+
+/// A one-job workload in native JSON: tasks (name, work, GPUs; `gpus` written when more
+/// than 1), edges of 1 MB.
+fn workload_json(work: &[(&str, f64, u32)], edges: &[(&str, &str)]) -> String {
+    let tasks: Vec<String> = work
         .iter()
-        .map(|(n, w)| format!("{{\"name\": \"{n}\", \"work\": {w}}}"))
+        .map(|&(n, w, g)| {
+            if g > 1 {
+                format!("{{\"name\": \"{n}\", \"work\": {w}, \"gpus\": {g}}}")
+            } else {
+                format!("{{\"name\": \"{n}\", \"work\": {w}}}")
+            }
+        })
         .collect();
-    let edges: Vec<String> = EDGES
+    let edges: Vec<String> = edges
         .iter()
         .map(|(f, t)| format!("{{\"from\": \"{f}\", \"to\": \"{t}\", \"bytes\": 1e6}}"))
         .collect();
@@ -75,13 +106,13 @@ fn ok(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// What a task's log says: node, GPU index (`WORL_GPU`), `CUDA_VISIBLE_DEVICES`, start
-/// and end (Unix seconds).
+/// What a task's log says: node, GPU index list (`WORL_GPU`: one index, or a gang's
+/// comma-separated indices), `CUDA_VISIBLE_DEVICES`, start and end (Unix seconds).
 #[derive(Debug)]
 struct Ran {
     node: String,
     host: String,
-    gpu: usize,
+    gpu: String,
     visible: String,
     start: f64,
     end: f64,
@@ -92,7 +123,7 @@ fn read_log(path: &Path) -> Ran {
     let mut ran = Ran {
         node: String::new(),
         host: String::new(),
-        gpu: usize::MAX,
+        gpu: String::new(),
         visible: String::new(),
         start: f64::NAN,
         end: f64::NAN,
@@ -104,7 +135,7 @@ fn read_log(path: &Path) -> Ran {
                 ran.start = t.parse().unwrap();
                 ran.node = (*node).to_owned();
                 ran.host = (*host).to_owned();
-                ran.gpu = gpu.parse().unwrap();
+                ran.gpu = (*gpu).to_owned();
                 ran.visible = (*visible).to_owned();
             }
             ["end", t] => ran.end = t.parse().unwrap(),
@@ -134,7 +165,17 @@ fn slurm_runs_the_exported_schedule_as_planned() {
         return;
     }
     let node = std::env::var("WORL_SLURM_NODE").unwrap_or_else(|_| short_hostname());
-    run_and_check("slurm", &node);
+    run_and_check("slurm", &node, &TEN);
+}
+
+#[test]
+fn slurm_runs_a_gang_task_on_its_planned_gpus() {
+    if std::env::var("WORL_SLURM_LIVE").as_deref() != Ok("1") {
+        eprintln!("skipped: set WORL_SLURM_LIVE=1 with a running Slurm (see .ci/slurm.sh)");
+        return;
+    }
+    let node = std::env::var("WORL_SLURM_NODE").unwrap_or_else(|_| short_hostname());
+    run_and_check("slurm", &node, &gang_case());
 }
 
 #[test]
@@ -145,18 +186,69 @@ fn ray_runs_the_exported_schedule_as_planned() {
         );
         return;
     }
-    run_and_check("ray", &short_hostname());
+    run_and_check("ray", &short_hostname(), &TEN);
 }
 
-/// Schedules, exports to `engine` with `node` as the host of `node-0` and the device policy
-/// `planned` (the CI engines give jobs every GPU, so the planned index is usable), runs,
-/// checks.
-fn run_and_check(engine: &str, node: &str) {
+#[test]
+fn ray_runs_a_gang_task_on_its_planned_gpus() {
+    if std::env::var("WORL_RAY_LIVE").as_deref() != Ok("1") {
+        eprintln!(
+            "skipped: set WORL_RAY_LIVE=1 with a running Ray head (ray start --head --num-gpus 4)"
+        );
+        return;
+    }
+    run_and_check("ray", &short_hostname(), &gang_case());
+}
+
+/// A live case: the workload, its data edges, and what makes the order checks not vacuous.
+struct Case {
+    /// The workload (native JSON).
+    workload: String,
+    /// Its data edges.
+    edges: &'static [(&'static str, &'static str)],
+    /// Its tasks.
+    tasks: usize,
+    /// The gang tasks and their GPU counts.
+    gangs: &'static [(&'static str, usize)],
+    /// Fewest same-GPU pairs the plan must have.
+    min_pairs: usize,
+    /// Whether some two tasks must have overlapped in time.
+    overlap: bool,
+}
+
+/// The 10-task DAG.
+static TEN: std::sync::LazyLock<Case> = std::sync::LazyLock::new(|| Case {
+    workload: workload(),
+    edges: &EDGES,
+    tasks: 10,
+    gangs: &[],
+    min_pairs: 6,
+    overlap: true,
+});
+
+/// The gang workload: 5 tasks on 4 GPUs, one of them a 2-GPU gang. Whatever the plan, it
+/// has at least two same-GPU pairs (6 GPU slots taken on 4 GPUs), so the per-GPU order check
+/// covers the gang on some GPU of its set or a task sharing a GPU with it.
+fn gang_case() -> Case {
+    Case {
+        workload: workload_json(&GANG_WORK, &GANG_EDGES),
+        edges: &GANG_EDGES,
+        tasks: 5,
+        gangs: &[("g", 2)],
+        min_pairs: 2,
+        overlap: false,
+    }
+}
+
+/// Schedules `case`, exports to `engine` with `node` as the host of `node-0` and the device
+/// policy `planned` (the CI engines give jobs every GPU, so the planned index is usable),
+/// runs, checks.
+fn run_and_check(engine: &str, node: &str, case: &Case) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let logs = d.join("logs");
     std::fs::create_dir(&logs).unwrap();
-    std::fs::write(d.join("w.json"), workload()).unwrap();
+    std::fs::write(d.join("w.json"), &case.workload).unwrap();
 
     ok(Command::cargo_bin("worl").unwrap().current_dir(d).args([
         "schedule",
@@ -197,32 +289,64 @@ fn run_and_check(engine: &str, node: &str) {
         "devices=planned",
     ]));
 
-    // the plan: task -> (machine, GPU index, planned start)
+    // the plan: task -> (machine, GPU indices (a gang's set, lead first), planned start).
+    // A gang row lists its set as GPU ids (`gpus`); on this one-machine cluster a GPU's id
+    // is its index on node-0.
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("s.json")).unwrap()).unwrap();
-    let mut plan: BTreeMap<String, (String, usize, f64)> = BTreeMap::new();
+    let mut plan: BTreeMap<String, (String, Vec<usize>, f64)> = BTreeMap::new();
     for r in file["rows"].as_array().unwrap() {
+        let index = r["gpu_index"].as_u64().unwrap() as usize;
+        assert_eq!(r["gpu_id"].as_u64(), Some(index as u64), "{r}");
+        let gpus = match r.get("gpus") {
+            Some(set) => set
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_u64().unwrap() as usize)
+                .collect(),
+            None => vec![index],
+        };
+        assert_eq!(gpus[0], index, "a set's lead is the row's GPU: {r}");
         plan.insert(
             r["task"].as_str().unwrap().to_owned(),
             (
                 r["machine"].as_str().unwrap().to_owned(),
-                r["gpu_index"].as_u64().unwrap() as usize,
+                gpus,
                 r["start"].as_f64().unwrap(),
             ),
         );
     }
-    assert_eq!(plan.len(), 10);
+    assert_eq!(plan.len(), case.tasks);
     assert!(plan.values().all(|(m, _, _)| m == "node-0"), "{plan:?}");
+    for (t, (_, gpus, _)) in &plan {
+        let want = case.gangs.iter().find(|g| g.0 == t).map_or(1, |g| g.1);
+        let mut distinct = gpus.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(
+            (gpus.len(), distinct.len()),
+            (want, want),
+            "task {t}: set {gpus:?}"
+        );
+    }
+    let list = |gpus: &[usize]| {
+        gpus.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
 
     let started = Instant::now();
     if engine == "slurm" {
-        run_slurm(d);
+        run_slurm(d, case.tasks);
     } else {
         let python = std::env::var("WORL_RAY_PYTHON").unwrap_or_else(|_| "python3".into());
         ok(Command::new(python).current_dir(d).arg("out/driver.py"));
     }
     eprintln!(
-        "{engine}: 10 tasks done in {:.1} s",
+        "{engine}: {} tasks done in {:.1} s",
+        case.tasks,
         started.elapsed().as_secs_f64()
     );
 
@@ -231,19 +355,32 @@ fn run_and_check(engine: &str, node: &str) {
         .map(|t| (t.clone(), read_log(&logs.join(t))))
         .collect();
     for (t, r) in &ran {
-        let (_, gpu, _) = &plan[t];
+        let gpus = list(&plan[t].1);
         assert_eq!(r.node, node, "task {t} ran on Slurm node {}", r.node);
         assert_eq!(r.host, node, "task {t} ran on host {}", r.host);
-        assert_eq!(r.gpu, *gpu, "task {t} had GPU {} instead of {gpu}", r.gpu);
         assert_eq!(
-            r.visible,
-            gpu.to_string(),
-            "task {t} saw CUDA_VISIBLE_DEVICES={} instead of {gpu}",
+            r.gpu, gpus,
+            "task {t} had WORL_GPU={} instead of {gpus}",
+            r.gpu
+        );
+        assert_eq!(
+            r.visible, gpus,
+            "task {t} saw CUDA_VISIBLE_DEVICES={} instead of {gpus}",
             r.visible
         );
         assert!(r.end - r.start >= 0.9, "task {t}: {r:?}");
     }
-    for (from, to) in EDGES {
+    for (g, n) in case.gangs {
+        // the gang's job saw its whole planned set, in the set's order
+        assert_eq!(
+            ran[*g].visible.split(',').count(),
+            *n,
+            "gang {g}: {:?}",
+            ran[*g]
+        );
+        assert_eq!(ran[*g].visible, list(&plan[*g].1), "gang {g}");
+    }
+    for &(from, to) in case.edges {
         assert!(
             ran[to].start >= ran[from].end,
             "task {to} started at {} before its data predecessor {from} ended at {}",
@@ -251,11 +388,12 @@ fn run_and_check(engine: &str, node: &str) {
             ran[from].end
         );
     }
-    // per GPU, the planned order: each task starts after the one planned before it ends
+    // per GPU, the planned order: each task starts after the one planned before it ends (a
+    // gang is on each GPU of its set)
     let mut pairs = 0;
-    let gpus: BTreeSet<usize> = plan.values().map(|p| p.1).collect();
+    let gpus: BTreeSet<usize> = plan.values().flat_map(|p| p.1.iter().copied()).collect();
     for g in gpus {
-        let mut on: Vec<&String> = plan.keys().filter(|t| plan[*t].1 == g).collect();
+        let mut on: Vec<&String> = plan.keys().filter(|t| plan[*t].1.contains(&g)).collect();
         on.sort_by(|a, b| plan[*a].2.total_cmp(&plan[*b].2));
         for w in on.windows(2) {
             pairs += 1;
@@ -270,21 +408,23 @@ fn run_and_check(engine: &str, node: &str) {
         }
     }
     assert!(
-        pairs >= 6,
+        pairs >= case.min_pairs,
         "only {pairs} same-GPU pairs: the order check would be vacuous"
     );
-    // the GPUs were used concurrently: some two tasks overlapped in time
-    let r: Vec<&Ran> = ran.values().collect();
-    let overlap = r.iter().enumerate().any(|(i, a)| {
-        r[i + 1..]
-            .iter()
-            .any(|b| a.start < b.end && b.start < a.end)
-    });
-    assert!(overlap, "no two tasks overlapped: {ran:?}");
+    if case.overlap {
+        // the GPUs were used concurrently: some two tasks overlapped in time
+        let r: Vec<&Ran> = ran.values().collect();
+        let overlap = r.iter().enumerate().any(|(i, a)| {
+            r[i + 1..]
+                .iter()
+                .any(|b| a.start < b.end && b.start < a.end)
+        });
+        assert!(overlap, "no two tasks overlapped: {ran:?}");
+    }
 }
 
-/// Submits `out/submit.sh` in `d` and waits until its 10 jobs left the queue.
-fn run_slurm(d: &Path) {
+/// Submits `out/submit.sh` in `d` and waits until its `n` jobs left the queue.
+fn run_slurm(d: &Path, n: usize) {
     let jobs_file = d.join("jobs.txt");
     let started = Instant::now();
     ok(Command::new("bash")
@@ -296,7 +436,7 @@ fn run_slurm(d: &Path) {
         .lines()
         .map(|l| l.split_whitespace().nth(1).unwrap().to_owned())
         .collect();
-    assert_eq!(jobs.len(), 10);
+    assert_eq!(jobs.len(), n);
     loop {
         let out = std::process::Command::new("squeue")
             .args(["-h", "-o", "%i %T %r", "-j", &jobs.join(",")])
