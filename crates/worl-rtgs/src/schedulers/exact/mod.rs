@@ -12,7 +12,8 @@
 //! [`Policy::Append`](worl_cluster::Policy::Append). Children are tried best first (smaller
 //! finish time, then smaller task id, then smaller GPU id), depth first. The incumbent is
 //! the better of HEFT's and PEFT's schedules (insertion policy), so the result is never
-//! worse than either.
+//! worse than either. A gang task (one needing `g > 1` GPUs at once, issue 21) branches over
+//! GPU **sets** instead of GPUs (see [Gang tasks](#gang-tasks) below).
 //!
 //! # Why the search space holds an optimal schedule
 //!
@@ -90,6 +91,59 @@
 //!
 //! No rule restricting the search to *active* schedules is used.
 //!
+//! # Gang tasks
+//!
+//! With gang tasks ([`Problem::has_gangs`]; without one none of this code runs and every
+//! result, node count included, is the single-GPU search's) a gang task `v` of `g` GPUs
+//! branches over its GPU **sets**: every set of `g` distinct GPUs that fit its memory and
+//! its span (the GPUs of one machine for span `machine`, any GPUs for `cluster`), each set
+//! once — sets, not orderings, since its run time [`Problem::exec_time_on`] and its
+//! data-ready time depend only on the set. A set's GPUs are kept in ascending id order, so
+//! its **lead** (the schedule entry's GPU, the first of its
+//! [`Schedule::gpus`](worl_cluster::Schedule::gpus)) is its smallest GPU id; the heuristic
+//! incumbent's sets are reordered the same way (its times do not change). The task starts
+//! at the earliest common append start of the set, exactly
+//! [`PartialSchedule::slot_set`](worl_cluster::PartialSchedule::slot_set) with
+//! [`Policy::Append`](worl_cluster::Policy::Append): after the last task on every GPU of the
+//! set and its inputs' arrival on every GPU of it (a gang predecessor's data leaving from
+//! the nearest GPU of its set), at the least point past the busy windows of all of them.
+//! Tasks on one GPU read a gang predecessor's data the same way.
+//!
+//! * **Left shift** still holds: in a feasible schedule a gang's start is a point at or
+//!   after all of those times where none of its GPUs has a window, and appending in start
+//!   order moves each of those times earlier (by induction), so the least such point is no
+//!   later. Every topological order × set assignment is a path of the search.
+//! * **Commutation** holds for placements `(u, K)`, `(v, L)` on *disjoint* GPU sets (`v`
+//!   reads neither `u`'s data nor the free times of `K`), so after `(u, K)` a task `v < u`
+//!   independent of `u` is only tried on sets meeting `K` (on GPUs of `K` for a task on one
+//!   GPU).
+//! * **Symmetry**: twins must also share a machine (swapping GPUs of two machines could move
+//!   a span-`machine` set off its machine, and a set's all-reduce time reads its machines);
+//!   a swap of same-machine twins maps every set to one of equal run time, so the problem to
+//!   itself. A set holding an empty GPU whose previous twin is empty and *outside* the set is
+//!   skipped (the set with the twin instead is its image). Relabelling each class so that its
+//!   GPUs are first used in id order (a set taking several at once takes the smallest)
+//!   keeps the optimal trace's smallest sequence, as for single GPUs, and it passes this rule.
+//! * **Bounds**: the tables take as `exec(v, k)` of a gang the least run time over its sets
+//!   holding `k` (a lower bound on its run time on any such set), and as its tail after a set
+//!   `S` `max over successors w of min over k in S of X(k, w)`, `X(k, w)` the least
+//!   `comm(k, j) + exec(w, j) + after(w, j)` over GPUs `j` (its successors' data leaves from
+//!   the nearest GPU of `S`; `after(v, k)` of a gang is the least such tail over its sets
+//!   holding `k`); the path bound's argument then holds on every GPU of a gang's set, and
+//!   placed gang predecessors send from the nearest GPU of their set. Taking the *least* of
+//!   `after(v, k)` over the GPUs of `S` instead would be unsound (two successors may sit
+//!   nearest to different GPUs of the set). The load bound needs no change: a gang on `S`
+//!   holds each GPU of `S` for at least `max_{k∈S} exec(v, k) / (g · e_v)` with efficiency
+//!   `e_v <= 1`, so it uses at least `w_v` units of the related GPUs' capacity (at least its
+//!   least single-GPU time on unrelated ones).
+//! * **Dominance**: the key holds the latest placement as (task, set) and lists every GPU of
+//!   a frontier gang's set; start times with sets are still maxima of sums moved past
+//!   windows, monotone in every time of the state.
+//!
+//! A problem whose gang tasks have more than [`MAX_GANG_SETS`] sets together is refused with
+//! [`ScheduleError::TooLarge`] naming the task with the most, before any search; the task
+//! and GPU limits are those of single-GPU problems.
+//!
 //! # Optimality, budgets and the outcome
 //!
 //! [`Exact::solve`] returns an [`ExactOutcome`]: the schedule, whether the search finished
@@ -107,7 +161,8 @@
 //!
 //! # Complexity
 //!
-//! The tree has up to `n! · m^n` leaves; each node costs `O(n · m² · (1 + d̄))` for the
+//! The tree has up to `n! · m^n` leaves (`m^n` for the product of the tasks' set counts with
+//! gangs, a gang counting `C(m, g)` sets at most); each node costs `O(n · m² · (1 + d̄))` for the
 //! bound (`d̄` the mean in-degree; `O(n · m · (1 + d̄))` above 32 GPUs), `O(n + |E| + m)` for
 //! the dominance key and a scan of at most 16 remembered states, plus
 //! `O(r · m log(r · m))` to list and sort its children (`r` ready tasks). Memory
@@ -150,12 +205,19 @@ use crate::error::{Result, ScheduleError};
 use crate::registry::Options;
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::{Heft, Peft};
-use worl_cluster::{Problem, Schedule};
+use worl_cluster::{GpuSet, Problem, Schedule};
 
 /// Most task–GPU pairs `exact` takes: its bounds keep three `f64` tables of tasks × GPUs
 /// (`2^22` pairs: 96 MiB); larger problems are refused with [`ScheduleError::TooLarge`]
 /// before any allocation (2,000 tasks on 65,536 GPUs took 3 GB).
 pub const MAX_TASK_GPU_PAIRS: usize = 1 << 22;
+
+/// Most GPU sets `exact` enumerates, summed over the gang tasks (`2^20`: a set is kept with
+/// its GPUs, run time and tail, about 50 bytes for `g = 4`, and each is a branch at every
+/// node where its task is ready); a problem whose gang tasks have more (e.g. a 4-GPU gang
+/// of span `cluster` on 64 GPUs: 635,376 sets, twice over) is refused with
+/// [`ScheduleError::TooLarge`] naming the task with the most, before any search.
+pub const MAX_GANG_SETS: usize = 1 << 20;
 
 /// The result of one [`Exact::solve`].
 #[derive(Clone, Debug, PartialEq)]
@@ -235,8 +297,8 @@ impl Exact {
     /// evaluation budget), `ctx`'s CPU-time budget and observer (see the [module documentation](self)).
     ///
     /// Errors: [`ScheduleError::TooLarge`] for more than [`MAX_TASK_GPU_PAIRS`] task–GPU
-    /// pairs; those of HEFT and PEFT (which give the first incumbent) and of
-    /// [`Schedule::new`].
+    /// pairs or, with gang tasks, more than [`MAX_GANG_SETS`] GPU sets; those of HEFT and
+    /// PEFT (which give the first incumbent) and of [`Schedule::with_sets`].
     pub fn solve(&self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<ExactOutcome> {
         let cells = problem.n_tasks().saturating_mul(problem.n_gpus());
         if cells > MAX_TASK_GPU_PAIRS {
@@ -249,6 +311,9 @@ impl Exact {
                 ),
             });
         }
+        if problem.has_gangs() {
+            check_gang_sets(problem)?;
+        }
         let seed = ctx.seed();
         let heft = Heft::new().schedule(problem, &mut RunContext::new(seed))?;
         let peft = Peft::new().schedule(problem, &mut RunContext::new(seed))?;
@@ -257,6 +322,9 @@ impl Exact {
         } else {
             heft
         };
+        if problem.has_gangs() {
+            incumbent = ascending_sets(incumbent)?;
+        }
         let inst = bound::Instance::new(problem);
         let mut search = search::Search::new(&inst, incumbent.makespan());
         let root = search.bound(f64::INFINITY).max(problem.lower_bound().value);
@@ -275,8 +343,8 @@ impl Exact {
             .max_evaluations
             .map_or(self.max_nodes, |b| b.min(self.max_nodes));
         let end = search.run(max_nodes, ctx);
-        if let Some((_, tasks)) = end.best {
-            incumbent = Schedule::new(problem.n_gpus(), tasks)?;
+        if let Some((_, tasks, sets)) = end.best {
+            incumbent = Schedule::with_sets(problem.n_gpus(), tasks, sets)?;
         }
         Ok(ExactOutcome {
             lower_bound: if end.complete {
@@ -291,9 +359,76 @@ impl Exact {
     }
 }
 
+/// `schedule` with every gang's GPU set in ascending id order, its lead (the task's entry
+/// GPU) the smallest id, as the search builds its own; the times are unchanged (a set's run
+/// time and data-ready time do not depend on its order). `O(n + Σ g log g)`.
+///
+/// Errors: those of [`Schedule::with_sets`] (none for a schedule built by it).
+fn ascending_sets(schedule: Schedule) -> Result<Schedule> {
+    if !schedule.has_sets() {
+        return Ok(schedule);
+    }
+    let mut tasks = schedule.tasks().to_vec();
+    let sets: Vec<GpuSet> = schedule
+        .sets()
+        .map(|(task, gpus)| {
+            let mut gpus = gpus.to_vec();
+            gpus.sort_unstable();
+            tasks[task.index()].gpu = gpus[0];
+            GpuSet { task, gpus }
+        })
+        .collect();
+    Ok(Schedule::with_sets(schedule.n_gpus(), tasks, sets)?)
+}
+
+/// Refuses a problem whose gang tasks have more than [`MAX_GANG_SETS`] GPU sets together,
+/// naming the task with the most. `O(n + gangs · m)`.
+///
+/// Errors: [`ScheduleError::TooLarge`].
+fn check_gang_sets(problem: &Problem) -> Result<()> {
+    let mut total = 0usize;
+    let mut most: Option<(usize, worl_dag::TaskId)> = None;
+    for v in problem.graph().task_ids() {
+        let count = bound::gang_set_count(problem, v, MAX_GANG_SETS);
+        if count == 0 {
+            continue;
+        }
+        total = total.saturating_add(count);
+        if most.is_none_or(|(c, _)| count > c) {
+            most = Some((count, v));
+        }
+        if total > MAX_GANG_SETS {
+            break;
+        }
+    }
+    match most {
+        Some((count, v)) if total > MAX_GANG_SETS => Err(ScheduleError::TooLarge {
+            scheduler: Exact::NAME.to_owned(),
+            tasks: problem.n_tasks(),
+            gpus: problem.n_gpus(),
+            reason: format!(
+                "its gang tasks have more than {MAX_GANG_SETS} GPU sets to branch over \
+                 (task {} needing {} GPUs has {}; exact is for small instances)",
+                problem.task_label(v),
+                problem.gpus(v),
+                if count > MAX_GANG_SETS {
+                    format!("more than {MAX_GANG_SETS}")
+                } else {
+                    count.to_string()
+                },
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl Scheduler for Exact {
     fn name(&self) -> &str {
         "Exact"
+    }
+
+    fn supports_gangs(&self) -> bool {
+        true
     }
 
     fn schedule(&mut self, problem: &Problem, ctx: &mut RunContext<'_>) -> Result<Schedule> {

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::ControlFlow;
 use worl_cluster::past_windows;
-use worl_cluster::{GpuId, ScheduledTask};
+use worl_cluster::{GpuId, GpuSet, ScheduledTask};
+use worl_dag::TaskId;
 
 /// Relative tolerance of the pruning test: a subtree is cut when its bound reaches
 /// `best · (1 − REL_TOL)`, so the search proves optimality up to this relative amount
@@ -66,7 +67,9 @@ impl Hasher for FxHasher {
 
 /// The part of an expanded state that fixes which branches its subtree has: the placed tasks
 /// and the GPUs in use (bit sets), the latest placement (the commutation rule reads it), and
-/// the GPU of each *frontier* task (placed, with an unplaced successor), in id order.
+/// the GPU of each *frontier* task (placed, with an unplaced successor), in id order (every
+/// GPU of its set, ascending, for a gang task: the placed set fixes which tasks are gangs
+/// and how many GPUs each lists).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct MemoKey {
     placed: u64,
@@ -91,7 +94,8 @@ struct Memo {
     key: Option<MemoKey>,
 }
 
-/// One branch: `task` appended to `gpu` at its earliest start.
+/// One branch: `task` appended to `gpu` at its earliest start (for a gang task, `gpu` is the
+/// index of its GPU set, [`Instance::gpus_of`]).
 #[derive(Copy, Clone, Debug)]
 struct Child {
     task: u32,
@@ -100,7 +104,8 @@ struct Child {
     finish: f64,
 }
 
-/// What a placement changed, to undo it.
+/// What a placement changed, to undo it (a gang's GPUs' free times are on
+/// [`Search::gang_undo`]).
 #[derive(Copy, Clone, Debug)]
 struct Undo {
     task: u32,
@@ -123,14 +128,18 @@ pub(super) struct SearchEnd {
     pub(super) complete: bool,
     /// Nodes (placements) evaluated.
     pub(super) nodes: u64,
-    /// The best schedule found that beats the initial upper bound: makespan and entries.
-    pub(super) best: Option<(f64, Vec<ScheduledTask>)>,
+    /// The best schedule found that beats the initial upper bound: makespan, entries and
+    /// the GPU sets of its gang tasks.
+    pub(super) best: Option<(f64, Vec<ScheduledTask>, Vec<GpuSet>)>,
 }
 
 /// The search state: a partial append schedule, its undo path and the child lists.
 pub(super) struct Search<'i, 'p> {
     inst: &'i Instance<'p>,
+    /// GPU of each task (a gang's lead), `NONE` if unplaced.
     gpu_of: Vec<u32>,
+    /// Choice of each placed task: its GPU, or its set's index for a gang task.
+    choice: Vec<u32>,
     start: Vec<f64>,
     finish: Vec<f64>,
     avail: Vec<f64>,
@@ -141,10 +150,12 @@ pub(super) struct Search<'i, 'p> {
     used: Vec<u32>,
     frames: Vec<Frame>,
     path: Vec<Undo>,
+    /// The previous free times of the GPUs of the gangs on the path, in placement order.
+    gang_undo: Vec<f64>,
     scratch: BoundScratch,
     /// Best makespan known (initially the heuristics'), s.
     best: f64,
-    best_tasks: Option<Vec<ScheduledTask>>,
+    best_tasks: Option<(Vec<ScheduledTask>, Vec<GpuSet>)>,
     nodes: u64,
     /// The dominance memo (`None` above 64 tasks or GPUs).
     memo: Option<Memo>,
@@ -161,6 +172,7 @@ impl<'i, 'p> Search<'i, 'p> {
         Self {
             inst,
             gpu_of: vec![NONE; n],
+            choice: vec![NONE; n],
             start: vec![0.0; n],
             finish: vec![0.0; n],
             avail: inst.ready.clone(),
@@ -169,6 +181,7 @@ impl<'i, 'p> Search<'i, 'p> {
             used: vec![0; m],
             frames: vec![Frame::default(); n + 1],
             path: Vec::with_capacity(n),
+            gang_undo: Vec::new(),
             scratch: BoundScratch::new(n, m),
             best,
             best_tasks: None,
@@ -189,6 +202,7 @@ impl<'i, 'p> Search<'i, 'p> {
     pub(super) fn bound(&mut self, cutoff: f64) -> f64 {
         let view = StateView {
             gpu_of: &self.gpu_of,
+            choice: &self.choice,
             finish: &self.finish,
             avail: &self.avail,
             makespan: self.makespan,
@@ -222,7 +236,7 @@ impl<'i, 'p> Search<'i, 'p> {
                 frame.next += 1;
                 let cutoff = self.cutoff();
                 // The incumbent may have improved since the children were listed.
-                if c.finish + self.inst.after(c.task as usize, c.gpu as usize) >= cutoff {
+                if c.finish + self.inst.child_after(c.task as usize, c.gpu) >= cutoff {
                     continue;
                 }
                 if self.nodes >= max_nodes {
@@ -261,7 +275,7 @@ impl<'i, 'p> Search<'i, 'p> {
         SearchEnd {
             complete,
             nodes: self.nodes,
-            best: self.best_tasks.map(|t| (self.best, t)),
+            best: self.best_tasks.map(|(t, sets)| (self.best, t, sets)),
         }
     }
 
@@ -280,6 +294,9 @@ impl<'i, 'p> Search<'i, 'p> {
     /// the symmetry and commutation rules of the module documentation applied and children
     /// that cannot beat the incumbent left out.
     fn expand(&mut self, depth: usize, last: Option<(u32, u32)>) {
+        if self.inst.gangs {
+            return self.expand_gangs(depth, last);
+        }
         let inst = self.inst;
         let cutoff = self.cutoff();
         let mut children = std::mem::take(&mut self.frames[depth].children);
@@ -343,7 +360,115 @@ impl<'i, 'p> Search<'i, 'p> {
         frame.next = 0;
     }
 
+    /// [`expand`](Self::expand) for a problem with gang tasks: a gang task branches over its
+    /// GPU sets ([`Instance::gpus_of`]), a task on one GPU over its GPUs, with the
+    /// set-aware rules of the module documentation: commutation asks the set to meet the
+    /// latest placement's, symmetry skips a set holding an empty GPU whose previous twin is
+    /// empty and outside the set, and a start is the earliest common append start of the set
+    /// (as [`PartialSchedule::slot_set`](worl_cluster::PartialSchedule::slot_set)).
+    fn expand_gangs(&mut self, depth: usize, last: Option<(u32, u32)>) {
+        let inst = self.inst;
+        let cutoff = self.cutoff();
+        let mut children = std::mem::take(&mut self.frames[depth].children);
+        children.clear();
+        let capacity_before = children.capacity();
+        let last_gpus: &[u32] = match last {
+            Some((u, c)) => inst.gpus_of(u as usize, c),
+            None => &[],
+        };
+        for v in 0..inst.n {
+            if self.gpu_of[v] != NONE || self.missing_preds[v] != 0 {
+                continue;
+            }
+            // Commutation: after (u, K), a task v < u independent of u takes a set meeting K
+            // (on a disjoint one, v's placement then u's gives the same schedule and comes
+            // first).
+            let restricted = match last {
+                Some((u, _)) => (v as u32) < u && !inst.preds[v].iter().any(|&(p, _)| p == u),
+                None => false,
+            };
+            let gang = inst.is_gang(v);
+            let choices = if gang { inst.sets[v].len() } else { inst.m };
+            for c in 0..choices {
+                let gpus = inst.gpus_of(v, c as u32);
+                let e = if gang {
+                    inst.sets[v].exec[c]
+                } else {
+                    inst.exec(v, c)
+                };
+                if e == f64::INFINITY {
+                    continue;
+                }
+                if restricted && !gpus.iter().any(|k| last_gpus.contains(k)) {
+                    continue;
+                }
+                // Symmetry: a set holding an empty GPU whose previous twin is empty and
+                // outside the set is skipped (the set with the twin instead comes first).
+                if gpus.iter().any(|&l| {
+                    let twin = inst.prev_twin[l as usize];
+                    self.used[l as usize] == 0
+                        && twin != NONE
+                        && self.used[twin as usize] == 0
+                        && !gpus.contains(&twin)
+                }) {
+                    continue;
+                }
+                let mut s = self.avail[gpus[0] as usize];
+                for &l in &gpus[1..] {
+                    s = s.max(self.avail[l as usize]);
+                }
+                for &(u, bytes) in &inst.preds[v] {
+                    let u = u as usize;
+                    for &l in gpus {
+                        s = s.max(inst.arrival(
+                            u,
+                            self.choice[u],
+                            self.finish[u],
+                            bytes,
+                            l as usize,
+                        ));
+                    }
+                }
+                if inst.windows {
+                    // the least common start past the busy windows of every GPU of the set
+                    loop {
+                        let next = gpus
+                            .iter()
+                            .fold(s, |t, &k| t.max(past_windows(&inst.busy[k as usize], s, e)));
+                        if next == s {
+                            break;
+                        }
+                        s = next;
+                    }
+                }
+                let f = s + e;
+                if f + inst.child_after(v, c as u32) >= cutoff {
+                    continue;
+                }
+                children.push(Child {
+                    task: v as u32,
+                    gpu: c as u32,
+                    start: s,
+                    finish: f,
+                });
+            }
+        }
+        children.sort_unstable_by(|a, b| {
+            a.finish
+                .total_cmp(&b.finish)
+                .then(a.task.cmp(&b.task))
+                .then(a.gpu.cmp(&b.gpu))
+        });
+        self.children_capacity += children.capacity() - capacity_before;
+        let frame = &mut self.frames[depth];
+        frame.children = children;
+        frame.next = 0;
+    }
+
     fn apply(&mut self, c: Child) {
+        if self.inst.is_gang(c.task as usize) {
+            return self.apply_set(c);
+        }
         let (v, k) = (c.task as usize, c.gpu as usize);
         self.path.push(Undo {
             task: c.task,
@@ -357,18 +482,72 @@ impl<'i, 'p> Search<'i, 'p> {
         self.avail[k] = c.finish;
         self.makespan = self.makespan.max(c.finish);
         self.used[k] += 1;
+        if self.inst.gangs {
+            self.choice[v] = c.gpu;
+        }
         for &(w, _) in &self.inst.succs[v] {
             self.missing_preds[w as usize] -= 1;
         }
     }
 
+    /// [`apply`](Self::apply) for a gang task: every GPU of its set becomes free at its
+    /// finish.
+    fn apply_set(&mut self, c: Child) {
+        let inst = self.inst;
+        let v = c.task as usize;
+        self.path.push(Undo {
+            task: c.task,
+            gpu: c.gpu,
+            avail: f64::NAN, // the set's free times are on `gang_undo`
+            makespan: self.makespan,
+        });
+        let set = inst.gpus_of(v, c.gpu);
+        for &k in set {
+            let k = k as usize;
+            self.gang_undo.push(self.avail[k]);
+            self.avail[k] = c.finish;
+            self.used[k] += 1;
+        }
+        self.gpu_of[v] = set[0];
+        self.choice[v] = c.gpu;
+        self.start[v] = c.start;
+        self.finish[v] = c.finish;
+        self.makespan = self.makespan.max(c.finish);
+        for &(w, _) in &inst.succs[v] {
+            self.missing_preds[w as usize] -= 1;
+        }
+    }
+
     fn undo(&mut self, u: Undo) {
+        if self.inst.is_gang(u.task as usize) {
+            return self.undo_set(u);
+        }
         let (v, k) = (u.task as usize, u.gpu as usize);
         self.gpu_of[v] = NONE;
         self.avail[k] = u.avail;
         self.makespan = u.makespan;
         self.used[k] -= 1;
         for &(w, _) in &self.inst.succs[v] {
+            self.missing_preds[w as usize] += 1;
+        }
+    }
+
+    /// [`undo`](Self::undo) for a gang task.
+    fn undo_set(&mut self, u: Undo) {
+        let inst = self.inst;
+        let v = u.task as usize;
+        for &k in inst.gpus_of(v, u.gpu).iter().rev() {
+            let k = k as usize;
+            self.avail[k] = self
+                .gang_undo
+                .pop()
+                .expect("a free time per GPU of the set");
+            self.used[k] -= 1;
+        }
+        self.gpu_of[v] = NONE;
+        self.choice[v] = NONE;
+        self.makespan = u.makespan;
+        for &(w, _) in &inst.succs[v] {
             self.missing_preds[w as usize] += 1;
         }
     }
@@ -409,7 +588,12 @@ impl<'i, 'p> Search<'i, 'p> {
                 .iter()
                 .any(|&(w, _)| self.gpu_of[w as usize] == NONE)
             {
-                key.frontier_gpus.push(g as u8);
+                if inst.is_gang(v) {
+                    let set = inst.gpus_of(v, self.choice[v]);
+                    key.frontier_gpus.extend(set.iter().map(|&k| k as u8));
+                } else {
+                    key.frontier_gpus.push(g as u8);
+                }
                 memo.times.push(self.finish[v]);
             }
         }
@@ -444,13 +628,25 @@ impl<'i, 'p> Search<'i, 'p> {
     /// Keeps the complete current state as the incumbent.
     fn record(&mut self) {
         self.best = self.makespan;
-        let tasks = (0..self.inst.n)
+        let inst = self.inst;
+        let tasks = (0..inst.n)
             .map(|v| ScheduledTask {
                 gpu: GpuId::new(self.gpu_of[v] as usize),
                 start: self.start[v],
                 finish: self.finish[v],
             })
             .collect();
-        self.best_tasks = Some(tasks);
+        let sets = (0..inst.n)
+            .filter(|&v| inst.is_gang(v))
+            .map(|v| GpuSet {
+                task: TaskId::new(v),
+                gpus: inst
+                    .gpus_of(v, self.choice[v])
+                    .iter()
+                    .map(|&k| GpuId::new(k as usize))
+                    .collect(),
+            })
+            .collect();
+        self.best_tasks = Some((tasks, sets));
     }
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use worl_cluster::{
     ClusterBuilder, GpuId, GpuModel, Link, Network, PartialSchedule, Policy, Problem,
 };
-use worl_dag::{TaskId, WorkloadBuilder};
+use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 
 /// A random problem of `1..=max_n` tasks on `1..=max_m` GPUs: edges `i -> j` (`i < j`) with
 /// probability 0.4, work in `[1, 10)` (5 % of tasks take no time), a fifth of the tasks
@@ -619,4 +619,447 @@ fn more_task_gpu_pairs_than_the_tables_hold_is_a_typed_error_before_allocating()
         "{e}"
     );
     assert!(e.to_string().contains("at most 4194304 pairs"), "{e}");
+}
+
+// ---- gang tasks (issue 21) ----
+
+/// A tiny random problem with gang tasks, and the same problem with every task on one GPU:
+/// 2 to 5 tasks (edge `i -> j`, `i < j`, with probability 0.4, work in `[1, 10)`, a fifth
+/// of tasks 1.. needing 14 GiB, CCR from {0.1, 1, 10}); 2 to 4 GPUs on 1 or 2 machines (speeds
+/// {0.5, 1, 1, 2} and memory {8, 32} GiB with GPU 0 at 32, or, a third of the time,
+/// identical GPUs spread evenly), a random link per pair of machines, intra links faster;
+/// unrelated execution times on a quarter. Task 0 (it fits every GPU) and each other task
+/// (when a set can hold it) with probability 0.3 need 2 to 4 GPUs: span `machine` (half the time, when a machine
+/// has two GPUs that fit) up to the fitting GPUs of the largest machine, else span
+/// `cluster` up to the cluster's; efficiency in `[0.6, 1]`, half the time 1 to 3 all-reduce
+/// steps of up to 1 GB. With `windows`, GPU 0 and each other GPU with probability 1/2 get 1
+/// to 3 busy windows in `[0, 60)` s.
+fn random_gang_problem(seed: u64, windows: bool) -> (Problem, Problem) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6761_6e67);
+    let n = rng.random_range(2..=5usize);
+    let m = rng.random_range(2..=4usize);
+    let ccr = [0.1, 1.0, 10.0][rng.random_range(0..3)];
+    let mut b = WorkloadBuilder::new("gangs");
+    let j = b.add_job("j").unwrap();
+    let ids: Vec<TaskId> = (0..n)
+        .map(|i| {
+            let mem = (rng.random_bool(0.2) && i > 0).then_some(14.0);
+            b.add_task(j, format!("t{i}"), rng.random_range(1.0..10.0), mem)
+                .unwrap()
+        })
+        .collect();
+    for v in 0..n {
+        for u in 0..v {
+            if rng.random_bool(0.4) {
+                let bytes = ccr * 5.0e9 * rng.random_range(0.5..1.5);
+                b.add_edge(ids[u], ids[v], bytes).unwrap();
+            }
+        }
+    }
+    let single = b.build().unwrap();
+    let identical = rng.random_bool(1.0 / 3.0);
+    let n_machines = rng.random_range(1..=2usize);
+    let mut cb = ClusterBuilder::new("tiny");
+    let machines: Vec<_> = (0..n_machines)
+        .map(|a| cb.add_machine(format!("n{a}")))
+        .collect();
+    let mut mem_of = Vec::new();
+    let mut machine_of = Vec::new();
+    for k in 0..m {
+        let (speed, mem) = if identical {
+            (1.0, 32.0)
+        } else {
+            let speed = [0.5, 1.0, 1.0, 2.0][rng.random_range(0..4)];
+            let mem = if k == 0 || rng.random_bool(0.5) {
+                32.0
+            } else {
+                8.0
+            };
+            (speed, mem)
+        };
+        let a = if identical {
+            k % n_machines
+        } else {
+            rng.random_range(0..n_machines)
+        };
+        let model = GpuModel::custom(format!("g{speed}-{mem}"), speed, mem).unwrap();
+        cb.add_gpu(machines[a], &model).unwrap();
+        mem_of.push(mem);
+        machine_of.push(a);
+    }
+    let links: Vec<Link> = (0..n_machines * n_machines)
+        .map(|i| {
+            let intra = i % (n_machines + 1) == 0;
+            let bw = if intra {
+                rng.random_range(4.0e9..8.0e9)
+            } else {
+                rng.random_range(0.5e9..2.0e9)
+            };
+            Link::new(bw, rng.random_range(0.0..0.2)).unwrap()
+        })
+        .collect();
+    cb.network(Network::from_fn(n_machines, |a, b| {
+        links[a * n_machines + b]
+    }));
+    let mut cluster = cb.build().unwrap();
+    if windows {
+        for k in 0..m {
+            if k == 0 || rng.random_bool(0.5) {
+                let mut at = rng.random_range(0.0..20.0);
+                let busy = (0..rng.random_range(1..=3))
+                    .map(|_| {
+                        let from = at;
+                        at = from + rng.random_range(1.0..15.0);
+                        let window = (from, at);
+                        at += rng.random_range(0.0..15.0);
+                        window
+                    })
+                    .collect();
+                cluster.set_busy(GpuId::new(k), busy).unwrap();
+            }
+        }
+    }
+    let mut gb = single.to_builder();
+    for (v, t) in single.graph().tasks() {
+        let need = t.mem_gib.unwrap_or(0.0);
+        let fit: Vec<usize> = (0..m).filter(|&k| need <= mem_of[k]).collect();
+        let per_machine = (0..n_machines)
+            .map(|a| fit.iter().filter(|&&k| machine_of[k] == a).count())
+            .max()
+            .unwrap();
+        let chosen = v.index() == 0 || rng.random_bool(0.3);
+        let machine_span = rng.random_bool(0.5);
+        let g = rng.random_range(2..=4usize);
+        let params = GangParams {
+            span: Span::Machine,
+            efficiency: rng.random_range(0.6..=1.0),
+            sync_bytes: rng.random_range(0.0..1.0e9),
+            sync_steps: if rng.random_bool(0.5) {
+                0.0
+            } else {
+                f64::from(rng.random_range(1..=3u32))
+            },
+        };
+        if !chosen || fit.len() < 2 {
+            continue;
+        }
+        let (span, most) = if machine_span && per_machine >= 2 {
+            (Span::Machine, per_machine)
+        } else {
+            (Span::Cluster, fit.len())
+        };
+        gb.set_gang(v, g.min(most) as u32, GangParams { span, ..params })
+            .unwrap();
+    }
+    let gangs = gb.build().unwrap();
+    let cluster = Arc::new(cluster);
+    let unrelated = (!identical && rng.random_bool(0.25)).then(|| {
+        Array2::from_shape_fn((n, m), |(v, _)| {
+            single.graph().task(TaskId::new(v)).work * rng.random_range(0.2..5.0)
+        })
+    });
+    let make = |w: worl_dag::Workload| match &unrelated {
+        Some(exec) => {
+            Problem::with_exec_times(Arc::new(w), Arc::clone(&cluster), exec.clone()).unwrap()
+        }
+        None => Problem::new(Arc::new(w), Arc::clone(&cluster)).unwrap(),
+    };
+    (make(gangs), make(single))
+}
+
+/// Every GPU set task `v` may run on, found independently of the solver: for a task on one
+/// GPU each GPU that fits it; for a gang of `g` every `g`-subset of the GPUs (bit masks)
+/// whose GPUs all fit and, for span `machine`, share a machine, ascending.
+fn all_sets(p: &Problem, v: TaskId) -> Vec<Vec<GpuId>> {
+    let g = p.gpus(v) as usize;
+    let m = p.n_gpus();
+    let span = p.graph().task(v).gang.span;
+    (1u32..1 << m)
+        .filter(|mask| mask.count_ones() as usize == g)
+        .map(|mask| {
+            (0..m)
+                .filter(|k| mask & (1 << k) != 0)
+                .map(GpuId::new)
+                .collect::<Vec<_>>()
+        })
+        .filter(|set| {
+            set.iter().all(|&k| p.fits(v, k))
+                && (g == 1
+                    || span == Span::Cluster
+                    || set.iter().all(|&k| p.machine_of(k) == p.machine_of(set[0])))
+        })
+        .collect()
+}
+
+/// The optimum over every topological order × GPU-set assignment (each task on every set of
+/// [`all_sets`]), each task placed at its earliest start under `policy` by
+/// `PartialSchedule::place_set` (no reduction or bound).
+fn brute_force_sets(p: &Problem, policy: Policy) -> f64 {
+    fn rec(
+        p: &Problem,
+        sets: &[Vec<Vec<GpuId>>],
+        s: &PartialSchedule<'_>,
+        policy: Policy,
+        best: &mut f64,
+    ) {
+        if s.is_complete() {
+            *best = best.min(s.makespan());
+            return;
+        }
+        for v in p.graph().task_ids() {
+            if s.is_placed(v) || p.graph().preds(v).iter().any(|nb| !s.is_placed(nb.task)) {
+                continue;
+            }
+            for set in &sets[v.index()] {
+                let mut c = s.clone();
+                c.place_set(v, set, policy).unwrap();
+                rec(p, sets, &c, policy, best);
+            }
+        }
+    }
+    let sets: Vec<_> = p.graph().task_ids().map(|v| all_sets(p, v)).collect();
+    let mut best = f64::INFINITY;
+    rec(p, &sets, &PartialSchedule::new(p), policy, &mut best);
+    best
+}
+
+/// Runs exact on `count` tiny gang problems (with or without busy windows) and checks it
+/// against [`brute_force_sets`] under both policies; returns how many instances the gangs
+/// change the optimum of (against the same problem with every task on one GPU), how many
+/// exact beats HEFT on and how many needed a search.
+fn check_gangs_against_brute_force(count: u64, windows: bool) -> (usize, usize, usize) {
+    let (mut changed, mut beaten_heft, mut searched) = (0, 0, 0);
+    for seed in 0..count {
+        let (p, single) = random_gang_problem(seed, windows);
+        assert!(p.has_gangs(), "seed {seed}");
+        assert_eq!(p.has_windows(), windows);
+        let out = solve(&p);
+        let append = brute_force_sets(&p, Policy::Append);
+        let insertion = brute_force_sets(&p, Policy::Insertion);
+        assert!(out.proven_optimal, "seed {seed}");
+        let ms = out.schedule.makespan();
+        assert!(
+            close(ms, append),
+            "seed {seed}: exact {ms} vs brute force {append}"
+        );
+        assert!(
+            close(insertion, append),
+            "seed {seed}: insertion {insertion} vs append {append}"
+        );
+        assert_eq!(out.schedule.validate(&p), vec![], "seed {seed}");
+        assert_eq!(out.lower_bound, ms);
+        assert!(ms >= p.lower_bound().value * (1.0 - 1e-12), "seed {seed}");
+        // the schedule is exactly what the evaluator decodes its plan to
+        let decoded = worl_cluster::Evaluator::new(&p)
+            .schedule(&out.schedule.to_plan(&p), Policy::Append)
+            .unwrap();
+        assert_eq!(decoded, out.schedule, "seed {seed}");
+        // every gang runs on a set of its size, lead = smallest GPU id
+        for v in p.graph().task_ids() {
+            let set = out.schedule.gpus(v);
+            assert_eq!(set.len(), p.gpus(v) as usize, "seed {seed}");
+            assert!(set.windows(2).all(|w| w[0] < w[1]), "seed {seed}: {set:?}");
+        }
+        let without = brute_force(&single, Policy::Append);
+        changed += usize::from(!close(without, append));
+        beaten_heft += usize::from(ms < heft_makespan(&p) * (1.0 - 1e-9));
+        searched += usize::from(out.nodes > 0);
+    }
+    (changed, beaten_heft, searched)
+}
+
+#[test]
+fn matches_brute_force_optimum_on_200_tiny_gang_problems() {
+    let (changed, beaten_heft, searched) = check_gangs_against_brute_force(200, false);
+    eprintln!(
+        "gangs: optimum changed on {changed}/200, HEFT beaten on {beaten_heft}, searched {searched}"
+    );
+    assert!(changed >= 100, "{changed}");
+    assert!(beaten_heft >= 5, "{beaten_heft}");
+    assert!(searched >= 20, "{searched}");
+}
+
+#[test]
+fn matches_brute_force_optimum_on_200_tiny_gang_problems_with_busy_windows() {
+    let (changed, beaten_heft, searched) = check_gangs_against_brute_force(200, true);
+    eprintln!(
+        "gangs + windows: optimum changed on {changed}/200, HEFT beaten on {beaten_heft}, searched {searched}"
+    );
+    assert!(changed >= 100, "{changed}");
+    assert!(beaten_heft >= 5, "{beaten_heft}");
+    assert!(searched >= 20, "{searched}");
+}
+
+/// Two machines of two speed-1 GPUs each (`n0`: G0, G1; `n1`: G2, G3), G1 and G3 ready at
+/// 5 s; intra links 2³⁰ B/s, inter links 2²⁸ B/s with 0.5 s latency; one task of work 8
+/// needing 2 GPUs of span `span`, efficiency 1, one all-reduce of 2³⁰ bytes.
+fn gang_or_split(span: Span) -> Problem {
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("train").unwrap();
+    let t = b.add_task(j, "ddp", 8.0, None).unwrap();
+    b.set_gang(
+        t,
+        2,
+        GangParams {
+            span,
+            efficiency: 1.0,
+            sync_bytes: (1u64 << 30) as f64,
+            sync_steps: 1.0,
+        },
+    )
+    .unwrap();
+    let mut cb = ClusterBuilder::new("c");
+    let model = GpuModel::custom("s1", 1.0, 32.0).unwrap();
+    for a in 0..2 {
+        let mach = cb.add_machine(format!("n{a}"));
+        cb.add_gpu(mach, &model).unwrap();
+        let late = cb.add_gpu(mach, &model).unwrap();
+        cb.set_ready_time(late, 5.0).unwrap();
+    }
+    cb.network(Network::uniform(
+        Link::new((1u64 << 30) as f64, 0.0).unwrap(),
+        Link::new((1u64 << 28) as f64, 0.5).unwrap(),
+    ));
+    Problem::new(Arc::new(b.build().unwrap()), Arc::new(cb.build().unwrap())).unwrap()
+}
+
+#[test]
+fn hand_computed_gang_on_one_machine_vs_a_faster_split() {
+    // Run time on a set S of 2 GPUs: 8 / (2 · 1) = 4 s of compute plus one ring all-reduce,
+    // 2 (g − 1) / g · b / B + 2 (g − 1) · L = b / B + 2 L:
+    // * on one machine: 2³⁰ / 2³⁰ + 0 = 1 s, so 5 s; every one-machine set ({G0, G1} or
+    //   {G2, G3}) holds a GPU ready at 5 s: [5, 10), makespan 10;
+    // * split over the machines: 2³⁰ / 2²⁸ + 2 · 0.5 = 5 s, so 9 s; {G0, G2} starts at 0:
+    //   [0, 9), makespan 9 (the other splits hold a GPU ready at 5: 14).
+    let p = gang_or_split(Span::Machine);
+    let out = solve(&p);
+    assert!(out.proven_optimal);
+    assert_eq!(out.schedule.makespan(), 10.0);
+    let t = out.schedule.task(TaskId::new(0));
+    assert_eq!((t.start, t.finish), (5.0, 10.0));
+    let set = out.schedule.gpus(TaskId::new(0));
+    assert!(
+        set == [GpuId::new(0), GpuId::new(1)] || set == [GpuId::new(2), GpuId::new(3)],
+        "{set:?}"
+    );
+    // Span cluster: the split wins.
+    let p = gang_or_split(Span::Cluster);
+    let out = solve(&p);
+    assert!(out.proven_optimal);
+    assert_eq!(out.schedule.makespan(), 9.0);
+    let t = out.schedule.task(TaskId::new(0));
+    assert_eq!((t.gpu, t.start, t.finish), (GpuId::new(0), 0.0, 9.0));
+    assert_eq!(
+        out.schedule.gpus(TaskId::new(0)),
+        [GpuId::new(0), GpuId::new(2)]
+    );
+    assert_eq!(out.schedule.validate(&p), vec![]);
+    assert_eq!(brute_force_sets(&p, Policy::Append), 9.0);
+}
+
+#[test]
+fn gang_sets_are_enumerated_once_each_with_the_smallest_gpu_as_lead() {
+    let p = gang_or_split(Span::Cluster);
+    let inst = Instance::new(&p);
+    let sets = &inst.sets[0];
+    assert_eq!(sets.g, 2);
+    // C(4, 2) = 6 sets, ascending
+    let all: Vec<&[u32]> = (0..sets.len()).map(|c| sets.set(c)).collect();
+    assert_eq!(
+        all,
+        vec![&[0, 1][..], &[0, 2], &[0, 3], &[1, 2], &[1, 3], &[2, 3]]
+    );
+    // run times 5 s on one machine, 9 s split (see the hand-computed case)
+    assert_eq!(sets.exec, vec![5.0, 9.0, 9.0, 9.0, 9.0, 5.0]);
+    // per GPU, the least run time over the sets holding it
+    assert_eq!(&inst.exec[..4], &[5.0, 5.0, 5.0, 5.0]);
+    // span machine: the two one-machine sets only
+    let p = gang_or_split(Span::Machine);
+    let inst = Instance::new(&p);
+    let sets = &inst.sets[0];
+    assert_eq!(sets.gpus, vec![0, 1, 2, 3]);
+    assert_eq!(sets.exec, vec![5.0, 5.0]);
+}
+
+#[test]
+fn with_gangs_twin_gpus_must_share_a_machine() {
+    // Identical GPUs 0, 1 on n0 and 2, 3 on n1, all ready at 0, intra link = inter link:
+    // without a gang the four GPUs are one class; with a gang (span machine: {G0, G1} is a
+    // set, {G1, G2} is not) each machine is a class.
+    let build = |gang: bool| {
+        let mut b = WorkloadBuilder::new("w");
+        let j = b.add_job("j").unwrap();
+        let a = b.add_task(j, "a", 4.0, None).unwrap();
+        b.add_task(j, "b", 2.0, None).unwrap();
+        if gang {
+            b.set_gang(a, 2, GangParams::default()).unwrap();
+        }
+        let mut cb = ClusterBuilder::new("c");
+        let model = GpuModel::custom("s1", 1.0, 32.0).unwrap();
+        for x in 0..2 {
+            let mach = cb.add_machine(format!("n{x}"));
+            cb.add_gpu(mach, &model).unwrap();
+            cb.add_gpu(mach, &model).unwrap();
+        }
+        let one = Link::new(1.0e9, 0.0).unwrap();
+        cb.network(Network::uniform(one, one));
+        Problem::new(Arc::new(b.build().unwrap()), Arc::new(cb.build().unwrap())).unwrap()
+    };
+    assert_eq!(Instance::new(&build(false)).prev_twin, vec![NONE, 0, 1, 2]);
+    assert_eq!(
+        Instance::new(&build(true)).prev_twin,
+        vec![NONE, 0, NONE, 2]
+    );
+    // and the optimum with the gang: a on {G0, G1} [0, 2), b on G2 [0, 2): 2
+    let p = build(true);
+    let out = solve(&p);
+    assert!(out.proven_optimal);
+    assert_eq!(out.schedule.makespan(), 2.0);
+    assert_eq!(brute_force_sets(&p, Policy::Append), 2.0);
+}
+
+#[test]
+fn too_many_gang_sets_is_a_typed_error_naming_the_task() {
+    // A 4-GPU gang of span cluster on 128 GPUs: C(128, 4) = 10,668,000 sets > 2^20.
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("train").unwrap();
+    let t = b.add_task(j, "ddp", 8.0, None).unwrap();
+    b.set_gang(
+        t,
+        4,
+        GangParams {
+            span: Span::Cluster,
+            ..GangParams::default()
+        },
+    )
+    .unwrap();
+    let cluster = worl_cluster::presets::homogeneous(128, &GpuModel::v100_16gb()).unwrap();
+    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap();
+    let e = Exact::new()
+        .schedule(&p, &mut RunContext::new(1))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            crate::ScheduleError::TooLarge {
+                tasks: 1,
+                gpus: 128,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(text.contains("train/ddp needing 4 GPUs"), "{text}");
+    assert!(text.contains("more than 1048576"), "{text}");
+    // span machine on the same cluster: C(8, 4) = 70 sets per 8-GPU machine, 16 machines
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("train").unwrap();
+    let t = b.add_task(j, "ddp", 8.0, None).unwrap();
+    b.set_gang(t, 4, GangParams::default()).unwrap();
+    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::clone(p.cluster_arc())).unwrap();
+    assert_eq!(
+        super::bound::gang_set_count(&p, TaskId::new(0), super::MAX_GANG_SETS),
+        70 * 16
+    );
 }
