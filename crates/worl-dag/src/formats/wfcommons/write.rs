@@ -35,8 +35,14 @@
 //! `runtimeInSeconds` is its wall time on `gpuCount` reference GPUs, `work / gpuCount`
 //! (chosen within 2 ulps so that `runtime · gpuCount` is `work` exactly whenever such a
 //! number exists: always for a power of two), which is also what the critical path sums. With
-//! an [`Execution`], its planned run time is written as given; its record names one GPU
-//! (`gpuId`), not the gang's set.
+//! an [`Execution`], its planned run time is written as given, and a record whose task runs
+//! on a GPU set ([`ExecutedTask::others`]) carries the whole set: `gpuId` / `gpuIndex` /
+//! `gpuModel` name its lead, the extra property `gpuIds` lists the set's GPU ids lead first
+//! (`[0, 1, 2, 3]`), and `machines` lists the lead's machine, then every other machine of the
+//! set once in order of first appearance (`["a"]` for a gang on one machine, `["a", "b"]`
+//! across two). The GPU count stays `gpuCount` (the workload's demand, as above), not the
+//! schema's `coreCount`, which counts CPU cores and which the reader does not take as GPUs.
+//! A record on one GPU is written exactly as before (no `gpuIds`, one machine).
 //!
 //! Task ids must match `^[0-9a-zA-Z-_.]*$` where they are referenced. They are the task
 //! names when every name is valid and unique in the workload; otherwise `job.task` with
@@ -73,8 +79,13 @@ pub struct ExecutedTask {
     /// Name of the machine it ran on (written as `machines: [name]`; one of
     /// [`Execution::machines`]).
     pub machine: String,
-    /// The GPU it ran on, if known.
+    /// The GPU it ran on, if known: a gang task's lead (the first GPU of its set).
     pub gpu: Option<ExecutedGpu>,
+    /// The other GPUs of a gang task's set, after the lead [`gpu`](Self::gpu), each with
+    /// the name of its machine; empty for a task on one GPU (nothing more is written then).
+    /// Written as the extra property `gpuIds` (the lead's id, then these ids) and, for each
+    /// of these machines not yet listed, one more name in `machines`.
+    pub others: Vec<(String, ExecutedGpu)>,
 }
 
 /// A GPU of an [`ExecutedTask`].
@@ -208,7 +219,7 @@ struct ExecTask<'a> {
     #[serde(rename = "executedAt", skip_serializing_if = "Option::is_none")]
     executed_at: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    machines: Option<[&'a str; 1]>,
+    machines: Option<Machines<'a>>,
     #[serde(rename = "gpuId", skip_serializing_if = "Option::is_none")]
     gpu_id: Option<usize>,
     #[serde(rename = "gpuIndex", skip_serializing_if = "Option::is_none")]
@@ -217,6 +228,30 @@ struct ExecTask<'a> {
     gpu_model: Option<&'a str>,
     #[serde(flatten)]
     gang: GangProps,
+    #[serde(rename = "gpuIds", skip_serializing_if = "Option::is_none")]
+    gpu_ids: Option<GpuIds<'a>>,
+}
+
+/// An execution record's `machines`: its lead's machine, then the other machines of its
+/// gang set in order of first appearance (each once).
+struct Machines<'a> {
+    lead: &'a str,
+    more: &'a [&'a str],
+}
+
+impl Serialize for Machines<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(std::iter::once(self.lead).chain(self.more.iter().copied()))
+    }
+}
+
+/// A gang record's `gpuIds`: the lead's GPU id, then those of the other GPUs of its set.
+struct GpuIds<'a>(usize, &'a [(String, ExecutedGpu)]);
+
+impl Serialize for GpuIds<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(std::iter::once(self.0).chain(self.1.iter().map(|(_, g)| g.id)))
+    }
 }
 
 /// A task's gang demand as the extra properties `gpuCount`, `gangSpan`, `gangEfficiency`,
@@ -321,10 +356,14 @@ pub fn task_ids(w: &Workload) -> Vec<String> {
         .collect()
 }
 
-/// An [`Execution`], checked: per task in id order, its record and its start's timestamp.
+/// One task's checked record: the record, its start's timestamp and, for a gang across
+/// machines, the machines of its set after the lead's (each once; empty otherwise).
+type CheckedTask<'a> = (&'a ExecutedTask, String, Vec<&'a str>);
+
+/// An [`Execution`], checked: per task in id order, its [`CheckedTask`].
 struct Checked<'a> {
     x: &'a Execution,
-    by_task: Vec<(&'a ExecutedTask, String)>,
+    by_task: Vec<CheckedTask<'a>>,
 }
 
 /// Checks `execution` against `w` (the errors of [`to_string`]).
@@ -359,10 +398,21 @@ fn check<'a>(w: &Workload, x: &'a Execution) -> Result<Checked<'a>> {
                 format!("runtime {} is not finite and >= 0", r.runtime),
             ));
         }
-        if !machines.contains(r.machine.as_str()) {
+        for m in std::iter::once(&r.machine).chain(r.others.iter().map(|(m, _)| m)) {
+            if !machines.contains(m.as_str()) {
+                return Err(bad(
+                    label(),
+                    format!("machine `{m}` is not in the machine list"),
+                ));
+            }
+        }
+        if !r.others.is_empty() && r.gpu.is_none() {
             return Err(bad(
                 label(),
-                format!("machine `{}` is not in the machine list", r.machine),
+                format!(
+                    "a GPU set of {} GPUs without its lead GPU",
+                    r.others.len() + 1
+                ),
             ));
         }
         *slot = Some(r);
@@ -380,7 +430,13 @@ fn check<'a>(w: &Workload, x: &'a Execution) -> Result<Checked<'a>> {
     for r in by_task.into_iter().flatten() {
         let at = timestamp_after(&x.executed_at, r.start)
             .map_err(|reason| bad(w.task_label(r.task), reason))?;
-        out.push((r, at));
+        let mut more: Vec<&str> = Vec::new();
+        for (m, _) in &r.others {
+            if *m != r.machine && !more.contains(&m.as_str()) {
+                more.push(m);
+            }
+        }
+        out.push((r, at, more));
     }
     Ok(Checked { x, by_task: out })
 }
@@ -482,6 +538,7 @@ fn emit(p: &Prepared<'_>, writer: impl Write, path: &Path) -> Result<()> {
                         gpu_index: None,
                         gpu_model: None,
                         gang: GangProps::of(t),
+                        gpu_ids: None,
                     })
                 }),
                 machines: Vec::new(),
@@ -493,15 +550,22 @@ fn emit(p: &Prepared<'_>, writer: impl Write, path: &Path) -> Result<()> {
                 makespan: c.x.makespan,
                 executed_at: &c.x.executed_at,
                 tasks: Lazy(move || {
-                    c.by_task.iter().map(move |(r, at)| ExecTask {
+                    c.by_task.iter().map(move |(r, at, more)| ExecTask {
                         id: id(r.task),
                         runtime: r.runtime,
                         executed_at: Some(at.as_str()),
-                        machines: Some([r.machine.as_str()]),
+                        machines: Some(Machines {
+                            lead: &r.machine,
+                            more,
+                        }),
                         gpu_id: r.gpu.as_ref().map(|g| g.id),
                         gpu_index: r.gpu.as_ref().map(|g| g.index),
                         gpu_model: r.gpu.as_ref().map(|g| g.model.as_str()),
                         gang: GangProps::of(g.task(r.task)),
+                        gpu_ids: match (&r.gpu, r.others.is_empty()) {
+                            (Some(lead), false) => Some(GpuIds(lead.id, &r.others)),
+                            _ => None,
+                        },
                     })
                 }),
                 machines: c
@@ -522,8 +586,8 @@ fn emit(p: &Prepared<'_>, writer: impl Write, path: &Path) -> Result<()> {
 ///
 /// Errors: [`DagError::InvalidParameter`] (`execution`) naming the task when `execution`
 /// names a task twice, misses one, names a task outside the workload, or gives a
-/// non-finite or negative time, a start whose timestamp is past the year 9999 or a machine
-/// not in its `machines`; for a non-finite or negative makespan; for an `executed_at` that
+/// non-finite or negative time, a start whose timestamp is past the year 9999, a machine
+/// (of a GPU set's member too) not in its `machines` or a GPU set without its lead; for a non-finite or negative makespan; for an `executed_at` that
 /// is not a timestamp in whole seconds ([`timestamp_after`]); [`DagError::InvalidParameter`]
 /// (`workload`) naming a task when the `parents` and `children` lists would spend more than
 /// [`MAX_EDGE_NAME_BYTES`](crate::formats::native::MAX_EDGE_NAME_BYTES) bytes on task ids.
@@ -796,6 +860,7 @@ mod tests {
                 index: 0,
                 model: "T4".into(),
             }),
+            others: Vec::new(),
         };
         let x = Execution {
             makespan: 9.5,
@@ -849,6 +914,7 @@ mod tests {
             runtime,
             machine: m.into(),
             gpu: None,
+            others: Vec::new(),
         };
         let x = Execution {
             makespan: 8.0 + 1.0 / 3.0,
@@ -959,5 +1025,181 @@ mod tests {
         ] {
             assert_eq!(parse_timestamp(bad), None, "{bad}");
         }
+    }
+
+    /// A (1 GPU) → G (4 GPUs, on one machine) → X (2 GPUs across machines, span cluster).
+    fn gang_chain() -> Workload {
+        let mut b = WorkloadBuilder::new("g");
+        let j = b.add_job("g").unwrap();
+        let a = b.add_task(j, "a", 2.0, None).unwrap();
+        let g = b.add_task(j, "G", 8.0, None).unwrap();
+        let x = b.add_task(j, "X", 4.0, None).unwrap();
+        b.add_edge(a, g, 0.0).unwrap();
+        b.add_edge(g, x, 0.0).unwrap();
+        b.set_gang(g, 4, GangParams::default()).unwrap();
+        let cluster = GangParams {
+            span: Span::Cluster,
+            ..GangParams::default()
+        };
+        b.set_gang(x, 2, cluster).unwrap();
+        b.build().unwrap()
+    }
+
+    fn gpu(id: usize, index: usize) -> ExecutedGpu {
+        ExecutedGpu {
+            id,
+            index,
+            model: "S1".into(),
+        }
+    }
+
+    /// The execution of [`gang_chain`] on machines `a` (g0..g3) and `b` (g4..g7): a on g0
+    /// [0, 2), G on {g0, g1, g2, g3} [2, 4), X on {g3, g4} [4, 6).
+    fn gang_execution() -> Execution {
+        let member = |m: &str, id: usize| (m.to_owned(), gpu(id, id % 4));
+        let rec =
+            |v: usize, start: f64, lead: usize, others: Vec<(String, ExecutedGpu)>| ExecutedTask {
+                task: TaskId::new(v),
+                start,
+                runtime: 2.0,
+                machine: if lead < 4 { "a" } else { "b" }.into(),
+                gpu: Some(gpu(lead, lead % 4)),
+                others,
+            };
+        Execution {
+            makespan: 6.0,
+            executed_at: EPOCH.into(),
+            machines: vec!["a".into(), "b".into()],
+            tasks: vec![
+                rec(0, 0.0, 0, Vec::new()),
+                rec(
+                    1,
+                    2.0,
+                    0,
+                    vec![member("a", 1), member("a", 2), member("a", 3)],
+                ),
+                rec(2, 4.0, 3, vec![member("b", 4)]),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_gang_record_carries_its_whole_set() {
+        let (w, x) = (gang_chain(), gang_execution());
+        let text = to_string(&w, Some(&x)).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let e = &doc["workflow"]["execution"]["tasks"];
+        // The 4-GPU gang on one machine: its machine once, the count, the set lead first.
+        assert_eq!(
+            e[1],
+            serde_json::json!({
+                "id": "G",
+                "runtimeInSeconds": 2.0,
+                "executedAt": "1970-01-01T00:00:02Z",
+                "machines": ["a"],
+                "gpuId": 0,
+                "gpuIndex": 0,
+                "gpuModel": "S1",
+                "gpuCount": 4,
+                "gpuIds": [0, 1, 2, 3],
+            })
+        );
+        // Across machines: each machine, lead's first.
+        assert_eq!(e[2]["machines"], serde_json::json!(["a", "b"]));
+        assert_eq!(e[2]["gpuIds"], serde_json::json!([3, 4]));
+        assert_eq!(e[2]["gpuCount"], 2);
+        assert_eq!(e[2]["gangSpan"], "cluster");
+        // A 1-GPU record has neither `gpuIds` nor `gpuCount`, and one machine.
+        let keys: Vec<&str> = e[0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "executedAt",
+                "gpuId",
+                "gpuIndex",
+                "gpuModel",
+                "id",
+                "machines",
+                "runtimeInSeconds"
+            ]
+        );
+        // No `coreCount` anywhere: it counts CPU cores.
+        assert!(!text.contains("coreCount"));
+        // The reader takes the plan back as the same gang workload (runtime · gpuCount is
+        // the planned run time times the count: 2 · 4 = 8 for G, 2 · 2 = 4 for X).
+        let (back, _) = read(text.as_bytes(), "plan.wf.json", &WfOptions::default()).unwrap();
+        let h = back.graph();
+        assert_eq!(
+            (h.task(TaskId::new(1)).gpus, h.task(TaskId::new(1)).work),
+            (4, 8.0)
+        );
+        assert_eq!(
+            (h.task(TaskId::new(2)).gpus, h.task(TaskId::new(2)).work),
+            (2, 4.0)
+        );
+        assert_eq!(h.task(TaskId::new(2)).gang.span, Span::Cluster);
+    }
+
+    #[test]
+    fn a_gang_set_member_on_an_unknown_machine_or_without_lead_is_refused() {
+        let w = gang_chain();
+        let mut x = gang_execution();
+        x.tasks[2].others[0].0 = "c".into();
+        let err = to_string(&w, Some(&x)).unwrap_err().to_string();
+        assert!(err.contains("g/X") && err.contains("`c`"), "{err}");
+        let mut x = gang_execution();
+        x.tasks[1].gpu = None;
+        let err = to_string(&w, Some(&x)).unwrap_err().to_string();
+        assert!(
+            err.contains("g/G") && err.contains("4 GPUs without its lead"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn records_on_one_gpu_are_written_as_before() {
+        // The text of a gang-free plan, byte for byte as before sets were written.
+        let w = diamond();
+        let rec = |v: usize, start: f64, m: &str| ExecutedTask {
+            task: TaskId::new(v),
+            start,
+            runtime: 1.0,
+            machine: m.into(),
+            gpu: Some(gpu(v % 2, 0)),
+            others: Vec::new(),
+        };
+        let x = Execution {
+            makespan: 4.0,
+            executed_at: EPOCH.into(),
+            machines: vec!["m0".into(), "m1".into()],
+            tasks: vec![
+                rec(0, 0.0, "m0"),
+                rec(1, 1.0, "m1"),
+                rec(2, 1.5, "m0"),
+                rec(3, 3.0, "m0"),
+            ],
+        };
+        let text = to_string(&w, Some(&x)).unwrap();
+        let want = [
+            "        {",
+            r#"          "id": "left","#,
+            r#"          "runtimeInSeconds": 1.0,"#,
+            r#"          "executedAt": "1970-01-01T00:00:01Z","#,
+            r#"          "machines": ["#,
+            r#"            "m1""#,
+            "          ],",
+            r#"          "gpuId": 1,"#,
+            r#"          "gpuIndex": 0,"#,
+            r#"          "gpuModel": "S1""#,
+            "        },",
+        ]
+        .join("\n");
+        assert!(text.contains(&want), "{text}");
+        assert!(!text.contains("gpuIds"));
     }
 }
