@@ -29,6 +29,7 @@
 //! | [`schedule_file`] | [`ScheduleFile`]: schedules as JSON/CSV with names, read back by ids or names |
 //! | [`wfformat`] | a schedule as a WfCommons WfFormat 1.5 document (`execution`: machine, GPU, start, run time per task) |
 //! | [`metrics`] | [`Metrics`], [`LowerBound`] |
+//! | [`testing`] | small hand-made clusters and problems shared by the tests of this crate and worl-rtgs |
 //! | [`error`] | [`ClusterError`] |
 //!
 //! ```
@@ -82,6 +83,7 @@ pub mod presets;
 pub mod problem;
 pub mod schedule;
 pub mod schedule_file;
+pub mod testing;
 pub mod validate;
 pub mod wfformat;
 

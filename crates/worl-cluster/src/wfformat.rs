@@ -3,28 +3,39 @@
 //! its start (`executedAt`, a timestamp), its run time (`runtimeInSeconds`) and its GPU, so
 //! that WfCommons tools (WfSim, the `wfcommons` Python package) can read a worl schedule.
 //! The layout, the task ids and the extra `gpuId` / `gpuIndex` / `gpuModel` task
-//! properties are those of [`worl_dag::formats::wfcommons::to_string`].
+//! properties are those of [`worl_dag::formats::wfcommons::to_string`]. A gang task's record
+//! carries its whole GPU set: `gpuId` is its lead, the extra property `gpuIds` lists the
+//! set's GPU ids lead first, `machines` lists each machine of the set once (the lead's
+//! first: one name for a gang on one machine), and `gpuCount` its GPU count. Without gang
+//! tasks the document is what it was before sets were written, byte for byte.
 //!
 //! [`from_json_str`] reads such a document back as a [`ScheduleFile`] (what `worl validate`
 //! and [`ScheduleFile::read`] do with a `.json` file that has a `workflow`): one row per
 //! `execution.tasks[]` entry, naming its task by WfFormat id
 //! ([`task_ids`](worl_dag::formats::wfcommons::task_ids) of the problem's workload), with
 //! start = `executedAt` − the run's `executedAt`, finish = start + `runtimeInSeconds`, the
-//! machine of `machines`, and the GPU of `gpuId` / `gpuIndex` / `gpuModel` where given.
+//! machine of `machines` (the first, for a gang across machines), the GPU of `gpuId` /
+//! `gpuIndex` / `gpuModel` where given, and a gang's GPU set from `gpuIds`
+//! ([`ScheduleFile::gpu_sets`]; checked against the row's GPU when the file is matched to
+//! its problem, as every file's sets are).
 
 use crate::error::{ClusterError, Result};
+use crate::ids::GpuId;
 use crate::problem::Problem;
 use crate::schedule::Schedule;
 use crate::schedule_file::{ScheduleFile, ScheduleMeta, ScheduleRow};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 use worl_dag::TaskId;
 use worl_dag::formats::wfcommons::write::seconds_between;
 use worl_dag::formats::wfcommons::{self, EPOCH, ExecutedGpu, ExecutedTask, Execution};
 
 /// The `execution` section of `schedule` on `problem`: every machine of the cluster, each
-/// task's machine, GPU, start and run time (`finish - start`), and the makespan. The run
-/// starts at [`EPOCH`]: start times are seconds after the start of the schedule.
+/// task's machine, GPU, start and run time (`finish - start`), and the makespan; a gang
+/// task's record also names the other GPUs of its set ([`Schedule::gpus`], lead first) with
+/// their machines ([`ExecutedTask::others`]). The run starts at [`EPOCH`]: start times are
+/// seconds after the start of the schedule.
 ///
 /// Errors: [`ClusterError::ShapeMismatch`] if the schedule's task or GPU count is not the
 /// problem's.
@@ -42,21 +53,18 @@ pub fn execution(problem: &Problem, schedule: &Schedule) -> Result<Execution> {
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let g = c.gpu(e.gpu);
+            let task = TaskId::new(i);
+            let (machine, gpu) = executed_gpu(problem, e.gpu);
             ExecutedTask {
-                task: TaskId::new(i),
+                task,
                 start: e.start,
                 runtime: e.finish - e.start,
-                machine: c.machines()[g.machine.index()].clone(),
-                gpu: Some(ExecutedGpu {
-                    id: e.gpu.index(),
-                    index: c
-                        .gpus_of(g.machine)
-                        .iter()
-                        .position(|&k| k == e.gpu)
-                        .unwrap_or(0),
-                    model: g.model.clone(),
-                }),
+                machine,
+                gpu: Some(gpu),
+                others: schedule.gpus(task)[1..]
+                    .iter()
+                    .map(|&k| executed_gpu(problem, k))
+                    .collect(),
             }
         })
         .collect();
@@ -66,6 +74,23 @@ pub fn execution(problem: &Problem, schedule: &Schedule) -> Result<Execution> {
         machines: c.machines().to_vec(),
         tasks,
     })
+}
+
+/// GPU `k` of `problem`'s cluster as an execution record names it: its machine's name, its
+/// id, position on that machine and model.
+fn executed_gpu(problem: &Problem, k: GpuId) -> (String, ExecutedGpu) {
+    let c = problem.cluster();
+    let g = c.gpu(k);
+    let gpu = ExecutedGpu {
+        id: k.index(),
+        index: c
+            .gpus_of(g.machine)
+            .iter()
+            .position(|&j| j == k)
+            .unwrap_or(0),
+        model: g.model.clone(),
+    };
+    (c.machines()[g.machine.index()].clone(), gpu)
 }
 
 /// `schedule` on `problem` as a WfFormat 1.5 JSON document (see the module docs).
@@ -148,6 +173,8 @@ struct ExecTask {
     gpu_index: Option<usize>,
     #[serde(rename = "gpuModel", default)]
     gpu_model: Option<String>,
+    #[serde(rename = "gpuIds", default)]
+    gpu_ids: Option<Vec<usize>>,
 }
 
 /// A WfFormat document with an `execution` section, as a schedule file (see the module
@@ -161,7 +188,8 @@ struct ExecTask {
 /// [`wfcommons::to_string`] writes one without a plan); [`ClusterError::Parse`] (file `<memory>`; line of the JSON error,
 /// else 0 naming the task) for malformed JSON, a run `executedAt` that is not a timestamp,
 /// a task without `executedAt` or whose `executedAt` is not a timestamp, a task on more
-/// than one machine, and what [`ScheduleFile::from_json_str`] refuses in rows (times that
+/// machines than the GPUs of its `gpuIds` (one without), a `gpuIds` whose first GPU is not
+/// its `gpuId`, and what [`ScheduleFile::from_json_str`] refuses in rows (times that
 /// are not a valid interval, ids beyond [`MAX_ID`](crate::schedule_file::MAX_ID)).
 pub fn from_json_str(text: &str) -> Result<ScheduleFile> {
     parse(text, "<memory>")
@@ -201,6 +229,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<ScheduleFile> {
         ));
     }
     let mut rows = Vec::with_capacity(x.tasks.len());
+    let mut gpu_sets = BTreeMap::new();
     for (i, t) in x.tasks.into_iter().enumerate() {
         let at = |what: String| bad(0, format!("execution task {} (`{}`): {what}", i + 1, t.id));
         let Some(when) = &t.executed_at else {
@@ -211,17 +240,31 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<ScheduleFile> {
                 "`executedAt` `{when}` is not a timestamp (YYYY-MM-DDThh:mm:ss[.f]Z)"
             ))
         })?;
-        if t.machines.len() > 1 {
+        let set = t.gpu_ids.unwrap_or_default();
+        if t.machines.len() > set.len().max(1) {
             return Err(at(format!(
-                "runs on {} machines; a schedule places a task on one GPU",
-                t.machines.len()
+                "runs on {} machines but on {} GPU(s) (`gpuIds` lists a gang's GPU set; \
+                 without it a task runs on one GPU)",
+                t.machines.len(),
+                set.len().max(1)
             )));
+        }
+        let gpu_id = match (t.gpu_id, set.first()) {
+            (Some(lead), Some(&first)) if lead != first => {
+                return Err(at(format!(
+                    "`gpuIds` {set:?} does not start with its `gpuId` {lead} (the lead GPU)"
+                )));
+            }
+            (lead, first) => lead.or(first.copied()),
+        };
+        if !set.is_empty() {
+            gpu_sets.insert(rows.len(), set);
         }
         rows.push(ScheduleRow {
             task_id: None,
             task: t.id.clone(),
             job: String::new(),
-            gpu_id: t.gpu_id,
+            gpu_id,
             machine: t.machines.into_iter().next().unwrap_or_default(),
             gpu_index: t.gpu_index,
             model: t.gpu_model.unwrap_or_default(),
@@ -229,7 +272,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<ScheduleFile> {
             finish: start + t.runtime,
         });
     }
-    ScheduleFile::from_wfformat_parts(
+    let mut f = ScheduleFile::from_wfformat_parts(
         origin,
         doc.name,
         ScheduleMeta {
@@ -239,5 +282,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<ScheduleFile> {
         },
         x.makespan,
         rows,
-    )
+    )?;
+    f.gpu_sets = gpu_sets;
+    Ok(f)
 }

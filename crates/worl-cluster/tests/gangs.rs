@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use worl_cluster::{
     ClusterBuilder, ClusterError, Evaluator, GpuId, GpuModel, GpuSet, Link, Network,
-    PartialSchedule, Plan, Policy, Problem, Schedule, ScheduledTask, Violation,
+    PartialSchedule, Plan, Policy, Problem, Schedule, ScheduledTask, Violation, testing,
 };
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 
@@ -321,38 +321,16 @@ fn schedule_sets_round_trip_through_json_and_old_json_reads() {
 }
 
 /// Two machines `a` (g0..g3) and `b` (g4..g7) of 4 GPUs of speed 1, 32 GiB; links as in
-/// [`two_machines`]; GPU windows `busy` (gpu, from, to).
+/// [`two_machines`]; GPU windows `busy` (gpu, from, to): the shared
+/// [`testing::two_four_gpu_machines`].
 fn two_uniform(busy: &[(usize, f64, f64)]) -> Arc<worl_cluster::Cluster> {
-    let mut c = ClusterBuilder::new("uniform");
-    let s1 = GpuModel::custom("S1", 1.0, 32.0).unwrap();
-    for name in ["a", "b"] {
-        let m = c.add_machine(name);
-        for _ in 0..4 {
-            c.add_gpu(m, &s1).unwrap();
-        }
-    }
-    c.network(Network::uniform(
-        Link::new(1e9, 0.25).unwrap(),
-        Link::new(1e8, 1.0).unwrap(),
-    ));
-    for &(k, from, to) in busy {
-        c.add_busy(g(k), from, to).unwrap();
-    }
-    Arc::new(c.build().unwrap())
+    Arc::new(testing::two_four_gpu_machines(busy).unwrap())
 }
 
-/// a (2) → G (8, 4 GPUs, span machine) → c (1), and x (3) alone; 0-byte edges.
+/// a (2) → G (8, 4 GPUs, span machine) → c (1), and x (3) alone; 0-byte edges, on
+/// [`two_uniform`] without windows: the shared [`testing::four_gpu_among_singles`].
 fn four_gpu_among_singles() -> Problem {
-    let mut b = WorkloadBuilder::new("w");
-    let j = b.add_job("j").unwrap();
-    let a = b.add_task(j, "a", 2.0, None).unwrap();
-    let gg = b.add_task(j, "G", 8.0, None).unwrap();
-    let c = b.add_task(j, "c", 1.0, None).unwrap();
-    b.add_task(j, "x", 3.0, None).unwrap();
-    b.add_edge(a, gg, 0.0).unwrap();
-    b.add_edge(gg, c, 0.0).unwrap();
-    b.set_gang(gg, 4, GangParams::default()).unwrap();
-    Problem::new(Arc::new(b.build().unwrap()), two_uniform(&[])).unwrap()
+    testing::four_gpu_among_singles()
 }
 
 #[test]
@@ -755,18 +733,30 @@ fn the_random_cases_exercise_gangs_sets_spans_and_windows() {
     );
 }
 
-#[test]
-fn schedule_files_list_the_gpu_set_and_read_it_back() {
-    use worl_cluster::{ScheduleFile, ScheduleMeta};
+/// [`four_gpu_among_singles`] decoded from the plan a → g0, x → g1, G led by g0, c → g4
+/// (order a, x, G, c; insertion): G on {g0, g2, g3, g1} over [3, 5) (g1 holds x until 3).
+fn gang_on_a_set_of_four() -> (Problem, Schedule) {
     let p = four_gpu_among_singles();
-    let gg = TaskId::new(1);
     let plan = Plan::new(
         gs(&[0, 0, 4, 1]),
-        vec![TaskId::new(0), TaskId::new(3), gg, TaskId::new(2)],
+        vec![
+            TaskId::new(0),
+            TaskId::new(3),
+            TaskId::new(1),
+            TaskId::new(2),
+        ],
     );
     let sched = Evaluator::new(&p)
         .schedule(&plan, Policy::Insertion)
         .unwrap();
+    (p, sched)
+}
+
+#[test]
+fn schedule_files_list_the_gpu_set_and_read_it_back() {
+    use worl_cluster::{ScheduleFile, ScheduleMeta};
+    let (p, sched) = gang_on_a_set_of_four();
+    let gg = TaskId::new(1);
     let file = ScheduleFile::new(&p, &sched, ScheduleMeta::default()).unwrap();
     assert_eq!(file.gpu_sets.get(&1), Some(&vec![0, 2, 3, 1]));
     let json = file.to_json_string();
@@ -879,4 +869,71 @@ fn can_lead_tells_which_gpus_may_lead_a_gang() {
     // on the big machine: 3 / 3 = 1 s on {g0, g1, g2}
     let slot = s.slot(t, g(0), Policy::Append).unwrap();
     assert_eq!((slot.gpu(), slot.start(), slot.finish()), (g(0), 0.0, 1.0));
+}
+
+#[test]
+fn wfformat_plans_carry_the_gpu_set_and_read_it_back() {
+    use worl_cluster::wfformat;
+    let (p, sched) = gang_on_a_set_of_four();
+    let gg = TaskId::new(1);
+    assert_eq!(sched.gpus(gg), &gs(&[0, 2, 3, 1])[..]);
+    let text = wfformat::to_string(&p, &sched).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let tasks = &doc["workflow"]["execution"]["tasks"];
+    assert_eq!(
+        tasks[1],
+        serde_json::json!({
+            "id": "G",
+            "runtimeInSeconds": 2.0,
+            "executedAt": "1970-01-01T00:00:03Z",
+            "machines": ["a"],
+            "gpuId": 0,
+            "gpuIndex": 0,
+            "gpuModel": "S1",
+            "gpuCount": 4,
+            "gpuIds": [0, 2, 3, 1],
+        })
+    );
+    // the single-GPU tasks keep one machine and no set
+    assert_eq!(tasks[2]["machines"], serde_json::json!(["b"]));
+    assert!(tasks[2].get("gpuIds").is_none() && tasks[2].get("gpuCount").is_none());
+    let back = wfformat::from_json_str(&text).unwrap();
+    assert_eq!(back.gpu_sets.get(&1), Some(&vec![0, 2, 3, 1]));
+    assert_eq!(back.gpu_sets.len(), 1);
+    assert_eq!(back.to_schedule(&p).unwrap(), sched);
+    assert_eq!(back.check(&p).unwrap(), vec![]);
+
+    // a 2-GPU gang across machines (span cluster) on {g3, g4}: 4 / 2 = 2 s
+    let cross = GangParams {
+        span: Span::Cluster,
+        ..GangParams::default()
+    };
+    let p = Problem::new(one_gang(4.0, 2, cross, None), two_uniform(&[])).unwrap();
+    let s = Schedule::with_sets(8, vec![entry(3, 0.0, 2.0)], vec![set(0, &[3, 4])]).unwrap();
+    assert_eq!(s.validate(&p), vec![]);
+    let text = wfformat::to_string(&p, &s).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let t = &doc["workflow"]["execution"]["tasks"][0];
+    assert_eq!(t["machines"], serde_json::json!(["a", "b"]));
+    assert_eq!(t["gpuIds"], serde_json::json!([3, 4]));
+    assert_eq!((&t["gpuId"], &t["gpuIndex"]), (&3.into(), &3.into()));
+    assert_eq!(t["gangSpan"], "cluster");
+    let back = wfformat::from_json_str(&text).unwrap();
+    assert_eq!(back.rows[0].machine, "a");
+    assert_eq!(back.to_schedule(&p).unwrap(), s);
+
+    // several machines without `gpuIds`, and a set that does not start with its lead
+    let e = wfformat::from_json_str(&text.replace("\"gpuIds\"", "\"otherIds\""))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("execution task 1 (`t`)") && e.contains("runs on 2 machines but on 1 GPU(s)"),
+        "{e}"
+    );
+    let swapped = text.replacen("\"gpuId\": 3", "\"gpuId\": 4", 1);
+    let e = wfformat::from_json_str(&swapped).unwrap_err().to_string();
+    assert!(
+        e.contains("`gpuIds` [3, 4] does not start with its `gpuId` 4"),
+        "{e}"
+    );
 }
