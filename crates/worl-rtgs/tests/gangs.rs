@@ -5,9 +5,7 @@
 //! that supports them is let through. HEFT's choices on a small case are computed by hand.
 
 use std::sync::Arc;
-use worl_cluster::{
-    ClusterBuilder, GpuId, GpuModel, Link, Network, Policy, Problem, Schedule, presets,
-};
+use worl_cluster::{GpuId, GpuModel, Policy, Problem, Schedule, presets, testing};
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 use worl_rtgs::schedulers::BUILTINS;
 use worl_rtgs::schedulers::Heft;
@@ -195,30 +193,10 @@ fn a_registered_scheduler_that_supports_gangs_is_let_through() {
 
 /// Two machines `a` (g0..g3) and `b` (g4..g7) of 4 GPUs of speed 1, 32 GiB; intra-machine
 /// links 1 GB/s, 0.25 s; between the machines 0.1 GB/s, 1 s. Tasks `a` (2) → `G` (8, 4 GPUs,
-/// span machine, efficiency 1, no all-reduce) → `c` (1), and `x` (3) alone; 0-byte edges.
+/// span machine, efficiency 1, no all-reduce) → `c` (1), and `x` (3) alone; 0-byte edges:
+/// the case worl-cluster's gang tests use too ([`testing::four_gpu_among_singles`]).
 fn four_gpu_among_singles() -> Problem {
-    let mut c = ClusterBuilder::new("uniform");
-    let s1 = GpuModel::custom("S1", 1.0, 32.0).unwrap();
-    for name in ["a", "b"] {
-        let m = c.add_machine(name);
-        for _ in 0..4 {
-            c.add_gpu(m, &s1).unwrap();
-        }
-    }
-    c.network(Network::uniform(
-        Link::new(1e9, 0.25).unwrap(),
-        Link::new(1e8, 1.0).unwrap(),
-    ));
-    let mut b = WorkloadBuilder::new("w");
-    let j = b.add_job("j").unwrap();
-    let a = b.add_task(j, "a", 2.0, None).unwrap();
-    let gg = b.add_task(j, "G", 8.0, None).unwrap();
-    let c_ = b.add_task(j, "c", 1.0, None).unwrap();
-    b.add_task(j, "x", 3.0, None).unwrap();
-    b.add_edge(a, gg, 0.0).unwrap();
-    b.add_edge(gg, c_, 0.0).unwrap();
-    b.set_gang(gg, 4, GangParams::default()).unwrap();
-    Problem::new(Arc::new(b.build().unwrap()), Arc::new(c.build().unwrap())).unwrap()
+    testing::four_gpu_among_singles()
 }
 
 fn gpus(ks: &[usize]) -> Vec<GpuId> {

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use std::sync::Arc;
-use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, Policy, Problem, Schedule};
+use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Policy, Problem, Schedule};
 use worl_dag::WorkloadBuilder;
 use worl_rtgs::schedulers::{BUILTINS, Heft};
 use worl_rtgs::testing::{
@@ -95,20 +95,17 @@ fn split_gap_problem(window: Option<(f64, f64)>) -> Problem {
     for (u, v, gb) in [(0, 2, 8.0), (1, 2, 7.0), (0, 3, 5.0), (0, 4, 5.0)] {
         w.add_edge(ids[u], ids[v], gb * 1e9).unwrap();
     }
-    let mut c = ClusterBuilder::new("two");
-    let model = GpuModel::custom("S1", 1.0, 32.0).unwrap();
-    for i in 0..2 {
-        let m = c.add_machine(format!("node-{i}"));
-        c.add_gpu(m, &model).unwrap();
-    }
-    c.network(Network::uniform(
+    let busy: Vec<(usize, f64, f64)> = window.map(|(from, to)| (0, from, to)).into_iter().collect();
+    let c = worl_cluster::testing::uniform_cluster(
+        "two",
+        &["node-0", "node-1"],
+        1,
         Link::NVLINK2,
         Link::new(1e9, 0.0).unwrap(),
-    ));
-    if let Some((from, to)) = window {
-        c.add_busy(GpuId::new(0), from, to).unwrap();
-    }
-    Problem::new(Arc::new(w.build().unwrap()), Arc::new(c.build().unwrap())).unwrap()
+        &busy,
+    )
+    .unwrap();
+    Problem::new(Arc::new(w.build().unwrap()), Arc::new(c)).unwrap()
 }
 
 /// (GPU, start, finish) of every task.
