@@ -104,10 +104,77 @@ pub fn workload_save_extensions() -> Vec<&'static str> {
 pub const SCHEDULE_SAVE_EXTENSIONS: [&str; 4] = [".json", ".csv", ".wf.json", ".wfformat.json"];
 
 /// The keys a Python schedule row may have (`worl.SCHEDULE_ROW_KEYS`): the columns of the
-/// CSV schedule reader, [`CSV_COLUMNS`](worl::cluster::schedule_file::CSV_COLUMNS), so a row
-/// dict and a CSV line take the same names; besides them the readers' other names
+/// CSV schedule reader, [`CSV_COLUMNS`](worl::cluster::schedule_file::CSV_COLUMNS) and last
+/// the optional [`GPUS_COLUMN`](worl::cluster::schedule_file::GPUS_COLUMN) `gpus` (a gang
+/// task's GPU set, lead first; a CSV file has that column only when some task runs on
+/// several GPUs, and a row dict has that key only for such a task), so a row dict and a CSV
+/// line take the same names; besides them the readers' other names
 /// ([`SCHEDULE_ROW_ALIASES`]).
-pub const SCHEDULE_ROW_KEYS: [&str; 9] = worl::cluster::schedule_file::CSV_COLUMNS;
+pub const SCHEDULE_ROW_KEYS: [&str; 10] = {
+    let columns = worl::cluster::schedule_file::CSV_COLUMNS;
+    let mut keys = [worl::cluster::schedule_file::GPUS_COLUMN; 10];
+    let mut i = 0;
+    while i < columns.len() {
+        keys[i] = columns[i];
+        i += 1;
+    }
+    keys
+};
+
+/// The rows of the schedule file `file` as JSON objects, one per task in row order: the
+/// [`ScheduleRow`](worl::cluster::ScheduleRow) fields (`task_id`, `task`, `job`, `gpu_id`,
+/// `machine`, `gpu_index`, `model`, `start`, `finish`) and, for a gang task run on several
+/// GPUs, `gpus`: its GPU set's ids, lead (`gpu_id`) first. A row on one GPU has no `gpus`
+/// key, so the rows of a workload without gang tasks are what they were before sets.
+///
+/// Errors: a row that cannot be written as JSON (none can: every time is finite).
+pub fn schedule_rows(file: &ScheduleFile) -> Result<serde_json::Value> {
+    let mut rows = Vec::with_capacity(file.rows.len());
+    for (i, r) in file.rows.iter().enumerate() {
+        let mut row = serde_json::to_value(r)?;
+        if let (Some(set), Some(o)) = (file.gpu_sets.get(&i), row.as_object_mut()) {
+            o.insert(
+                worl::cluster::schedule_file::GPUS_COLUMN.to_owned(),
+                serde_json::Value::from(set.clone()),
+            );
+        }
+        rows.push(row);
+    }
+    Ok(serde_json::Value::Array(rows))
+}
+
+/// The gang demand of a task added from Python: `gpus` GPUs at once (default 1), and the
+/// [`GangParams`](worl::dag::GangParams) fields given (`span` `machine` or `cluster`,
+/// `efficiency` in `(0, 1]`, `sync_bytes` and `sync_steps` finite and `>= 0`; the defaults
+/// elsewhere). `label` names the task in errors. The values are checked when the builder
+/// sets them ([`WorkloadBuilder::set_gang`](worl::dag::WorkloadBuilder::set_gang), whose
+/// typed error names the task); here only the span's spelling.
+///
+/// Errors: ``<label>: gang span `<span>` is neither `machine` nor `cluster` ``.
+pub fn gang_params(
+    label: &str,
+    span: Option<&str>,
+    efficiency: Option<f64>,
+    sync_bytes: Option<f64>,
+    sync_steps: Option<f64>,
+) -> Result<worl::dag::GangParams> {
+    let mut p = worl::dag::GangParams::default();
+    if let Some(s) = span {
+        p.span = worl::dag::Span::parse(s).ok_or_else(|| {
+            format!("{label}: gang span `{s}` is neither `machine` nor `cluster`")
+        })?;
+    }
+    if let Some(e) = efficiency {
+        p.efficiency = e;
+    }
+    if let Some(b) = sync_bytes {
+        p.sync_bytes = b;
+    }
+    if let Some(n) = sync_steps {
+        p.sync_steps = n;
+    }
+    Ok(p)
+}
 
 /// Other names of row keys, `(alias, key)`, as the CSV and JSON schedule readers take them:
 /// `gpu` for `gpu_id` (`worl.SCHEDULE_ROW_ALIASES`).
@@ -739,17 +806,24 @@ mod tests {
 
     #[test]
     fn schedule_row_keys_and_aliases_are_the_csv_readers() {
+        // the CSV columns, then the optional column of a gang's GPU set
         assert_eq!(
-            SCHEDULE_ROW_KEYS.to_vec(),
+            SCHEDULE_ROW_KEYS[..9].to_vec(),
             worl::cluster::schedule_file::CSV_COLUMNS.to_vec()
+        );
+        assert_eq!(SCHEDULE_ROW_KEYS[9], "gpus");
+        assert_eq!(
+            SCHEDULE_ROW_KEYS[9],
+            worl::cluster::schedule_file::GPUS_COLUMN
         );
         assert_eq!(row_key(0, "gpu_id").unwrap(), "gpu_id");
         assert_eq!(row_key(0, "gpu").unwrap(), "gpu_id");
+        assert_eq!(row_key(0, "gpus").unwrap(), "gpus");
         let e = row_key(2, "Start").unwrap_err().to_string();
         assert_eq!(
             e,
             "row 2: unknown key `Start` (known: task_id, task, job, gpu_id, machine, gpu_index, \
-             model, start, finish; gpu for gpu_id)"
+             model, start, finish, gpus; gpu for gpu_id)"
         );
         // The readers take each alias as its key (CSV column and JSON field alike), and
         // refuse both given at once: the rule Python rows follow.
@@ -767,5 +841,96 @@ mod tests {
             let both = format!("task,job,{alias},{key},start,finish\na,j,1,1,0,1\n");
             assert!(ScheduleFile::from_csv_str(&both).is_err());
         }
+    }
+
+    /// Issue 21's case (`worl::cluster::testing::four_gpu_among_singles`: a (2) → G (8, 4
+    /// GPUs) → c (1), x (3) on two machines of 4 unit GPUs): HEFT puts a on g0 [0, 2], G on
+    /// {g0, g1, g2, g3} [2.25, 4.25] (a's data over the 0.25 s intra-machine link), x on g4
+    /// [0, 3], c on g0 [4.25, 5.25] (the hand computation of worl-rtgs' `tests/gangs.rs`).
+    /// The rows list G's set lead first, the others have no `gpus` key, and the rows given
+    /// back validate.
+    #[test]
+    fn heft_rows_list_a_gang_tasks_gpu_set_and_read_back() {
+        let p = worl::cluster::testing::four_gpu_among_singles();
+        let s = schedule(&p, &"heft".parse().unwrap(), 0, Budget::default()).unwrap();
+        assert_eq!(s.schedule.makespan(), 5.25);
+        let f = schedule_file(&p, &s).unwrap();
+        let rows = schedule_rows(&f).unwrap();
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[1]["task"], "G");
+        assert_eq!(rows[1]["gpus"], serde_json::json!([0, 1, 2, 3]));
+        assert_eq!(rows[1]["gpu_id"], 0);
+        assert_eq!(
+            (&rows[1]["start"], &rows[1]["finish"]),
+            (&2.25.into(), &4.25.into())
+        );
+        for v in [0, 2, 3] {
+            let keys: Vec<&str> = rows[v]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut want = SCHEDULE_ROW_KEYS[..9].to_vec();
+            want.sort_unstable();
+            assert_eq!(keys, want, "row {v}");
+        }
+        assert_eq!(rows[3]["gpu_id"], 4);
+        // given back as rows (what `worl.validate(w, c, rows)` builds), and with a wrong set
+        let back =
+            ScheduleFile::from_json_str(&serde_json::json!({ "rows": rows }).to_string()).unwrap();
+        assert_eq!(back.gpu_sets.get(&1), Some(&vec![0, 1, 2, 3]));
+        assert_eq!(check_file(&p, &back).unwrap(), (vec![], 5.25));
+        let mut short = rows.clone();
+        short[1]["gpus"] = serde_json::json!([0, 1]);
+        let back =
+            ScheduleFile::from_json_str(&serde_json::json!({ "rows": short }).to_string()).unwrap();
+        let (violations, _) = check_file(&p, &back).unwrap();
+        assert!(
+            violations.iter().any(|v| v.contains("j/G")),
+            "{violations:?}"
+        );
+        // without gangs: no `gpus` key anywhere
+        let plain = problem(
+            Arc::new(diamond()),
+            Arc::new(parse_cluster("2x1:V100-16GB:25GbE").unwrap()),
+        )
+        .unwrap();
+        let s = schedule(&plain, &"heft".parse().unwrap(), 0, Budget::default()).unwrap();
+        let rows = schedule_rows(&schedule_file(&plain, &s).unwrap()).unwrap();
+        assert!(
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r.get("gpus").is_none())
+        );
+        assert_eq!(
+            rows,
+            serde_json::to_value(&schedule_file(&plain, &s).unwrap().rows).unwrap()
+        );
+    }
+
+    #[test]
+    fn gang_params_take_the_span_by_name_and_leave_the_rest_to_the_builder() {
+        let p = gang_params("node `t`", Some("Cluster"), Some(0.9), None, Some(10.0)).unwrap();
+        assert_eq!(p.span, worl::dag::Span::Cluster);
+        assert_eq!((p.efficiency, p.sync_bytes, p.sync_steps), (0.9, 0.0, 10.0));
+        assert_eq!(
+            gang_params("node `t`", None, None, None, None).unwrap(),
+            worl::dag::GangParams::default()
+        );
+        let e = gang_params("node `t`", Some("ring"), None, None, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "node `t`: gang span `ring` is neither `machine` nor `cluster`"
+        );
+        // the builder checks the values, naming the task
+        let mut b = WorkloadBuilder::new("w");
+        let j = b.add_job("j").unwrap();
+        let t = b.add_task(j, "t", 1.0, None).unwrap();
+        let bad = gang_params("node `t`", None, Some(1.5), None, None).unwrap();
+        let e = b.set_gang(t, 2, bad).unwrap_err().to_string();
+        assert!(e.contains("j/t") && e.contains("efficiency"), "{e}");
     }
 }

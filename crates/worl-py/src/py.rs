@@ -155,6 +155,91 @@ impl Workload {
     }
 }
 
+/// The keys of a node's `gang` dict (`Workload.from_networkx`).
+const GANG_KEYS: [&str; 4] = ["span", "efficiency", "sync_bytes", "sync_steps"];
+
+/// The gang demand of a networkx node from its attributes `gpus` and `gang` (attribute
+/// names as given; `None` ignores the attribute): `None` when neither is there (an ordinary
+/// task), else the GPU count (default 1) and the parameters (`core::gang_params`). `label`
+/// names the node.
+///
+/// Raises `ValueError` naming the node for a `gpus` that is not an int >= 0, a `gang` that
+/// is not a dict, has another key or a non-numeric value; `LoadError` for an unknown span.
+fn gang_demand(
+    attrs: &Bound<'_, PyDict>,
+    gpus: Option<&str>,
+    gang: Option<&str>,
+    label: &dyn Fn() -> String,
+) -> PyResult<Option<(u32, worl::dag::GangParams)>> {
+    let get = |key: Option<&str>| -> PyResult<Option<Bound<'_, PyAny>>> {
+        Ok(match key {
+            Some(k) => attrs.get_item(k)?.filter(|v| !v.is_none()),
+            None => None,
+        })
+    };
+    let (count, params) = (get(gpus)?, get(gang)?);
+    if count.is_none() && params.is_none() {
+        return Ok(None);
+    }
+    let g = match count {
+        Some(v) if !v.is_instance_of::<PyBool>() => v.extract::<u32>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{}: attribute `{}` is not a GPU count (an int >= 1)",
+                label(),
+                gpus.unwrap_or_default()
+            ))
+        })?,
+        Some(_) => {
+            return Err(PyValueError::new_err(format!(
+                "{}: attribute `{}` is not a GPU count (an int >= 1)",
+                label(),
+                gpus.unwrap_or_default()
+            )));
+        }
+        None => 1,
+    };
+    let key = gang.unwrap_or_default();
+    let mut span = None;
+    let mut values = [None; 3];
+    if let Some(d) = params {
+        let d = d.cast::<PyDict>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{}: attribute `{key}` is not a dict (keys {})",
+                label(),
+                GANG_KEYS.join(", ")
+            ))
+        })?;
+        for (k, v) in d.iter() {
+            let k = py_str(&k)?;
+            match GANG_KEYS.iter().position(|g| *g == k) {
+                Some(0) => span = Some(py_str(&v)?),
+                Some(i) => {
+                    values[i - 1] = Some(number(&v, &|| {
+                        format!("{}: attribute `{key}`: `{k}`", label())
+                    })?);
+                }
+                None => {
+                    return Err(PyValueError::new_err(format!(
+                        "{}: attribute `{key}`: unknown key `{k}` (known: {})",
+                        label(),
+                        GANG_KEYS.join(", ")
+                    )));
+                }
+            }
+        }
+    }
+    let [efficiency, sync_bytes, sync_steps] = values;
+    let params = core::gang_params(
+        &label(),
+        span.as_deref(),
+        efficiency,
+        sync_bytes,
+        sync_steps,
+    )
+    .map_err(|e| err(Kind::Load, e))?;
+    Ok(Some((g, params)))
+}
+
 #[pymethods]
 impl Workload {
     /// Reads the workload at `path`, the format picked by extension or content as the `worl`
@@ -194,15 +279,22 @@ impl Workload {
     /// Node attribute `work` (reference GPU-seconds, required), `memory` (GiB, optional:
     /// no memory need when absent), `job` (the job's name; default the graph's name) and
     /// `name` (the task's name in its job; default `str(node)`); edge attribute `bytes`
-    /// (required). Pass other attribute names as keywords (`work="cost"`); `memory=None`
-    /// ignores memory, `bytes=None` makes every edge carry 0 bytes. The workload is named
-    /// `G.graph["name"]`, else `"networkx"`.
+    /// (required). A gang task (several GPUs at once, `docs/model.md`) has node attribute
+    /// `gpus` (an int >= 1; default 1) and optionally `gang`, a dict of `span` (`"machine"`,
+    /// the default, or `"cluster"`), `efficiency` (in (0, 1], default 1), `sync_bytes` and
+    /// `sync_steps` (the all-reduce per step and the step count, default 0). Pass other
+    /// attribute names as keywords (`work="cost"`); `memory=None` ignores memory,
+    /// `bytes=None` makes every edge carry 0 bytes, `gpus=None` / `gang=None` ignore those
+    /// attributes. The workload is named `G.graph["name"]`, else `"networkx"`.
     ///
-    /// Raises `ValueError` naming the node or edge for a missing or non-numeric attribute,
+    /// Raises `ValueError` naming the node or edge for a missing or non-numeric attribute
+    /// (a `gpus` that is not an int, a `gang` that is not a dict or has another key),
     /// `TypeError` for an undirected graph, `LoadError` for what worl refuses (negative
-    /// work, a cycle, a task name repeated in a job).
+    /// work, a cycle, a task name repeated in a job, `gpus` 0, a gang span that is neither
+    /// `machine` nor `cluster`, an efficiency outside (0, 1]).
     #[staticmethod]
-    #[pyo3(signature = (graph, work = "work", memory = Some("memory"), bytes = Some("bytes"), job = "job", name = "name"))]
+    #[pyo3(signature = (graph, work = "work", memory = Some("memory"), bytes = Some("bytes"), job = "job", name = "name", gpus = Some("gpus"), gang = Some("gang")))]
+    #[allow(clippy::too_many_arguments)]
     fn from_networkx(
         graph: &Bound<'_, PyAny>,
         work: &str,
@@ -210,6 +302,8 @@ impl Workload {
         bytes: Option<&str>,
         job: &str,
         name: &str,
+        gpus: Option<&str>,
+        gang: Option<&str>,
     ) -> PyResult<Self> {
         let py = graph.py();
         if !graph.call_method0("is_directed")?.is_truthy()? {
@@ -261,9 +355,14 @@ impl Workload {
                 Some(j) => j,
                 None => b.add_job(jname).map_err(|e| err(Kind::Load, e.into()))?,
             };
+            let demand = gang_demand(&attrs, gpus, gang, &label)?;
             let t = b
                 .add_task(jid, tname, w, mem)
                 .map_err(|e| err(Kind::Load, e.into()))?;
+            if let Some((g, params)) = demand {
+                b.set_gang(t, g, params)
+                    .map_err(|e| err(Kind::Load, e.into()))?;
+            }
             ids.set_item(&node, t.index())?;
         }
         for item in graph.getattr("edges")?.call((), Some(&kw))?.try_iter()? {
@@ -345,10 +444,12 @@ impl Workload {
     }
 
     /// The workload as a `networkx.DiGraph`: node = task id (0..n_tasks), with attributes
-    /// `name`, `job`, `work` and (where given) `memory`; edge attribute `bytes`; graph
-    /// attribute `name`. `Workload.from_networkx` reads it back equal. Attribute names as in
-    /// `from_networkx`.
-    #[pyo3(signature = (work = "work", memory = "memory", bytes = "bytes", job = "job", name = "name"))]
+    /// `name`, `job`, `work`, (where given) `memory`, and for a gang task `gpus` (when not 1)
+    /// and `gang` (a dict of `span`, `efficiency`, `sync_bytes`, `sync_steps`, when not the
+    /// defaults); edge attribute `bytes`; graph attribute `name`. `Workload.from_networkx`
+    /// reads it back equal. Attribute names as in `from_networkx`.
+    #[pyo3(signature = (work = "work", memory = "memory", bytes = "bytes", job = "job", name = "name", gpus = "gpus", gang = "gang"))]
+    #[allow(clippy::too_many_arguments)]
     fn to_networkx<'py>(
         &self,
         py: Python<'py>,
@@ -357,6 +458,8 @@ impl Workload {
         bytes: &str,
         job: &str,
         name: &str,
+        gpus: &str,
+        gang: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
         let nx = py.import("networkx").map_err(|_| {
             PyImportError::new_err(
@@ -375,6 +478,17 @@ impl Workload {
             if let Some(m) = t.mem_gib {
                 a.set_item(memory, m)?;
             }
+            if t.gpus != 1 {
+                a.set_item(gpus, t.gpus)?;
+            }
+            if !t.gang.is_default() {
+                let d = PyDict::new(py);
+                d.set_item("span", t.gang.span.as_str())?;
+                d.set_item("efficiency", t.gang.efficiency)?;
+                d.set_item("sync_bytes", t.gang.sync_bytes)?;
+                d.set_item("sync_steps", t.gang.sync_steps)?;
+                a.set_item(gang, d)?;
+            }
             add_node.call((id.index(),), Some(&a))?;
         }
         let add_edge = g.getattr("add_edge")?;
@@ -387,7 +501,7 @@ impl Workload {
     }
 
     /// The tasks in id order: dicts `id`, `name`, `job`, `work` (reference GPU-seconds),
-    /// `memory` (GiB or None).
+    /// `memory` (GiB or None), `gpus` (GPUs the task needs at once: 1 but for gang tasks).
     fn tasks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let l = PyList::empty(py);
         let w = &self.inner;
@@ -398,6 +512,7 @@ impl Workload {
             d.set_item("job", &w.job(t.job).name)?;
             d.set_item("work", t.work)?;
             d.set_item("memory", t.mem_gib)?;
+            d.set_item("gpus", t.gpus)?;
             l.append(d)?;
         }
         Ok(l)
@@ -732,10 +847,11 @@ impl Schedule {
 
     /// One dict per task in id order, the rows of the schedule file: `task_id`, `task`
     /// (name), `job`, `gpu_id`, `machine`, `gpu_index` (in its machine), `model`, `start`,
-    /// `finish` (s). `worl.validate` takes them back.
+    /// `finish` (s), and for a gang task run on several GPUs `gpus`, its GPU ids lead
+    /// (`gpu_id`) first (no `gpus` key for a task on one GPU). `worl.validate` takes them back.
     fn rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let f = self.file()?;
-        let v = serde_json::to_value(&f.rows).map_err(|e| WorlError::new_err(e.to_string()))?;
+        let v = core::schedule_rows(&f).map_err(|e| WorlError::new_err(e.to_string()))?;
         to_py(py, &v)
     }
 
@@ -885,9 +1001,13 @@ fn schedule(
     })
 }
 
+/// The row key of a gang task's GPU set ([`core::SCHEDULE_ROW_KEYS`]' last).
+const GPUS_KEY: &str = worl::cluster::schedule_file::GPUS_COLUMN;
+
 /// A Python row dict as a schedule-file row (JSON object), keys as the CSV schedule reader
 /// takes them ([`core::SCHEDULE_ROW_KEYS`]: `task_id`, `task` (name, or int id), `job`,
-/// `gpu_id` (int id), `machine`, `gpu_index`, `model`, `start`, `finish`; and
+/// `gpu_id` (int id), `machine`, `gpu_index`, `model`, `start`, `finish`, `gpus` (a gang
+/// task's GPU ids, lead first: a list of ints, else a `ValueError` naming the row); and
 /// [`core::SCHEDULE_ROW_ALIASES`]: `gpu` for `gpu_id`); a row naming its task by id gets the
 /// task's name and job filled in. Another key, or one key given twice (`gpu` and `gpu_id`,
 /// an int `task` and `task_id`), is a `LoadError` naming the row.
@@ -916,6 +1036,16 @@ fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> 
         }
         let val = if v.is_none() {
             Value::Null
+        } else if key == GPUS_KEY {
+            let ids: Vec<u64> = v
+                .try_iter()
+                .and_then(|it| it.map(|x| x?.extract::<u64>()).collect())
+                .map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "row {i}: `{GPUS_KEY}` is not a list of GPU ids (ints >= 0, lead first)"
+                    ))
+                })?;
+            Value::from(ids)
         } else if v.is_instance_of::<PyBool>() {
             Value::Bool(v.extract()?)
         } else if v.is_instance_of::<PyInt>() {
@@ -960,8 +1090,10 @@ fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> 
 /// or a list of row dicts (a Python scheduler's output) whose keys are the CSV schedule
 /// file's columns (`worl.SCHEDULE_ROW_KEYS`, and `gpu` for `gpu_id` as the readers take
 /// it): `task` (name or int id), `job` (needed with a task name when the workload has
-/// several jobs), `gpu_id` (int id; or `machine` and `gpu_index`), `start`, `finish` (s). A
-/// task without a row, or with several, is a violation.
+/// several jobs), `gpu_id` (int id; or `machine` and `gpu_index`), `start`, `finish` (s),
+/// and for a gang task `gpus` (its GPU ids, lead = `gpu_id` first). A task without a row, or
+/// with several, is a violation; so is a gang whose set is short, repeats a GPU or breaks
+/// its span.
 ///
 /// Raises `LoadError` for an unreadable file, a row with an unknown key or one key given
 /// twice, or rows that do not belong to the problem (unknown task or GPU), naming the row.

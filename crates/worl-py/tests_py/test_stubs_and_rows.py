@@ -121,13 +121,26 @@ def test_every_listed_schedule_format_writes(tmp_path, diamond_nx, two_v100):
 
 
 def test_row_keys_are_the_csv_columns(tmp_path, diamond_nx, two_v100):
+    # the CSV columns, then `gpus`, the column a schedule with a gang task adds
+    assert worl.SCHEDULE_ROW_KEYS[-1] == "gpus"
     w = worl.Workload.from_networkx(diamond_nx)
     s = worl.schedule(w, two_v100, "heft")
     path = tmp_path / "s.csv"
     s.save(path)
     header = next(l for l in path.read_text().splitlines() if not l.startswith("#"))
+    assert header.split(",") == list(worl.SCHEDULE_ROW_KEYS[:-1])
+    assert set(s.rows()[0]) == set(worl.SCHEDULE_ROW_KEYS[:-1])
+    # with a gang task: every column, and the gang's row has every key
+    diamond_nx.nodes["C"]["gpus"] = 2
+    g = worl.Workload.from_networkx(diamond_nx)
+    s = worl.schedule(g, "1x2:V100-16GB:25GbE", "heft")
+    s.save(path)
+    header = next(l for l in path.read_text().splitlines() if not l.startswith("#"))
     assert header.split(",") == list(worl.SCHEDULE_ROW_KEYS)
-    assert set(s.rows()[0]) == set(worl.SCHEDULE_ROW_KEYS)
+    rows = {r["task"]: r for r in s.rows()}
+    assert set(rows["C"]) == set(worl.SCHEDULE_ROW_KEYS)
+    assert set(rows["A"]) == set(worl.SCHEDULE_ROW_KEYS[:-1])
+    assert worl.validate(g, "1x2:V100-16GB:25GbE", path) == []
 
 
 def test_row_keys_follow_the_csv_readers_rule(tmp_path, diamond_nx, two_v100):
@@ -158,7 +171,7 @@ def test_row_keys_follow_the_csv_readers_rule(tmp_path, diamond_nx, two_v100):
     bad = [dict(r) for r in rows]
     bad[0]["Start"] = bad[0].pop("start")
     with pytest.raises(worl.LoadError, match=r"^row 0: unknown key `Start` \(known: task_id, task, "
-                       r"job, gpu_id, machine, gpu_index, model, start, finish; gpu for gpu_id\)$"):
+                       r"job, gpu_id, machine, gpu_index, model, start, finish, gpus; gpu for gpu_id\)$"):
         worl.validate(w, two_v100, bad)
     # an int task and task_id at once
     twice = [dict(r) for r in rows]

@@ -102,15 +102,20 @@ SCHEMA_1_5 = {
 }
 
 
-def test_wfcommons_reads_every_task_machine_and_start(tmp_path, diamond_nx):
-    w = worl.Workload.from_networkx(diamond_nx)
-    s = worl.schedule(w, "2x2:V100-16GB:25GbE", "heft")
+def read_with_wfcommons(tmp_path, s):
+    """Saves the schedule `s` as `plan.wf.json` and reads it with WfCommons' reader, which
+    validates it against the (cut) WfFormat 1.5 schema: the path and the instance."""
     plan = tmp_path / "plan.wf.json"
     s.save(plan)
     schema = tmp_path / "wfformat-1.5.json"
     schema.write_text(json.dumps(SCHEMA_1_5))
+    return plan, WfInstance(pathlib.Path(plan), schema_file=str(schema))
 
-    inst = WfInstance(pathlib.Path(plan), schema_file=str(schema))
+
+def test_wfcommons_reads_every_task_machine_and_start(tmp_path, diamond_nx):
+    w = worl.Workload.from_networkx(diamond_nx)
+    s = worl.schedule(w, "2x2:V100-16GB:25GbE", "heft")
+    _, inst = read_with_wfcommons(tmp_path, s)
     rows = {r["task"]: r for r in json.loads(s.to_json())["rows"]}
     tasks = [inst.workflow.nodes[n]["task"] for n in inst.workflow.nodes]
     assert sorted(t.name for t in tasks) == sorted(rows)
@@ -134,3 +139,31 @@ def test_worl_validate_reads_the_plan_back(tmp_path, diamond_nx):
     plan = tmp_path / "plan.wf.json"
     s.save(plan)
     assert worl.validate(w, "2x2:V100-16GB:25GbE", plan) == []
+
+
+def test_wfcommons_reads_a_gang_plan_with_every_machine_of_its_set(tmp_path):
+    """A gang's record lists each machine of its GPU set in `machines` (schema-valid: a list
+    of machine names) and its set as the extra property `gpuIds`; WfCommons reads it."""
+    nx = pytest.importorskip("networkx")
+    g = nx.DiGraph(name="ddp")
+    g.add_node("prep", work=2.0)
+    g.add_node("train", work=8.0, gpus=4)
+    # 6 GPUs across machines of 4: the set must span both
+    g.add_node("eval", work=6.0, gpus=6, gang={"span": "cluster"})
+    g.add_edge("prep", "train", bytes=0.0)
+    g.add_edge("train", "eval", bytes=0.0)
+    w = worl.Workload.from_networkx(g)
+    s = worl.schedule(w, "2x4:V100-16GB:25GbE", "heft")
+    plan, inst = read_with_wfcommons(tmp_path, s)
+    rows = {r["task"]: r for r in s.rows()}
+    tasks = {inst.workflow.nodes[n]["task"].name: inst.workflow.nodes[n]["task"] for n in inst.workflow.nodes}
+    assert [m.name for m in tasks["prep"].machines] == [rows["prep"]["machine"]]
+    assert [m.name for m in tasks["train"].machines] == [rows["train"]["machine"]]
+    assert sorted(m.name for m in tasks["eval"].machines) == ["node-0", "node-1"]
+    doc = json.loads(plan.read_text())
+    by_id = {t["id"]: t for t in doc["workflow"]["execution"]["tasks"]}
+    assert by_id["train"]["gpuIds"] == rows["train"]["gpus"]
+    assert by_id["eval"]["gpuIds"] == rows["eval"]["gpus"] and len(rows["eval"]["gpus"]) == 6
+    assert by_id["eval"]["machines"][0] == rows["eval"]["machine"]
+    assert "gpuIds" not in by_id["prep"]
+    assert worl.validate(w, "2x4:V100-16GB:25GbE", plan) == []

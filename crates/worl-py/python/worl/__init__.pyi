@@ -19,7 +19,8 @@ SCHEDULE_SAVE_EXTENSIONS: Tuple[str, ...]
 SCHEDULE_ROW_KEYS: Tuple[str, ...]
 """The keys of a schedule row dict (``validate``), the CSV schedule file's columns:
 ``task_id``, ``task``, ``job``, ``gpu_id``, ``machine``, ``gpu_index``, ``model``, ``start``,
-``finish``."""
+``finish``, ``gpus`` (last, optional: a gang task's GPU ids, lead first; the CSV column is
+written only when some task runs on several GPUs, and a row has it only for such a task)."""
 SCHEDULE_ROW_ALIASES: Dict[str, str]
 """Other names of row keys, as the schedule file readers take them: ``gpu`` for ``gpu_id``."""
 
@@ -51,11 +52,15 @@ class Workload:
         bytes: Optional[str] = "bytes",
         job: str = "job",
         name: str = "name",
+        gpus: Optional[str] = "gpus",
+        gang: Optional[str] = "gang",
     ) -> "Workload":
         """A workload from a ``networkx.DiGraph`` (node attributes ``work``, ``memory``,
-        ``job``, ``name``; edge attribute ``bytes``). Raises ValueError naming the node or
-        edge for a missing or non-numeric attribute, TypeError for an undirected graph,
-        LoadError for what worl refuses (cycle, negative work, repeated name)."""
+        ``job``, ``name``, and for a gang task ``gpus`` (int, default 1) and ``gang`` (dict of
+        ``span``, ``efficiency``, ``sync_bytes``, ``sync_steps``); edge attribute ``bytes``).
+        Raises ValueError naming the node or edge for a missing or non-numeric attribute,
+        TypeError for an undirected graph, LoadError for what worl refuses (cycle, negative
+        work, repeated name, 0 GPUs, unknown span, efficiency outside (0, 1])."""
     @staticmethod
     def layered(n_tasks: int, seed: int = 1) -> "Workload":
         """A seeded random layered DAG of ``n_tasks`` tasks."""
@@ -75,10 +80,13 @@ class Workload:
         bytes: str = "bytes",
         job: str = "job",
         name: str = "name",
+        gpus: str = "gpus",
+        gang: str = "gang",
     ) -> Any:
-        """A ``networkx.DiGraph`` (node = task id) that ``from_networkx`` reads back equal."""
+        """A ``networkx.DiGraph`` (node = task id) that ``from_networkx`` reads back equal
+        (``gpus`` and ``gang`` only on gang tasks)."""
     def tasks(self) -> List[Dict[str, Any]]:
-        """Dicts ``id``, ``name``, ``job``, ``work``, ``memory`` in id order."""
+        """Dicts ``id``, ``name``, ``job``, ``work``, ``memory``, ``gpus`` in id order."""
     def edges(self) -> List[Dict[str, Any]]:
         """Dicts ``source``, ``target`` (task ids), ``bytes``."""
     @property
@@ -166,7 +174,8 @@ class Schedule:
         """Every violated constraint, one line each; empty when valid."""
     def rows(self) -> List[Dict[str, Any]]:
         """Per task: ``task_id``, ``task``, ``job``, ``gpu_id``, ``machine``, ``gpu_index``,
-        ``model``, ``start``, ``finish``."""
+        ``model``, ``start``, ``finish``, and ``gpus`` (GPU ids, lead first) for a gang task
+        run on several GPUs only."""
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame (ImportError without pandas)."""
     def to_json(self) -> str: ...
@@ -238,7 +247,8 @@ def validate(
     """Every violation of a schedule (a Schedule, a schedule file, or row dicts whose keys
     are those of the CSV schedule file, ``SCHEDULE_ROW_KEYS`` and ``SCHEDULE_ROW_ALIASES``:
     ``task`` (name or int id), ``job``, ``gpu_id`` or ``gpu`` (or ``machine`` and
-    ``gpu_index``), ``start``, ``finish``), one line each; empty when valid. Raises
+    ``gpu_index``), ``start``, ``finish``, and ``gpus`` for a gang task's GPU set), one line
+    each; empty when valid. Raises
     LoadError for a row with an unknown key or one key given twice, or one that does not
     belong to the problem, naming the row."""
 
