@@ -50,6 +50,7 @@ const GANG_AWARE: &[&str] = &[
     "pso",
     "ga",
     "ils",
+    "exact",
 ];
 
 #[test]
