@@ -69,6 +69,28 @@ struct TaskLog {
     attempts: u32,
 }
 
+/// A GPU set as `[g0, g1]`.
+fn set_label(set: &[GpuId]) -> String {
+    let names: Vec<String> = set.iter().map(ToString::to_string).collect();
+    format!("[{}]", names.join(", "))
+}
+
+/// A gang task's state while replaying the log.
+#[derive(Clone, Debug, Default)]
+struct GangLog {
+    /// The GPU set of the last dispatch (its consecutive `Dispatched` events), lead first.
+    set: Vec<GpuId>,
+    /// The GPUs running the current attempt.
+    on: Vec<GpuId>,
+    /// Time of the first `Finished`/`Lost` event of the current attempt, and whether it was
+    /// a loss.
+    ended: Option<(f64, bool)>,
+}
+
+/// The transfers of an edge into a gang task since the task's last dispatch: start, and
+/// finish when delivered.
+type GangTransfers = Vec<(f64, Option<f64>)>;
+
 /// Checks `result`'s event log (recorded with
 /// [`SimConfig::record_events`](crate::SimConfig)) against `problem`, replaying it without
 /// the engine's state. It checks that:
@@ -88,6 +110,18 @@ struct TaskLog {
 /// * a task finishes (or is lost) only while running, on its GPU, finishes exactly once,
 ///   and a GPU failing under a running task loses it at the failure time;
 /// * GPUs go down and up alternately;
+/// * **gang tasks** (`g > 1` GPUs, [`Problem::gpus`]): the engine logs one `Dispatched`,
+///   `Started`, `Finished` or `Lost` event per GPU of the set, consecutively, lead first
+///   (a loss: the failed GPU first). The set has `g` distinct GPUs (on one machine for
+///   span `machine`); all its GPUs start at one time and finish (or are lost) at one time;
+///   each start is checked as above on its GPU (up, past its ready time, idle, no window
+///   met); every input has arrived on every GPU of the set: for each parent, a GPU of the
+///   set in the parent's set needs nothing, and the others need one transfer each since
+///   the last dispatch, started after the parent finished, the realised durations
+///   covering the contention-free times from the nearest GPU of the parent's set
+///   (`min_k comm(d_uv, k, l)`; matched largest to largest); an input from a gang parent
+///   into a single-GPU task is checked against that nearest GPU too. A gang is lost only
+///   while a GPU of its set is down;
 /// * at the end every task has finished once, and the task records match the log.
 ///
 /// Errors: every violation found, in log order, each naming the task (`job/task` label),
@@ -118,6 +152,14 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
     let mut gpu_down = vec![false; m];
     let mut released = vec![false; w.n_jobs()];
     let mut transfer: HashMap<(usize, usize), LastTransfer> = HashMap::new();
+    let gangs = problem.has_gangs();
+    let is_gang = |t: TaskId| gangs && problem.gpus(t) > 1;
+    let mut gang: Vec<GangLog> = if gangs {
+        vec![GangLog::default(); n]
+    } else {
+        Vec::new()
+    };
+    let mut gang_transfer: HashMap<(usize, usize), GangTransfers> = HashMap::new();
     let mut last = f64::NEG_INFINITY;
     for (i, e) in events.iter().enumerate() {
         let time = e.time();
@@ -182,6 +224,45 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                 }
                 released[j] = true;
             }
+            Event::Dispatched { task, gpu, .. } if is_gang(task) => {
+                let t = &mut tasks[task.index()];
+                let gl = &mut gang[task.index()];
+                let more = i > 0
+                    && t.dispatched_at == Some(i - 1)
+                    && events[i - 1].time() == time
+                    && gl.set.len() < problem.gpus(task) as usize;
+                if t.running.is_some() || !gl.on.is_empty() || t.finish.is_some() {
+                    bad(format!(
+                        "{} dispatched to {gpu} while running or finished",
+                        label(task)
+                    ));
+                }
+                if more {
+                    if gl.set.contains(&gpu) {
+                        bad(format!(
+                            "{} dispatched twice to {gpu} in one set",
+                            label(task)
+                        ));
+                    }
+                    if g.task(task).gang.span == worl_dag::Span::Machine
+                        && problem.machine_of(gpu) != problem.machine_of(gl.set[0])
+                    {
+                        bad(format!(
+                            "{} (span machine) dispatched to {gpu}, on another machine than its lead {}",
+                            label(task),
+                            gl.set[0]
+                        ));
+                    }
+                    gl.set.push(gpu);
+                } else {
+                    gl.set = vec![gpu];
+                    t.gpu = Some(gpu);
+                    for nb in g.preds(task) {
+                        gang_transfer.remove(&(nb.task.index(), task.index()));
+                    }
+                }
+                t.dispatched_at = Some(i);
+            }
             Event::Dispatched { task, gpu, .. } => {
                 let t = &mut tasks[task.index()];
                 if t.running.is_some() || t.finish.is_some() {
@@ -192,6 +273,226 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                 }
                 t.dispatched_at = Some(i);
                 t.gpu = Some(gpu);
+            }
+            Event::Started { task, gpu, .. } if is_gang(task) => {
+                let tl = tasks[task.index()];
+                let name = label(task);
+                let job = g.task(task).job;
+                let need_g = problem.gpus(task) as usize;
+                let gl = &gang[task.index()];
+                let first = gl.on.is_empty();
+                if tl.finish.is_some() {
+                    bad(format!("{name} started on {gpu} after it finished"));
+                }
+                if tl.dispatched_at.is_none() {
+                    bad(format!("{name} started on {gpu} without being dispatched"));
+                } else if !gl.set.contains(&gpu) {
+                    bad(format!(
+                        "{name} started on {gpu} but was dispatched to the set {}",
+                        set_label(&gl.set)
+                    ));
+                }
+                if first {
+                    if gl.set.len() != need_g {
+                        bad(format!(
+                            "{name} started on a set of {} GPUs, but needs {need_g}",
+                            gl.set.len()
+                        ));
+                    }
+                } else {
+                    if time != tl.start {
+                        bad(format!(
+                            "{name} started on {gpu} at {time} s, apart from its set's start at {} s",
+                            tl.start
+                        ));
+                    }
+                    if gl.on.contains(&gpu) {
+                        bad(format!(
+                            "{name} started on {gpu} while already running there"
+                        ));
+                    }
+                }
+                if !released[job.index()] || time < w.job(job).release {
+                    bad(format!(
+                        "{name} started before its job {} was released (release {} s)",
+                        w.job(job).name,
+                        w.job(job).release
+                    ));
+                }
+                if gpu_down[gpu.index()] {
+                    bad(format!("{name} started on {gpu}, which is down"));
+                }
+                if time < problem.ready_time(gpu) {
+                    bad(format!(
+                        "{name} started on {gpu} before its ready time {} s",
+                        problem.ready_time(gpu)
+                    ));
+                }
+                if let Some(other) = gpu_running[gpu.index()] {
+                    bad(format!(
+                        "{name} started on {gpu} while {} runs there",
+                        label(other)
+                    ));
+                }
+                if first {
+                    // Every input on every GPU of the set.
+                    for nb in g.preds(task) {
+                        let u = nb.task;
+                        let Some(fu) = tasks[u.index()].finish else {
+                            bad(format!(
+                                "{name} started before its parent {} finished",
+                                label(u)
+                            ));
+                            continue;
+                        };
+                        let from: Vec<GpuId> = if is_gang(u) {
+                            gang[u.index()].set.clone()
+                        } else {
+                            tasks[u.index()].gpu.into_iter().collect()
+                        };
+                        if time < fu {
+                            bad(format!(
+                                "{name} started before its parent {} finished",
+                                label(u)
+                            ));
+                        }
+                        let mut need: Vec<f64> = gang[task.index()]
+                            .set
+                            .iter()
+                            .filter(|l| !from.contains(l))
+                            .map(|&l| {
+                                from.iter()
+                                    .map(|&k| problem.comm_time(nb.bytes, k, l))
+                                    .fold(f64::INFINITY, f64::min)
+                            })
+                            .collect();
+                        if need.is_empty() {
+                            continue;
+                        }
+                        let got = gang_transfer
+                            .get(&(u.index(), task.index()))
+                            .map_or(&[][..], Vec::as_slice);
+                        let mut took: Vec<(f64, f64)> =
+                            got.iter().filter_map(|&(s, f)| f.map(|f| (s, f))).collect();
+                        if took.len() < need.len() {
+                            bad(format!(
+                                "{name} started on its set {} before its input from {} arrived on every GPU ({} of {} transfers delivered)",
+                                set_label(&gang[task.index()].set),
+                                label(u),
+                                took.len(),
+                                need.len()
+                            ));
+                            continue;
+                        }
+                        need.sort_by(|a, b| b.total_cmp(a));
+                        took.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
+                        for (&(s, f), &c) in took.iter().zip(&need) {
+                            if s < fu {
+                                bad(format!(
+                                    "the transfer {} -> {name} started at {s} s, before the parent finished at {fu} s",
+                                    label(u)
+                                ));
+                            }
+                            if f - s < c * (1.0 - REL_TOL) - 1e-12 - rounding(s, f) {
+                                bad(format!(
+                                    "the transfer {} -> {name} took {} s, less than its contention-free time {c} s",
+                                    label(u),
+                                    f - s
+                                ));
+                            }
+                        }
+                    }
+                    let t = &mut tasks[task.index()];
+                    t.start = time;
+                    t.attempts += 1;
+                    gang[task.index()].ended = None;
+                }
+                gang[task.index()].on.push(gpu);
+                gpu_running[gpu.index()] = Some(task);
+            }
+            Event::Finished { task, gpu, .. } | Event::Lost { task, gpu, .. } if is_gang(task) => {
+                let lost = matches!(e, Event::Lost { .. });
+                let verb = if lost { "lost" } else { "finished" };
+                let name = label(task);
+                let need_g = problem.gpus(task) as usize;
+                let t = &mut tasks[task.index()];
+                let gl = &mut gang[task.index()];
+                match gl.ended {
+                    None => {
+                        if gl.on.len() != need_g && gl.on.contains(&gpu) {
+                            bad(format!(
+                                "{name} ran on {} of its {need_g} GPUs",
+                                gl.on.len()
+                            ));
+                        }
+                        if !lost {
+                            if t.finish.is_some() {
+                                bad(format!("{name} finished twice"));
+                            }
+                            t.finish = Some(time);
+                        }
+                        gl.ended = Some((time, lost));
+                    }
+                    Some((at, was_lost)) => {
+                        if at != time || was_lost != lost {
+                            bad(format!(
+                                "{name} {verb} on {gpu} at {time} s, apart from its set's other GPUs ({} at {at} s)",
+                                if was_lost { "lost" } else { "finished" }
+                            ));
+                        }
+                    }
+                }
+                if let Some(pos) = gl.on.iter().position(|&k| k == gpu) {
+                    gl.on.swap_remove(pos);
+                    if time < t.start {
+                        bad(format!("{name} {verb} before it started"));
+                    }
+                    if let Some((from, to)) = window_met(problem.busy(gpu), t.start, time) {
+                        bad(format!(
+                            "{name} ran on {gpu} over {}..{time} s, meeting its busy window [{from}, {to}) s",
+                            t.start
+                        ));
+                    }
+                    gpu_running[gpu.index()] = None;
+                } else {
+                    bad(format!("{name} {verb} on {gpu} without running there"));
+                }
+                if lost && !gl.set.iter().any(|k| gpu_down[k.index()]) {
+                    bad(format!(
+                        "{name} lost on {gpu}, but no GPU of its set {} failed",
+                        set_label(&gl.set)
+                    ));
+                }
+            }
+            Event::TransferStarted {
+                from_task, to_task, ..
+            } if is_gang(to_task) => {
+                if !g.preds(to_task).iter().any(|nb| nb.task == from_task) {
+                    bad(format!(
+                        "transfer {} -> {}: no such edge",
+                        label(from_task),
+                        label(to_task)
+                    ));
+                }
+                gang_transfer
+                    .entry((from_task.index(), to_task.index()))
+                    .or_default()
+                    .push((time, None));
+            }
+            Event::TransferFinished {
+                from_task, to_task, ..
+            } if is_gang(to_task) => {
+                let open = gang_transfer
+                    .get_mut(&(from_task.index(), to_task.index()))
+                    .and_then(|ts| ts.iter_mut().find(|(_, f)| f.is_none()));
+                match open {
+                    Some((_, f)) => *f = Some(time),
+                    None => bad(format!(
+                        "transfer {} -> {} finished without starting",
+                        label(from_task),
+                        label(to_task)
+                    )),
+                }
             }
             Event::Started { task, gpu, .. } => {
                 let tl = tasks[task.index()];
@@ -244,6 +545,41 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                         continue;
                     };
                     let gu = ul.gpu.unwrap_or(gpu);
+                    if is_gang(u) {
+                        // A gang parent sends from the GPU of its set nearest to `gpu`.
+                        let from = &gang[u.index()].set;
+                        if from.contains(&gpu) {
+                            if time < fu {
+                                bad(format!(
+                                    "{name} started before its parent {} finished",
+                                    label(u)
+                                ));
+                            }
+                            continue;
+                        }
+                        let need = from
+                            .iter()
+                            .map(|&k| problem.comm_time(nb.bytes, k, gpu))
+                            .fold(f64::INFINITY, f64::min);
+                        match transfer.get(&(u.index(), task.index())) {
+                            Some(&(s, Some((f, at))))
+                                if tl.dispatched_at.is_some_and(|d| at > d) =>
+                            {
+                                if s < fu || f - s < need * (1.0 - REL_TOL) - 1e-12 - rounding(s, f)
+                                {
+                                    bad(format!(
+                                        "the transfer {} -> {name} ran {s}..{f} s: before the parent finished at {fu} s or shorter than its contention-free time {need} s",
+                                        label(u)
+                                    ));
+                                }
+                            }
+                            _ => bad(format!(
+                                "{name} started on {gpu} before its input from {} arrived",
+                                label(u)
+                            )),
+                        }
+                        continue;
+                    }
                     if gu == gpu {
                         if time < fu {
                             bad(format!(
@@ -355,6 +691,18 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                 }
                 gpu_down[gpu.index()] = false;
             }
+        }
+    }
+    for (i, gl) in gang.iter().enumerate() {
+        if !gl.on.is_empty() {
+            v.push(LogViolation {
+                time: last,
+                what: format!(
+                    "{} is still running on {} at the end of the log",
+                    label(TaskId::new(i)),
+                    set_label(&gl.on)
+                ),
+            });
         }
     }
     for (i, t) in tasks.iter().enumerate() {

@@ -46,16 +46,13 @@ pub struct Simulation<'p> {
 impl<'p> Simulation<'p> {
     /// A simulation of `problem` under `config`.
     ///
+    /// Gang tasks (needing `g > 1` GPUs at once) run on all GPUs of their set together
+    /// (see the crate documentation); a policy that cannot place them refuses the problem
+    /// when it runs ([`SimError::GangUnsupported`]).
+    ///
     /// Errors: [`SimError::InvalidSpec`] / [`SimError::InvalidOutage`] for invalid noise or
-    /// failure parameters; [`SimError::GangTask`] naming the first task that needs more
-    /// than one GPU (the engine executes one GPU per task).
+    /// failure parameters.
     pub fn new(problem: &'p Problem, config: SimConfig) -> Result<Self> {
-        if let Some((v, t)) = problem.graph().tasks().find(|(_, t)| t.is_gang()) {
-            return Err(SimError::GangTask {
-                task: problem.task_label(v),
-                gpus: t.gpus,
-            });
-        }
         config.noise.validate()?;
         config.failures.validate(problem.n_gpus())?;
         Ok(Self { problem, config })
@@ -75,8 +72,8 @@ impl<'p> Simulation<'p> {
     /// times) from one ChaCha8 stream seeded with `seed`.
     ///
     /// Errors: the policy's own errors; [`SimError::UnknownTask`], [`SimError::UnknownGpu`],
-    /// [`SimError::AlreadyDispatched`] and [`SimError::MemoryInfeasible`] for an invalid
-    /// dispatch; [`SimError::Stalled`] when nothing can happen any more and tasks are
+    /// [`SimError::AlreadyDispatched`], [`SimError::MemoryInfeasible`] and
+    /// [`SimError::InvalidGpuSet`] (a gang task's set) for an invalid dispatch; [`SimError::Stalled`] when nothing can happen any more and tasks are
     /// unfinished (a task never dispatched, or a GPU queue whose head waits for a task
     /// queued behind it).
     pub fn run(&self, policy: &mut dyn OnlinePolicy, seed: u64) -> Result<SimResult> {
@@ -232,6 +229,9 @@ struct Engine<'p, 'c> {
     /// Whether some GPU has a busy window ([`Problem::has_windows`]): only then does a
     /// start look at the windows.
     windows: bool,
+    /// Whether the problem has a gang task ([`Problem::has_gangs`]): only then do
+    /// dispatches, starts, finishes, losses and transfers look at GPU sets.
+    gangs: bool,
 }
 
 impl<'p, 'c> Engine<'p, 'c> {
@@ -297,6 +297,11 @@ impl<'p, 'c> Engine<'p, 'c> {
                 newly_lost: Vec::new(),
                 ready: Vec::new(),
                 ready_time: p.ready_times().to_vec(),
+                sets: if p.has_gangs() {
+                    vec![Vec::new(); p.n_tasks()]
+                } else {
+                    Vec::new()
+                },
             },
             heap: BinaryHeap::new(),
             seq: 0,
@@ -326,6 +331,7 @@ impl<'p, 'c> Engine<'p, 'c> {
             mtbf,
             idle_rounds: 0,
             windows: p.has_windows(),
+            gangs: p.has_gangs(),
         };
         for (j, job) in w.jobs().iter().enumerate() {
             e.push(job.release, Kind::Release(j as u32));
@@ -543,19 +549,36 @@ impl<'p, 'c> Engine<'p, 'c> {
         ts.phase = Phase::Finished;
         ts.finish = now;
         let (g, start) = (ts.gpu, ts.start);
-        let gs = &mut self.st.gpus[g as usize];
-        gs.running = NONE;
-        gs.busy += now - start;
-        self.mark(g);
+        if self.gangs && !self.st.sets[v].is_empty() {
+            // A gang frees every GPU of its set at once.
+            let set = std::mem::take(&mut self.st.sets[v]);
+            for &k in &set {
+                let gs = &mut self.st.gpus[k.index()];
+                gs.running = NONE;
+                gs.busy += now - start;
+                self.mark(k.index() as u32);
+                self.log(Event::Finished {
+                    time: now,
+                    task: TaskId::new(v),
+                    gpu: k,
+                });
+            }
+            self.st.sets[v] = set;
+        } else {
+            let gs = &mut self.st.gpus[g as usize];
+            gs.running = NONE;
+            gs.busy += now - start;
+            self.mark(g);
+            self.log(Event::Finished {
+                time: now,
+                task: TaskId::new(v),
+                gpu: GpuId::new(g as usize),
+            });
+        }
         self.finished += 1;
         self.wake = true;
         let j = self.job_of[v] as usize;
         self.job_finish[j] = self.job_finish[j].max(now);
-        self.log(Event::Finished {
-            time: now,
-            task: TaskId::new(v),
-            gpu: GpuId::new(g as usize),
-        });
         let graph = self.p.graph();
         for nb in graph.succs(TaskId::new(v)) {
             let c = nb.task.index();
@@ -576,13 +599,49 @@ impl<'p, 'c> Engine<'p, 'c> {
         }
     }
 
+    /// Starts the transfers of edge `u -> v` (`u` finished, `v` dispatched): one to `v`'s
+    /// GPU, or, with gang tasks, one to each GPU `l` of `v`'s set from the GPU of `u`'s set
+    /// nearest to it (smallest `comm(d_uv, k, l)`, ties to the earlier GPU of the set); a
+    /// destination GPU in `u`'s set receives the data at once.
     fn start_transfer(&mut self, u: usize, v: usize, bytes: f64) {
-        let now = self.st.now;
+        if self.gangs && (!self.st.sets[u].is_empty() || !self.st.sets[v].is_empty()) {
+            let one = |g: u32| vec![GpuId::new(g as usize)];
+            let from = match &self.st.sets[u] {
+                s if s.is_empty() => one(self.st.tasks[u].gpu),
+                s => s.clone(),
+            };
+            let to = match &self.st.sets[v] {
+                s if s.is_empty() => one(self.st.tasks[v].gpu),
+                s => s.clone(),
+            };
+            for &l in &to {
+                if from.contains(&l) {
+                    self.input_arrived(v);
+                    continue;
+                }
+                let mut src = from[0];
+                let mut best = self.p.comm_time(bytes, src, l);
+                for &k in &from[1..] {
+                    let c = self.p.comm_time(bytes, k, l);
+                    if c < best {
+                        (src, best) = (k, c);
+                    }
+                }
+                self.send(u, v, bytes, src.index() as u32, l.index() as u32);
+            }
+            return;
+        }
         let (gu, gv) = (self.st.tasks[u].gpu, self.st.tasks[v].gpu);
         if gu == gv {
             self.input_arrived(v);
             return;
         }
+        self.send(u, v, bytes, gu, gv);
+    }
+
+    /// Starts the transfer of edge `u -> v` from GPU `gu` to GPU `gv` (distinct).
+    fn send(&mut self, u: usize, v: usize, bytes: f64, gu: u32, gv: u32) {
+        let now = self.st.now;
         self.log(Event::TransferStarted {
             time: now,
             from_task: TaskId::new(u),
@@ -680,10 +739,15 @@ impl<'p, 'c> Engine<'p, 'c> {
         if running != NONE {
             // Drop the stale entry of its first dispatch before adding it again.
             self.compact_ready();
+            let gang = self.gangs && !self.st.sets[running as usize].is_empty();
             let ts = &mut self.st.tasks[running as usize];
             ts.phase = Phase::Undispatched;
             ts.generation = ts.generation.wrapping_add(1);
-            let lost = now - ts.start;
+            let mut lost = now - ts.start;
+            if gang {
+                // The whole gang is lost: its run time on every GPU of the set.
+                lost *= self.st.sets[running as usize].len() as f64;
+            }
             ts.lost_time += lost;
             ts.in_ready = true;
             self.lost_time += lost;
@@ -695,6 +759,20 @@ impl<'p, 'c> Engine<'p, 'c> {
                 task: t,
                 gpu: GpuId::new(k),
             });
+            if gang {
+                // The other GPUs of the set stop too (logged after the failed one's).
+                let set = std::mem::take(&mut self.st.sets[running as usize]);
+                for &l in set.iter().filter(|&&l| l.index() != k) {
+                    self.st.gpus[l.index()].running = NONE;
+                    self.mark(l.index() as u32);
+                    self.log(Event::Lost {
+                        time: now,
+                        task: t,
+                        gpu: l,
+                    });
+                }
+                self.st.sets[running as usize] = set;
+            }
         }
     }
 
@@ -750,6 +828,9 @@ impl<'p, 'c> Engine<'p, 'c> {
         }
         for d in out.iter() {
             self.check_dispatch(policy.name(), *d)?;
+            if self.gangs && self.p.gpus(d.task) > 1 {
+                self.choose_set(policy, *d)?;
+            }
             if self.cfg.charge_decision_time {
                 let ts = &mut self.st.tasks[d.task.index()];
                 ts.phase = Phase::Pending;
@@ -766,6 +847,87 @@ impl<'p, 'c> Engine<'p, 'c> {
             let b = self.batches.len() as u32;
             self.batches.push(std::mem::take(out));
             self.push(self.st.now + elapsed, Kind::ApplyDispatch(b));
+        }
+        Ok(())
+    }
+
+    /// Records the GPU set of gang dispatch `d`: the policy's
+    /// ([`OnlinePolicy::gang_set`]), else [`SimView::best_set`]'s around the lead, checked.
+    fn choose_set(&mut self, policy: &dyn OnlinePolicy, d: Dispatch) -> Result<()> {
+        let set = match policy.gang_set(d.task) {
+            Some(set) => set,
+            None => {
+                let view = SimView {
+                    problem: self.p,
+                    state: &self.st,
+                };
+                match view.best_set(d.task, d.gpu) {
+                    Some((set, _)) => set,
+                    None => {
+                        return Err(SimError::InvalidGpuSet {
+                            policy: policy.name().to_string(),
+                            task: self.p.task_label(d.task),
+                            gpus: format!("[{}]", d.gpu),
+                            reason: format!(
+                                "fewer than {} up GPUs with its memory can join the lead",
+                                self.p.gpus(d.task)
+                            ),
+                        });
+                    }
+                }
+            }
+        };
+        self.check_set(policy.name(), d, &set)?;
+        self.st.sets[d.task.index()] = set;
+        Ok(())
+    }
+
+    /// Checks the GPU `set` of gang dispatch `d` ([`SimError::InvalidGpuSet`]).
+    fn check_set(&self, policy: &str, d: Dispatch, set: &[GpuId]) -> Result<()> {
+        let p = self.p;
+        let g = p.gpus(d.task) as usize;
+        let bad = |reason: String| SimError::InvalidGpuSet {
+            policy: policy.to_string(),
+            task: p.task_label(d.task),
+            gpus: format!(
+                "[{}]",
+                set.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            reason,
+        };
+        if set.len() != g {
+            return Err(bad(format!("{} GPUs given, the task needs {g}", set.len())));
+        }
+        if set[0] != d.gpu {
+            return Err(bad(format!(
+                "the set is not led by the dispatch's GPU {}",
+                d.gpu
+            )));
+        }
+        if let Some(k) = set.iter().find(|k| k.index() >= p.n_gpus()) {
+            return Err(bad(format!(
+                "GPU index {} is out of range (the cluster has {} GPUs)",
+                k.index(),
+                p.n_gpus()
+            )));
+        }
+        if let Some(i) = (1..g).find(|&i| set[..i].contains(&set[i])) {
+            return Err(bad(format!("GPU {} is repeated", set[i])));
+        }
+        if let Some(k) = set.iter().find(|&&k| !p.fits(d.task, k)) {
+            return Err(bad(format!("{k} lacks the task's memory")));
+        }
+        if p.graph().task(d.task).gang.span == worl_dag::Span::Machine {
+            let home = p.machine_of(set[0]);
+            if let Some(k) = set.iter().find(|&&k| p.machine_of(k) != home) {
+                return Err(bad(format!(
+                    "span machine, but {k} is on another machine than {}",
+                    set[0]
+                )));
+            }
         }
         Ok(())
     }
@@ -810,6 +972,10 @@ impl<'p, 'c> Engine<'p, 'c> {
     /// Appends `task` to `gpu`'s queue (a lost task to its retry queue) and starts the
     /// transfers of its finished parents.
     fn enqueue(&mut self, task: TaskId, gpu: GpuId) {
+        if self.gangs && !self.st.sets[task.index()].is_empty() {
+            self.enqueue_gang(task);
+            return;
+        }
         let (v, k) = (task.index(), gpu.index());
         let est = self.p.exec_time(task, gpu);
         let preds = self.p.graph().preds(task);
@@ -843,6 +1009,136 @@ impl<'p, 'c> Engine<'p, 'c> {
         }
     }
 
+    /// Appends gang `task` to the queue (a lost one to the retry queue) of every GPU of its
+    /// set, lead first, and starts the transfers of its finished parents to each.
+    fn enqueue_gang(&mut self, task: TaskId) {
+        let v = task.index();
+        let set = std::mem::take(&mut self.st.sets[v]);
+        let est = self.p.exec_time_on(task, &set);
+        let preds = self.p.graph().preds(task);
+        let ts = &mut self.st.tasks[v];
+        ts.phase = Phase::Queued;
+        ts.gpu = set[0].index() as u32;
+        ts.est = est;
+        ts.inputs_left = (preds.len() * set.len()) as u32;
+        if ts.in_ready {
+            ts.in_ready = false;
+            self.ready_dirty = true;
+        }
+        let retry = ts.attempts > 0;
+        for &k in &set {
+            let gs = &mut self.st.gpus[k.index()];
+            gs.queued_est += est;
+            if retry {
+                gs.retry.push_back(task);
+            } else {
+                gs.queue.push_back(task);
+            }
+            self.log(Event::Dispatched {
+                time: self.st.now,
+                task,
+                gpu: k,
+            });
+            self.mark(k.index() as u32);
+        }
+        self.st.sets[v] = set;
+        for nb in preds {
+            if self.st.tasks[nb.task.index()].phase == Phase::Finished {
+                self.start_transfer(nb.task.index(), v, nb.bytes);
+            }
+        }
+    }
+
+    /// Starts gang `v` (the head of one GPU of its set) if it heads the queue of every GPU
+    /// of its set, all are up, idle and past their ready times, its job is released, every
+    /// input has arrived on every GPU, and the run meets no busy window of any of them
+    /// (else it waits for the first start past them, as [`try_start`](Self::try_start)).
+    fn try_start_gang(&mut self, v: usize) {
+        let now = self.st.now;
+        let h = TaskId::new(v);
+        let set = std::mem::take(&mut self.st.sets[v]);
+        let ok = set.iter().all(|&k| {
+            let gs = &self.st.gpus[k.index()];
+            gs.down == 0
+                && gs.running == NONE
+                && now >= self.st.ready_time[k.index()]
+                && gs.head() == Some(h)
+        });
+        let ts = &self.st.tasks[v];
+        if !ok || ts.inputs_left > 0 || !self.st.job_released[self.job_of[v] as usize] {
+            self.st.sets[v] = set;
+            return;
+        }
+        let est = ts.est;
+        let dur = match (ts.drawn, &self.noise) {
+            (Some(d), _) => d,
+            (None, NoiseSampler::One) => est,
+            (None, s) => est * s.draw(&mut self.rng),
+        };
+        if self.windows {
+            // The first start at which no GPU of the set meets a window.
+            let mut start = now;
+            loop {
+                let next = set.iter().fold(start, |t, &k| {
+                    t.max(past_windows(self.p.busy(k), start, dur))
+                });
+                if next == start {
+                    break;
+                }
+                start = next;
+            }
+            if start > now {
+                self.st.tasks[v].drawn = Some(dur);
+                let lead = set[0].index();
+                if self.st.gpus[lead].window_wake != start {
+                    self.st.gpus[lead].window_wake = start;
+                    self.push(start, Kind::GpuReady(lead as u32));
+                }
+                self.st.sets[v] = set;
+                return;
+            }
+        }
+        self.st.tasks[v].drawn = None;
+        for &k in &set {
+            let gs = &mut self.st.gpus[k.index()];
+            if gs.retry.front() == Some(&h) {
+                gs.retry.pop_front();
+            } else {
+                gs.queue.pop_front();
+            }
+            gs.queued_est = if gs.retry.is_empty() && gs.queue.is_empty() {
+                0.0
+            } else {
+                gs.queued_est - est
+            };
+            gs.running = v as u32;
+            gs.running_est_finish = now + est;
+        }
+        let ts = &mut self.st.tasks[v];
+        ts.phase = Phase::Running;
+        ts.attempts += 1;
+        ts.generation = ts.generation.wrapping_add(1);
+        ts.start = now;
+        let generation = ts.generation;
+        let j = self.job_of[v] as usize;
+        self.job_first_start[j] = self.job_first_start[j].min(now);
+        for &k in &set {
+            self.log(Event::Started {
+                time: now,
+                task: h,
+                gpu: k,
+            });
+        }
+        self.st.sets[v] = set;
+        self.push(
+            now + dur,
+            Kind::TaskDone {
+                task: v as u32,
+                generation,
+            },
+        );
+    }
+
     fn try_start(&mut self, k: usize) {
         let now = self.st.now;
         let gs = &self.st.gpus[k];
@@ -853,6 +1149,10 @@ impl<'p, 'c> Engine<'p, 'c> {
             return;
         };
         let v = h.index();
+        if self.gangs && !self.st.sets[v].is_empty() {
+            self.try_start_gang(v);
+            return;
+        }
         let ts = &self.st.tasks[v];
         if ts.inputs_left > 0 || !self.st.job_released[self.job_of[v] as usize] {
             return;

@@ -46,16 +46,33 @@ pub enum SimError {
         /// Why it is refused.
         reason: String,
     },
-    /// The problem holds a gang task (one needing more than one GPU at once): the
-    /// simulator runs every task on one GPU and cannot execute it yet.
+    /// A policy that cannot place gang tasks (online DQN/MDTS, re-planning with a static
+    /// scheduler whose [`supports_gangs`](worl_rtgs::Scheduler::supports_gangs) is false)
+    /// met a problem holding one.
     #[error(
-        "task `{task}` needs {gpus} GPUs at once; the simulator runs one GPU per task and cannot execute a gang task yet"
+        "policy `{policy}` does not support gang tasks: task `{task}` needs {gpus} GPUs at once"
     )]
-    GangTask {
-        /// The first gang task, as `job/task`.
+    GangUnsupported {
+        /// The policy's name.
+        policy: String,
+        /// The first gang task (id order), as `job/task`.
         task: String,
         /// The GPUs it needs.
         gpus: u32,
+    },
+    /// A policy dispatched a gang task to a GPU set that cannot run it: wrong size, a GPU
+    /// repeated or out of range, a GPU without the task's memory, span `machine` broken, a
+    /// set not led by the dispatch's GPU, or no set of up GPUs around the lead.
+    #[error("policy `{policy}` dispatched gang task {task} to the GPU set {gpus}: {reason}")]
+    InvalidGpuSet {
+        /// The policy's name.
+        policy: String,
+        /// The task's label.
+        task: String,
+        /// The set, as `[g0, g1]`.
+        gpus: String,
+        /// Why it is refused.
+        reason: String,
     },
     /// A policy dispatched a task id that is not in the problem.
     #[error("policy `{policy}` dispatched task index {index}, but the problem has {n_tasks} tasks")]

@@ -8,6 +8,11 @@ use worl_dag::{JobId, TaskId};
 
 /// A decision: append `task` to `gpu`'s FIFO queue.
 ///
+/// For a gang task (one needing `g > 1` GPUs at once, [`Problem::gpus`]) `gpu` is the
+/// **lead** of its GPU set: the set is the one the policy gives through
+/// [`OnlinePolicy::gang_set`], or else the one [`SimView::best_set`] chooses around the
+/// lead when the dispatch is applied; the task joins the queue of every GPU of the set.
+///
 /// Each GPU runs its dispatched tasks in dispatch order; the queue head starts when the
 /// GPU is up and idle, the task's job is released and every input has arrived. A lost
 /// task dispatched again goes before the tasks dispatched normally (it is ready: all its
@@ -32,6 +37,33 @@ pub trait OnlinePolicy {
     ///
     /// Errors: whatever the policy fails with; the simulation stops with it.
     fn decide(&mut self, view: &SimView<'_>, out: &mut Vec<Dispatch>) -> Result<(), SimError>;
+
+    /// The GPU set (lead first, `g` distinct GPUs, the lead being the dispatch's
+    /// [`Dispatch::gpu`]) of gang task `task`, dispatched by the `decide` call that just
+    /// returned; asked by the engine once per gang dispatch, right after that call.
+    /// `None` (the default) lets the engine choose the set with [`SimView::best_set`] around
+    /// the lead. The engine checks the set and stops with [`SimError::InvalidGpuSet`] if it
+    /// cannot run the task.
+    fn gang_set(&self, task: TaskId) -> Option<Vec<GpuId>> {
+        let _ = task;
+        None
+    }
+}
+
+/// Refuses a problem holding a gang task for policy `policy`, which cannot place them:
+/// [`SimError::GangUnsupported`] naming the first gang task in id order.
+pub(crate) fn refuse_gangs(policy: &str, problem: &Problem) -> Result<(), SimError> {
+    if !problem.has_gangs() {
+        return Ok(());
+    }
+    match problem.graph().tasks().find(|(_, t)| t.is_gang()) {
+        Some((v, t)) => Err(SimError::GangUnsupported {
+            policy: policy.to_string(),
+            task: problem.task_label(v),
+            gpus: t.gpus,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The state of a running simulation as a policy sees it: a read-only view.
@@ -129,6 +161,71 @@ impl<'a> SimView<'a> {
         self.state.gpu_of(task)
     }
 
+    /// The GPU set of gang task `task`'s current (or last) dispatch, lead first (the lead
+    /// is [`placement`](Self::placement)); `None` for a task needing one GPU or never
+    /// dispatched.
+    ///
+    /// # Panics
+    /// If `task` is out of range.
+    #[inline]
+    pub fn placement_set(&self, task: TaskId) -> Option<&'a [GpuId]> {
+        let _ = &self.state.tasks[task.index()];
+        self.state.set_of(task)
+    }
+
+    /// Estimated data-ready time of `task` on `gpu`, s: the latest of now and, over its
+    /// finished parents `u`, `F_u + min_{k ∈ S_u} comm(d_uv, k, gpu)` (each input sent from
+    /// the GPU of the parent's set nearest to `gpu`, with the contention-free cost model; a
+    /// parent not finished is not counted).
+    ///
+    /// # Panics
+    /// If `task` or `gpu` is out of range.
+    pub fn data_ready_at(&self, task: TaskId, gpu: GpuId) -> f64 {
+        let p = self.problem;
+        let mut drt = self.now();
+        for e in p.graph().preds(task) {
+            let Some(f) = self.finish_time(e.task) else {
+                continue;
+            };
+            if let Some(set) = self.placement_set(e.task) {
+                let c = set
+                    .iter()
+                    .map(|&k| p.comm_time(e.bytes, k, gpu))
+                    .fold(f64::INFINITY, f64::min);
+                drt = drt.max(f + c);
+            } else if let Some(from) = self.placement(e.task) {
+                drt = drt.max(f + p.comm_time(e.bytes, from, gpu));
+            }
+        }
+        drt
+    }
+
+    /// The GPU set gang task `task` would take around its lead `lead` now, lead first, with
+    /// its estimated common finish, s: the online analogue of
+    /// [`PartialSchedule::best_set`](worl_cluster::PartialSchedule::best_set), with each
+    /// GPU's estimated free time [`gpu_free_at`](Self::gpu_free_at) in place of a planned
+    /// timeline. Every other up GPU that fits the task's memory gets the estimated start
+    /// `max(free_k, DRT(v, k))` ([`data_ready_at`](Self::data_ready_at)); the `g − 1`
+    /// earliest (ties by id) of the lead's machine join the lead, then, for span `cluster`
+    /// only, the earliest of the other machines' GPUs if the lead's machine has too few.
+    /// The common start is the latest estimated start over the set (the lead's included),
+    /// the finish that plus [`Problem::exec_time_on`] (busy windows are not looked at: the
+    /// engine enforces them at the start). `None` if the lead is down or lacks the task's
+    /// memory, or too few up GPUs can join it. A task needing one GPU gets `[lead]`.
+    /// `O(m + c log c + c · in-degree · g)` for `c` candidates.
+    ///
+    /// # Panics
+    /// If `task` or `lead` is out of range.
+    pub fn best_set(&self, task: TaskId, lead: GpuId) -> Option<(Vec<GpuId>, f64)> {
+        let free: Vec<f64> = self
+            .problem
+            .cluster()
+            .gpu_ids()
+            .map(|k| self.gpu_free_at(k))
+            .collect();
+        set_around(self, task, lead, &free)
+    }
+
     /// The finish time of `task`, s, `None` if not finished.
     ///
     /// # Panics
@@ -150,4 +247,62 @@ impl<'a> SimView<'a> {
     pub fn newly_lost(&self) -> &'a [TaskId] {
         &self.state.newly_lost
     }
+}
+
+/// The GPU set of gang task `task` around `lead` with per-GPU estimated free times `free`
+/// (s, by GPU index), and its estimated common finish, s.
+///
+/// Each other up GPU that fits the task's memory gets the estimated start
+/// `max(free_k, DRT(v, k))` ([`SimView::data_ready_at`]); the `g − 1` earliest (ties by id)
+/// of the lead's machine join it, then, for span `cluster` only, the earliest of the other
+/// machines' GPUs if the lead's machine has too few (as
+/// [`PartialSchedule::best_set`](worl_cluster::PartialSchedule::best_set) ranks
+/// candidates, with estimated free times instead of a planned timeline, and without
+/// windows). The common start is the latest estimated start over the set (the lead's
+/// included), the finish that plus [`Problem::exec_time_on`]. `None` if the lead is down or
+/// lacks the memory, or fewer than `g − 1` GPUs can join. `O(c log c + c · in-degree ·
+/// g)` for `c` candidates.
+pub(crate) fn set_around(
+    view: &SimView<'_>,
+    task: TaskId,
+    lead: GpuId,
+    free: &[f64],
+) -> Option<(Vec<GpuId>, f64)> {
+    let p = view.problem();
+    if !view.gpu_up(lead) || !p.fits(task, lead) {
+        return None;
+    }
+    let g = p.gpus(task) as usize;
+    let est = |k: GpuId| free[k.index()].max(view.data_ready_at(task, k));
+    let ranked = |gpus: &mut dyn Iterator<Item = GpuId>| -> Vec<(f64, GpuId)> {
+        let mut out: Vec<(f64, GpuId)> = gpus
+            .filter(|&k| k != lead && view.gpu_up(k) && p.fits(task, k))
+            .map(|k| (est(k), k))
+            .collect();
+        out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        out
+    };
+    let mut set = vec![lead];
+    let mut start = est(lead);
+    if g > 1 {
+        let home = p.machine_of(lead);
+        let near = ranked(&mut p.cluster().gpus_of(home).iter().copied());
+        for &(t, k) in near.iter().take(g - 1) {
+            set.push(k);
+            start = start.max(t);
+        }
+        if set.len() < g && p.graph().task(task).gang.span == worl_dag::Span::Cluster {
+            let far = ranked(&mut p.cluster().gpu_ids().filter(|&k| p.machine_of(k) != home));
+            let missing = g - set.len();
+            for &(t, k) in far.iter().take(missing) {
+                set.push(k);
+                start = start.max(t);
+            }
+        }
+        if set.len() < g {
+            return None;
+        }
+    }
+    let finish = start + p.exec_time_on(task, &set);
+    Some((set, finish))
 }

@@ -100,9 +100,23 @@ pub(crate) struct State {
     pub(crate) ready: Vec<TaskId>,
     /// GPU ready times, s.
     pub(crate) ready_time: Vec<f64>,
+    /// Per task, the GPU set of its current (or last) dispatch when it is a gang task, lead
+    /// first (empty for a single-GPU task or one never dispatched); an empty vector when
+    /// the problem has no gang task.
+    pub(crate) sets: Vec<Vec<GpuId>>,
 }
 
 impl State {
+    /// The GPU set of gang task `task`'s current (or last) dispatch, lead first; `None`
+    /// for a single-GPU task or one never dispatched.
+    #[inline]
+    pub(crate) fn set_of(&self, task: TaskId) -> Option<&[GpuId]> {
+        self.sets
+            .get(task.index())
+            .filter(|s| !s.is_empty())
+            .map(Vec::as_slice)
+    }
+
     #[inline]
     pub(crate) fn gpu_of(&self, task: TaskId) -> Option<GpuId> {
         let g = self.tasks[task.index()].gpu;

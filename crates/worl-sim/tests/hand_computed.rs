@@ -902,19 +902,3 @@ mod bad_logs {
         assert!(v.contains("d never finished"), "{v}");
     }
 }
-
-#[test]
-fn a_gang_task_is_refused_naming_it() {
-    let mut b = WorkloadBuilder::new("w");
-    let j = b.add_job("train").unwrap();
-    b.add_task(j, "prep", 1.0, None).unwrap();
-    let ddp = b.add_task(j, "ddp", 8.0, None).unwrap();
-    b.set_gang(ddp, 2, worl_dag::GangParams::default()).unwrap();
-    let p = two_machines(b.build().unwrap(), 2);
-    let e = Simulation::new(&p, SimConfig::default()).unwrap_err();
-    assert!(matches!(e, SimError::GangTask { gpus: 2, .. }), "{e}");
-    assert_eq!(
-        e.to_string(),
-        "task `train/ddp` needs 2 GPUs at once; the simulator runs one GPU per task and cannot execute a gang task yet"
-    );
-}

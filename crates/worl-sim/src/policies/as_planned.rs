@@ -5,7 +5,10 @@ use crate::policy::{Dispatch, OnlinePolicy, SimView};
 use worl_cluster::{Plan, Problem, Schedule};
 
 /// Replays a static plan: at time 0 it dispatches every task to its planned GPU in order
-/// of planned start ([`Schedule::to_plan`]); a lost task goes back to the same GPU.
+/// of planned start ([`Schedule::to_plan`]); a lost task goes back to the same GPU. A gang
+/// task goes to its planned GPU set ([`Plan::gangs`], from [`Schedule::gpus`]), in the
+/// planned order on every GPU of it; a gang task without an explicit set in the plan gets
+/// the engine's set around its planned lead ([`SimView::best_set`]).
 #[derive(Clone, Debug)]
 pub struct AsPlanned {
     plan: Plan,
@@ -85,5 +88,9 @@ impl OnlinePolicy for AsPlanned {
             });
         }
         Ok(())
+    }
+
+    fn gang_set(&self, task: worl_dag::TaskId) -> Option<Vec<worl_cluster::GpuId>> {
+        self.plan.gangs.get(&task).cloned()
     }
 }

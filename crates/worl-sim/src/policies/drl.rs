@@ -67,6 +67,10 @@ pub struct DecisionRecord {
 /// ([`first_decision`](worl_rtgs::schedulers::drl::first_decision)). A task that fits no
 /// up GPU stays undispatched until a later decision. `O(ready · (log ready + m ·
 /// in-degree + m log m) + ready · forward pass)` per call.
+///
+/// Gang tasks (needing `g > 1` GPUs at once) are not supported: the agents score one GPU
+/// per task, so a problem holding one stops the run at the first decision with
+/// [`SimError::GangUnsupported`] naming the policy and the first gang task.
 pub struct OnlineDrl {
     agent: Agent,
     name: String,
@@ -221,6 +225,8 @@ impl OnlinePolicy for OnlineDrl {
 
     fn decide(&mut self, view: &SimView<'_>, out: &mut Vec<Dispatch>) -> Result<(), SimError> {
         let p = view.problem();
+        // The agents score one GPU per task: no gang candidates.
+        crate::policy::refuse_gangs(&self.name, p)?;
         self.ensure_statics(p);
         if starts_run(view) {
             self.reset_run();

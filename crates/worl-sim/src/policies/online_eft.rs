@@ -2,7 +2,8 @@
 
 use super::round_robin::eligible;
 use crate::error::SimError;
-use crate::policy::{Dispatch, OnlinePolicy, SimView};
+use crate::policy::{Dispatch, OnlinePolicy, SimView, set_around};
+use std::collections::HashMap;
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
 use worl_rtgs::schedulers::list::ranks::upward_ranks;
@@ -21,6 +22,15 @@ use worl_rtgs::schedulers::list::ranks::upward_ranks;
 ///   input sent from the GPU its parent finished on, at its realised finish time, with the
 ///   contention-free cost model.
 ///
+/// **Gang tasks** (needing `g > 1` GPUs at once): every up GPU that can lead the task
+/// ([`Problem::can_lead`]) is tried as the lead of the set [`SimView::best_set`]'s rule
+/// builds around it with this decision's free times (the other GPUs of the lead's machine,
+/// then of the cluster for span `cluster`, of earliest estimated start); the set of
+/// earliest estimated common finish `max_{k∈S} max(free_k, DRT(v, k)) + exec(v, S)` wins,
+/// ties to the lowest lead index, and every GPU of it is advanced to that finish. A gang
+/// parent's input comes from the GPU of its set nearest to the child's
+/// ([`SimView::data_ready_at`]).
+///
 /// Unlike static HEFT it does not insert into idle gaps (queues are FIFO) and sees neither
 /// unreleased jobs nor tasks whose parents are unfinished; it reacts to realised run times,
 /// failures and arrivals. A task that fits no up GPU stays undispatched until a later
@@ -36,6 +46,8 @@ pub struct OnlineEft {
     free: Vec<f64>,
     /// Ready tasks in priority order during one decision.
     order: Vec<TaskId>,
+    /// The GPU sets of the gang tasks dispatched by the last decision.
+    sets: HashMap<TaskId, Vec<GpuId>>,
 }
 
 impl OnlineEft {
@@ -93,7 +105,29 @@ impl OnlinePolicy for OnlineEft {
         self.free.clear();
         self.free
             .extend(p.cluster().gpu_ids().map(|k| view.gpu_free_at(k)));
+        self.sets.clear();
         for &task in &self.order {
+            if p.has_gangs() && p.gpus(task) > 1 {
+                let mut best: Option<(Vec<GpuId>, f64)> = None;
+                for lead in p.cluster().gpu_ids() {
+                    if !view.gpu_up(lead) || !p.can_lead(task, lead) {
+                        continue;
+                    }
+                    if let Some((set, f)) = set_around(view, task, lead, &self.free)
+                        && best.as_ref().is_none_or(|(_, b)| f < *b)
+                    {
+                        best = Some((set, f));
+                    }
+                }
+                if let Some((set, f)) = best {
+                    out.push(Dispatch { task, gpu: set[0] });
+                    for &k in &set {
+                        self.free[k.index()] = f;
+                    }
+                    self.sets.insert(task, set);
+                }
+                continue;
+            }
             let mut best: Option<(GpuId, f64)> = None;
             for (k, &free) in self.free.iter().enumerate() {
                 let gpu = GpuId::new(k);
@@ -111,5 +145,8 @@ impl OnlinePolicy for OnlineEft {
             }
         }
         Ok(())
+    }
+    fn gang_set(&self, task: TaskId) -> Option<Vec<GpuId>> {
+        self.sets.get(&task).cloned()
     }
 }

@@ -4,6 +4,7 @@ use super::round_robin::starts_run;
 use crate::error::SimError;
 use crate::policy::{Dispatch, OnlinePolicy, SimView};
 use ndarray::Array2;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 use worl_cluster::{GpuId, Problem};
@@ -60,6 +61,13 @@ pub struct ReplanRecord {
 /// dispatch order so made is topological, so no GPU's queue head ever waits for a task
 /// queued behind it.
 ///
+/// **Gang tasks** (needing `g > 1` GPUs at once) keep their demand and gang parameters in
+/// the sub-problem, and each is dispatched to the GPU set the scheduler planned
+/// ([`Schedule::gpus`](worl_cluster::Schedule::gpus), [`OnlinePolicy::gang_set`]). A
+/// scheduler that does not place gangs ([`Scheduler::supports_gangs`] false) makes the
+/// first decision on a problem holding one fail with [`SimError::GangUnsupported`] naming
+/// the policy and the first gang task.
+///
 /// The scheduler runs with `budget` and a seed derived from [`Replan::with_seed`]'s and the
 /// decision's index (the same run gives the same plans unless a time budget cuts a search
 /// short). The engine measures each decision's wall-clock time into the decision latency
@@ -82,6 +90,8 @@ pub struct Replan {
     /// Scratch: index in the sub-problem + 1 per task, 0 when not in it.
     sub_index: Vec<usize>,
     records: Vec<ReplanRecord>,
+    /// The planned GPU sets of the gang tasks dispatched by the last decision.
+    sets: HashMap<TaskId, Vec<GpuId>>,
 }
 
 impl std::fmt::Debug for Replan {
@@ -111,6 +121,7 @@ impl Replan {
             worst_link: (0.0, 0.0),
             sub_index: Vec::new(),
             records: Vec::new(),
+            sets: HashMap::new(),
         }
     }
 
@@ -179,7 +190,10 @@ impl Replan {
                     j
                 }
             };
-            b.add_task(j, task.name.clone(), task.work, task.mem_gib)?;
+            let v = b.add_task(j, task.name.clone(), task.work, task.mem_gib)?;
+            if task.is_gang() {
+                b.set_gang(v, task.gpus, task.gang)?;
+            }
         }
         for (i, &t) in tasks.iter().enumerate() {
             for e in g.preds(t) {
@@ -245,6 +259,10 @@ impl OnlinePolicy for Replan {
 
     fn decide(&mut self, view: &SimView<'_>, out: &mut Vec<Dispatch>) -> Result<(), SimError> {
         let p = view.problem();
+        self.sets.clear();
+        if !self.scheduler.supports_gangs() {
+            crate::policy::refuse_gangs(&self.name, p)?;
+        }
         self.ensure_problem(p);
         let w = p.workload();
         if starts_run(view) {
@@ -328,6 +346,9 @@ impl OnlinePolicy for Replan {
             });
         }
         let plan = schedule.to_plan(&sub);
+        for (s, set) in &plan.gangs {
+            self.sets.insert(tasks[s.index()], set.clone());
+        }
         out.extend(plan.order.iter().map(|&s| Dispatch {
             task: tasks[s.index()],
             gpu: plan.gpu[s.index()],
@@ -340,5 +361,9 @@ impl OnlinePolicy for Replan {
             planned_makespan: schedule.makespan(),
         });
         Ok(())
+    }
+
+    fn gang_set(&self, task: TaskId) -> Option<Vec<GpuId>> {
+        self.sets.get(&task).cloned()
     }
 }

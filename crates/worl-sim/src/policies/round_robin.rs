@@ -2,6 +2,7 @@
 
 use crate::error::SimError;
 use crate::policy::{Dispatch, OnlinePolicy, SimView};
+use std::collections::HashMap;
 use worl_cluster::GpuId;
 use worl_dag::TaskId;
 
@@ -22,6 +23,15 @@ pub(crate) fn starts_run(view: &SimView<'_>) -> bool {
 #[inline]
 pub(crate) fn eligible(view: &SimView<'_>, task: TaskId, gpu: GpuId) -> bool {
     view.gpu_up(gpu) && view.problem().fits(task, gpu)
+}
+
+/// The GPU set gang `task` takes around `lead` if `lead` may lead it now (up, and
+/// [`Problem::can_lead`](worl_cluster::Problem::can_lead)): [`SimView::best_set`]'s.
+pub(crate) fn gang_set_at(view: &SimView<'_>, task: TaskId, lead: GpuId) -> Option<Vec<GpuId>> {
+    if !view.gpu_up(lead) || !view.problem().can_lead(task, lead) {
+        return None;
+    }
+    view.best_set(task, lead).map(|(set, _)| set)
 }
 
 /// Order-preserving de-duplication of the tasks one decision dispatches (defensive: should
@@ -61,6 +71,9 @@ impl Seen {
 /// dispatch's, cyclically over the GPU ids, skipping GPUs that are down or too small for the
 /// task. Costs, loads and data locality are ignored. A task that fits no up GPU stays
 /// undispatched until a later decision (a repair). The cursor starts at GPU 0 at every run.
+/// A gang task (needing `g > 1` GPUs) is led by the next GPU that can lead it
+/// ([`Problem::can_lead`](worl_cluster::Problem::can_lead)) and has enough up GPUs to join
+/// it, on the set [`SimView::best_set`] gives around it; the cursor moves past the lead.
 ///
 /// `O(ready × m)` per decision in the worst case, `O(ready)` when every GPU is eligible.
 #[derive(Clone, Debug, Default)]
@@ -68,6 +81,8 @@ pub struct RoundRobin {
     /// The GPU index the next dispatch tries first.
     next: usize,
     seen: Seen,
+    /// The GPU sets of the gang tasks dispatched by the last decision.
+    sets: HashMap<TaskId, Vec<GpuId>>,
 }
 
 impl RoundRobin {
@@ -88,8 +103,24 @@ impl OnlinePolicy for RoundRobin {
         }
         let m = view.problem().n_gpus();
         self.seen.start(view.problem().n_tasks());
+        self.sets.clear();
+        let gangs = view.problem().has_gangs();
         for &task in view.ready_tasks() {
             if !self.seen.first(task) {
+                continue;
+            }
+            if gangs && view.problem().gpus(task) > 1 {
+                if let Some((k, set)) = (0..m)
+                    .map(|i| (self.next + i) % m)
+                    .find_map(|k| gang_set_at(view, task, GpuId::new(k)).map(|s| (k, s)))
+                {
+                    out.push(Dispatch {
+                        task,
+                        gpu: GpuId::new(k),
+                    });
+                    self.sets.insert(task, set);
+                    self.next = (k + 1) % m;
+                }
                 continue;
             }
             if let Some(k) = (0..m)
@@ -104,5 +135,8 @@ impl OnlinePolicy for RoundRobin {
             }
         }
         Ok(())
+    }
+    fn gang_set(&self, task: TaskId) -> Option<Vec<GpuId>> {
+        self.sets.get(&task).cloned()
     }
 }
