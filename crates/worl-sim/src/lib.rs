@@ -60,6 +60,16 @@
 //!   and the 100,000-task benchmark 7.4 s (2.8 s with the former approximate re-rating
 //!   beyond 256 flows, whose makespan was 1.5% off). Transfers inside one GPU cost nothing.
 //!   Parents' outputs persist (a failed GPU loses only the running attempt).
+//! * **Gang tasks** (issue 21: a task needing `g > 1` GPUs at once,
+//!   [`Problem::gpus`](worl_cluster::Problem::gpus)) are dispatched to a GPU set (lead
+//!   first, [`OnlinePolicy::gang_set`] or [`SimView::best_set`]) and join the queue of every
+//!   GPU of it; a gang starts when it heads every one of those queues, all are up, idle and
+//!   past their ready times and windows, and every input has arrived on every GPU of the set
+//!   (one transfer per edge and destination GPU, from the nearest GPU of the parent's set:
+//!   the planners' `max_l min_k F_u + comm`); it runs `exec_time_on(v, S) × f` on all of
+//!   them. Its all-reduce is part of that run time and does not load the links of the
+//!   contention model. A failure of any GPU of a running gang loses the whole gang (lost
+//!   time `g ×` elapsed). Without gang tasks none of this code runs.
 //! * **Failures** ([`Failures`]): a task running on a GPU that fails is lost (its elapsed
 //!   time counts as lost time), returns to the ready set and is dispatched again by the
 //!   policy (its inputs are sent again); a failed GPU starts nothing until repaired.
@@ -71,7 +81,8 @@
 //! floating-point operations.
 //!
 //! [`check_log`] independently checks a run's event log (no overlaps on a GPU, starts
-//! after inputs and releases, no start on a failed GPU, every task finished once).
+//! after inputs and releases, no start on a failed GPU, every task finished once, a gang's
+//! GPUs starting and finishing together with its inputs on each).
 //!
 //! ```
 //! use std::sync::Arc;

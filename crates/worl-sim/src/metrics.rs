@@ -23,12 +23,14 @@ pub struct SimMetrics {
     /// Largest GPU busy time (successful attempts) over the mean (1 = balanced; 1 when no
     /// GPU is busy).
     pub load_imbalance: f64,
-    /// Bytes carried by transfers between distinct GPUs (every attempt's inputs), bytes.
+    /// Bytes carried by transfers between distinct GPUs (every attempt's inputs; an edge
+    /// into a gang task counts once per GPU of its set outside the parent's), bytes.
     pub bytes_moved: f64,
     /// Sum over transfers of realised minus contention-free time (`Problem::comm_time`),
     /// s (0 without contention).
     pub contention_delay: f64,
-    /// Time run by attempts lost to failures, s.
+    /// Time run by attempts lost to failures, s (a lost gang attempt counts its elapsed
+    /// time on each of its GPUs: GPU-seconds).
     pub lost_time: f64,
     /// Decision points after time 0 at which the policy dispatched at least one task
     /// (0 for a static plan run without failures).

@@ -7,7 +7,8 @@ use worl_dag::{JobId, TaskId};
 /// The realised execution of one task (its last, successful attempt).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct TaskRecord {
-    /// The GPU it completed on.
+    /// The GPU it completed on (a gang task's lead GPU; its whole set is in the event log,
+    /// one `Started` event per GPU, lead first).
     pub gpu: GpuId,
     /// Start of the successful attempt, s.
     pub start: f64,
@@ -15,7 +16,8 @@ pub struct TaskRecord {
     pub finish: f64,
     /// Number of attempts (1 without failures; each lost attempt adds one).
     pub attempts: u32,
-    /// Time run by lost attempts, s.
+    /// Time run by lost attempts, s (GPU-seconds for a gang task: each lost attempt counts
+    /// its elapsed time on each of its `g` GPUs).
     pub lost_time: f64,
 }
 
@@ -38,6 +40,11 @@ pub struct JobRecord {
 
 /// One entry of the event log (recorded when [`SimConfig::record_events`](crate::SimConfig)
 /// is set), in the order the engine processed them (non-decreasing times).
+///
+/// A gang task (needing `g > 1` GPUs) has one `Dispatched`, `Started`, `Finished` or `Lost`
+/// event per GPU of its set, consecutive, lead first (for `Lost`, the failed GPU first), and
+/// one transfer per edge and destination GPU of its set (the transfer events do not name
+/// the GPUs).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Event {
     /// A job arrived: its tasks become visible to the policy.

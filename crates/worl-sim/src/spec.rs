@@ -103,7 +103,8 @@ impl PolicySpec {
     ///
     /// Errors: [`SimError::Scheduler`] for an unknown scheduler, bad scheduler options or a
     /// failed plan; for `online:`, [`SimError::InvalidSpec`] without the `ddqn` feature or
-    /// for a scheduler other than `dqn`/`mdts`, and [`SimError::PolicyMismatch`] for a
+    /// for a scheduler other than `dqn`/`mdts`, [`SimError::GangUnsupported`] for a problem
+    /// with a gang task (before training), and [`SimError::PolicyMismatch`] for a
     /// checkpoint whose network does not fit the options.
     pub fn build(
         &self,
@@ -311,6 +312,8 @@ mod online {
         }
         let mut ctx = RunContext::new(seed).with_budget(budget);
         let n = name(spec);
+        // Before training: the agents score one GPU per task.
+        crate::policy::refuse_gangs(&format!("online({n})"), problem)?;
         let (agent, config) = if n == "dqn" {
             let mut s = Dqn::from_options(opts)?;
             s.schedule(problem, &mut ctx)?;

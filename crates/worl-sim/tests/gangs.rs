@@ -662,6 +662,14 @@ proptest! {
             ..SimConfig::default()
         };
         every_policy_completes(&p, &failing, seed)?;
+        // Dispatches delayed by the decision's wall-clock time (a gang's set is chosen at
+        // the decision and applied later).
+        let charged = SimConfig {
+            contention: Contention::Fair,
+            charge_decision_time: true,
+            ..SimConfig::default()
+        };
+        every_policy_completes(&p, &charged, seed)?;
     }
 
     #[test]
