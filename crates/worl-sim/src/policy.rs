@@ -250,59 +250,128 @@ impl<'a> SimView<'a> {
 }
 
 /// The GPU set of gang task `task` around `lead` with per-GPU estimated free times `free`
-/// (s, by GPU index), and its estimated common finish, s.
-///
-/// Each other up GPU that fits the task's memory gets the estimated start
-/// `max(free_k, DRT(v, k))` ([`SimView::data_ready_at`]); the `g − 1` earliest (ties by id)
-/// of the lead's machine join it, then, for span `cluster` only, the earliest of the other
-/// machines' GPUs if the lead's machine has too few (as
-/// [`PartialSchedule::best_set`](worl_cluster::PartialSchedule::best_set) ranks
-/// candidates, with estimated free times instead of a planned timeline, and without
-/// windows). The common start is the latest estimated start over the set (the lead's
-/// included), the finish that plus [`Problem::exec_time_on`]. `None` if the lead is down or
-/// lacks the memory, or fewer than `g − 1` GPUs can join. `O(c log c + c · in-degree ·
-/// g)` for `c` candidates.
+/// (s, by GPU index), and its estimated common finish, s: [`SetPicker::new`] then
+/// [`SetPicker::around`].
 pub(crate) fn set_around(
     view: &SimView<'_>,
     task: TaskId,
     lead: GpuId,
     free: &[f64],
 ) -> Option<(Vec<GpuId>, f64)> {
-    let p = view.problem();
-    if !view.gpu_up(lead) || !p.fits(task, lead) {
-        return None;
-    }
-    let g = p.gpus(task) as usize;
-    let est = |k: GpuId| free[k.index()].max(view.data_ready_at(task, k));
-    let ranked = |gpus: &mut dyn Iterator<Item = GpuId>| -> Vec<(f64, GpuId)> {
-        let mut out: Vec<(f64, GpuId)> = gpus
-            .filter(|&k| k != lead && view.gpu_up(k) && p.fits(task, k))
-            .map(|k| (est(k), k))
+    SetPicker::new(view, task, free).around(view, lead)
+}
+
+/// The GPU sets of one gang task around any lead, from one ranking of the GPUs.
+///
+/// Each up GPU that fits the task's memory gets the estimated start
+/// `max(free_k, DRT(v, k))` ([`SimView::data_ready_at`]), computed once. Around a lead
+/// (up, fitting), the `g − 1` earliest others (ties by id) of the lead's machine join it,
+/// then, for span `cluster` only, the earliest of the other machines' GPUs if the lead's
+/// machine has too few (the ranking of
+/// [`PartialSchedule::best_set`](worl_cluster::PartialSchedule::best_set), with estimated
+/// free times instead of a planned timeline, and without windows). The common start is
+/// the latest estimated start over the set (the lead's included), the finish that plus
+/// [`Problem::exec_time_on`]. Building is `O(m · in-degree + m log m)`; each lead then
+/// `O(g + GPUs of its machine)` plus `exec_time_on`, so trying every GPU as the lead is
+/// `O(m · (g + GPUs per machine))`, not `O(m²)`, for span `cluster`.
+pub(crate) struct SetPicker {
+    /// Per GPU: its estimated start, `NaN` when it is down or lacks the memory.
+    est: Vec<f64>,
+    /// Per machine: its eligible GPUs by `(estimated start, id)`.
+    by_machine: Vec<Vec<GpuId>>,
+    /// Every eligible GPU by `(estimated start, id)` (span `cluster` only, else empty).
+    all: Vec<GpuId>,
+    g: usize,
+    cluster_span: bool,
+    task: TaskId,
+}
+
+impl SetPicker {
+    /// The ranking of `task`'s GPUs at `view` with estimated free times `free` (s, by GPU
+    /// index).
+    pub(crate) fn new(view: &SimView<'_>, task: TaskId, free: &[f64]) -> Self {
+        let p = view.problem();
+        let est: Vec<f64> = p
+            .cluster()
+            .gpu_ids()
+            .map(|k| {
+                if view.gpu_up(k) && p.fits(task, k) {
+                    free[k.index()].max(view.data_ready_at(task, k))
+                } else {
+                    f64::NAN
+                }
+            })
             .collect();
-        out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        out
-    };
-    let mut set = vec![lead];
-    let mut start = est(lead);
-    if g > 1 {
-        let home = p.machine_of(lead);
-        let near = ranked(&mut p.cluster().gpus_of(home).iter().copied());
-        for &(t, k) in near.iter().take(g - 1) {
-            set.push(k);
-            start = start.max(t);
+        let by_key =
+            |a: &GpuId, b: &GpuId| est[a.index()].total_cmp(&est[b.index()]).then(a.cmp(b));
+        let mut by_machine: Vec<Vec<GpuId>> = (0..p.cluster().n_machines())
+            .map(|mc| {
+                p.cluster()
+                    .gpus_of(worl_cluster::MachineId::new(mc))
+                    .iter()
+                    .copied()
+                    .filter(|k| !est[k.index()].is_nan())
+                    .collect()
+            })
+            .collect();
+        for list in &mut by_machine {
+            list.sort_by(by_key);
         }
-        if set.len() < g && p.graph().task(task).gang.span == worl_dag::Span::Cluster {
-            let far = ranked(&mut p.cluster().gpu_ids().filter(|&k| p.machine_of(k) != home));
-            let missing = g - set.len();
-            for &(t, k) in far.iter().take(missing) {
-                set.push(k);
-                start = start.max(t);
-            }
+        let cluster_span = p.graph().task(task).gang.span == worl_dag::Span::Cluster;
+        let mut all: Vec<GpuId> = if cluster_span {
+            p.cluster()
+                .gpu_ids()
+                .filter(|k| !est[k.index()].is_nan())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        all.sort_by(by_key);
+        Self {
+            est,
+            by_machine,
+            all,
+            g: p.gpus(task) as usize,
+            cluster_span,
+            task,
         }
-        if set.len() < g {
+    }
+
+    /// The set around `lead` (lead first) and its estimated common finish, s; `None` if the
+    /// lead is down or lacks the memory, or fewer than `g − 1` GPUs can join it.
+    pub(crate) fn around(&self, view: &SimView<'_>, lead: GpuId) -> Option<(Vec<GpuId>, f64)> {
+        let p = view.problem();
+        let mut start = self.est[lead.index()];
+        if start.is_nan() {
             return None;
         }
+        let mut set = Vec::with_capacity(self.g);
+        set.push(lead);
+        let home = p.machine_of(lead);
+        for &k in &self.by_machine[home.index()] {
+            if set.len() == self.g {
+                break;
+            }
+            if k != lead {
+                set.push(k);
+                start = start.max(self.est[k.index()]);
+            }
+        }
+        if set.len() < self.g && self.cluster_span {
+            for &k in &self.all {
+                if set.len() == self.g {
+                    break;
+                }
+                if p.machine_of(k) != home {
+                    set.push(k);
+                    start = start.max(self.est[k.index()]);
+                }
+            }
+        }
+        if set.len() < self.g {
+            return None;
+        }
+        let finish = start + p.exec_time_on(self.task, &set);
+        Some((set, finish))
     }
-    let finish = start + p.exec_time_on(task, &set);
-    Some((set, finish))
 }

@@ -309,6 +309,37 @@ fn online_policies_place_a_gang_among_single_gpu_tasks() {
     assert_eq!(r.metrics.makespan, heft.makespan());
 }
 
+#[test]
+fn a_cluster_span_gang_fills_the_leads_machine_first_and_pays_its_all_reduce() {
+    // ddp: 3 GPUs, span cluster, work 6, one all-reduce step of 3 GB. Online EFT: every
+    // lead gives a set of 2 GPUs of its machine plus the earliest of the other (ties to the
+    // lowest id), all free at 0; every set has the same finish, the lowest lead g0 wins:
+    // [g0, g1, g2]. Run time: 6 / 3 + 1 · (2 · 2/3 · 3e9 / 1e9 + 2 · 2 · 0.5) = 2 + 6 = 8 s
+    // (the slowest link of the set is the 1 GB/s, 0.5 s inter-machine one). The all-reduce
+    // loads no link: fair contention changes nothing.
+    let mut b = WorkloadBuilder::new("w");
+    let j = b.add_job("j").unwrap();
+    let ddp = b.add_task(j, "ddp", 6.0, None).unwrap();
+    let params = GangParams {
+        sync_steps: 1.0,
+        sync_bytes: 3e9,
+        ..perfect(Span::Cluster)
+    };
+    b.set_gang(ddp, 3, params).unwrap();
+    let p = two_machines(b.build().unwrap(), &[]);
+    for contention in [Contention::None, Contention::Fair] {
+        let r = run(
+            &p,
+            config(contention, Failures::None),
+            &mut OnlineEft::new(),
+        );
+        assert_eq!(starts(&r, ddp), vec![(0.0, g(0)), (0.0, g(1)), (0.0, g(2))]);
+        assert_eq!(r.tasks[0].finish, 8.0);
+        assert_eq!(r.metrics.contention_delay, 0.0);
+        assert_eq!(r.metrics.bytes_moved, 0.0);
+    }
+}
+
 /// Dispatches every ready task to GPU 0, with the set `set` for gang tasks.
 struct Fixed {
     set: Option<Vec<GpuId>>,

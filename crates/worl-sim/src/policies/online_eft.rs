@@ -2,7 +2,7 @@
 
 use super::round_robin::eligible;
 use crate::error::SimError;
-use crate::policy::{Dispatch, OnlinePolicy, SimView, set_around};
+use crate::policy::{Dispatch, OnlinePolicy, SetPicker, SimView};
 use std::collections::HashMap;
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
@@ -109,11 +109,12 @@ impl OnlinePolicy for OnlineEft {
         for &task in &self.order {
             if p.has_gangs() && p.gpus(task) > 1 {
                 let mut best: Option<(Vec<GpuId>, f64)> = None;
+                let picker = SetPicker::new(view, task, &self.free);
                 for lead in p.cluster().gpu_ids() {
                     if !view.gpu_up(lead) || !p.can_lead(task, lead) {
                         continue;
                     }
-                    if let Some((set, f)) = set_around(view, task, lead, &self.free)
+                    if let Some((set, f)) = picker.around(view, lead)
                         && best.as_ref().is_none_or(|(_, b)| f < *b)
                     {
                         best = Some((set, f));
