@@ -14,6 +14,7 @@ use worl_dag::{GangParams, Span, TaskId, Workload, WorkloadBuilder};
 use worl_rtgs::schedulers::Heft;
 use worl_rtgs::testing::{problems_with_gangs, quick_schedulers, random_problem_with_gangs};
 use worl_rtgs::{Budget, RunContext, Scheduler};
+use worl_sim::arrivals::Arrivals;
 use worl_sim::policies::{AsPlanned, LeastConnection, OnlineEft, Replan, RoundRobin};
 use worl_sim::{
     Contention, Dispatch, Event, Failures, OnlinePolicy, Outage, RuntimeNoise, SimConfig, SimError,
@@ -543,6 +544,31 @@ fn the_log_checker_catches_broken_gangs() {
     );
 }
 
+/// `w` with its tasks dealt into 3 jobs (task `i` in job `i mod 3`; edges, works, memory
+/// and gangs kept; edges may cross jobs).
+fn three_jobs(w: &Workload) -> Workload {
+    let mut b = WorkloadBuilder::new("dealt");
+    let jobs: Vec<_> = (0..3)
+        .map(|j| b.add_job(format!("j{j}")).unwrap())
+        .collect();
+    let g = w.graph();
+    for (v, t) in g.tasks() {
+        let id = b
+            .add_task(jobs[v.index() % 3], t.name.clone(), t.work, t.mem_gib)
+            .unwrap();
+        assert_eq!(id, v);
+        if t.is_gang() {
+            b.set_gang(id, t.gpus, t.gang).unwrap();
+        }
+    }
+    for v in g.task_ids() {
+        for e in g.preds(v) {
+            b.add_edge(e.task, v, e.bytes).unwrap();
+        }
+    }
+    b.build().unwrap()
+}
+
 /// The gang-aware online policies.
 fn policies() -> Vec<Box<dyn OnlinePolicy>> {
     vec![
@@ -684,6 +710,16 @@ proptest! {
             ..SimConfig::default()
         };
         every_policy_completes(&p, &noisy, seed)?;
+        // The tasks dealt into 3 jobs arriving about one a second (related problems: the
+        // cost model is rebuilt).
+        if !p.is_unrelated() {
+            let w = Arrivals::Poisson { rate_per_hour: 3600.0 }
+                .apply(&three_jobs(p.workload()), seed)
+                .unwrap();
+            prop_assert_eq!(w.has_gangs(), p.has_gangs());
+            let arriving = Problem::new(Arc::new(w), p.cluster_arc().clone()).unwrap();
+            every_policy_completes(&arriving, &noisy, seed)?;
+        }
         let failing = SimConfig {
             noise: RuntimeNoise::LogNormal { cv: 0.3 },
             failures: Failures::Script(vec![
