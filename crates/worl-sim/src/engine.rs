@@ -1305,8 +1305,8 @@ impl<'p, 'c> Engine<'p, 'c> {
                 lost_time: t.lost_time,
             })
             .collect();
-        // Ideal time per job: critical path with every task at its fastest GPU, free
-        // communication.
+        // Ideal time per job: critical path with every task at its fastest GPU (a gang at
+        // its compute share on its fastest GPUs), free communication.
         let mut path = vec![0.0f64; g.n_tasks()];
         let mut ideal = vec![0.0f64; p.workload().n_jobs()];
         for &v in g.topo_order() {
@@ -1315,7 +1315,15 @@ impl<'p, 'c> Engine<'p, 'c> {
                 .iter()
                 .map(|nb| path[nb.task.index()])
                 .fold(0.0, f64::max);
-            path[v.index()] = ready + p.min_exec_time(v);
+            let fastest = if self.gangs && p.gpus(v) > 1 {
+                // A gang's compute share on its fastest GPUs (its all-reduce is >= 0): a
+                // lower bound of `exec_time_on` over every set.
+                let t = g.task(v);
+                p.min_exec_time(v) / (f64::from(t.gpus) * t.gang.efficiency)
+            } else {
+                p.min_exec_time(v)
+            };
+            path[v.index()] = ready + fastest;
             let j = self.job_of[v.index()] as usize;
             ideal[j] = ideal[j].max(path[v.index()]);
         }

@@ -31,8 +31,9 @@ pub struct JobRecord {
     /// Job completion time `finish − release`, s.
     pub jct: f64,
     /// `jct` over the job's ideal time: its critical path with every task at its fastest
-    /// GPU's run time and free communication (a lower bound of any JCT); 1 for a job
-    /// without work.
+    /// GPU's run time (a gang task of `g` GPUs at `min_k exec(v, k) / (g · e_v)`, its
+    /// compute share without the all-reduce) and free communication (a lower bound of any
+    /// JCT); 1 for a job without work.
     pub slowdown: f64,
     /// Queueing delay: first start of any of its tasks minus release, s.
     pub wait: f64,

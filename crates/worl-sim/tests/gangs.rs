@@ -114,6 +114,8 @@ fn a_gang_whose_second_gpu_is_busy_until_5_starts_at_5() {
     assert_eq!(r.tasks[ddp.index()].gpu, g(0));
     assert_eq!(starts(&r, ddp), vec![(5.0, g(0)), (5.0, g(1))]);
     assert_eq!(r.metrics.makespan, 7.0);
+    // Ideal: max(x's 5 s, ddp's 4 / 2 s) = 5 s; slowdown 7 / 5.
+    assert_eq!(r.jobs[0].slowdown, 7.0 / 5.0);
     // Busy time: g0 2 s, g1 5 + 2 s.
     assert_eq!(r.metrics.utilisation, (2.0 + 7.0) / (4.0 * 7.0));
 
@@ -580,17 +582,18 @@ fn policies() -> Vec<Box<dyn OnlinePolicy>> {
 }
 
 /// Runs every gang-aware policy and the as-planned replay of HEFT's plan on `p` under
-/// `cfg`: the log checks and every job finishes.
+/// `cfg`: the log checks and every job finishes (without noise, no sooner than its ideal
+/// time).
 fn every_policy_completes(p: &Problem, cfg: &SimConfig, seed: u64) -> Result<(), TestCaseError> {
     let heft = Heft::new().schedule(p, &mut RunContext::new(seed)).unwrap();
     let mut all = policies();
     all.push(Box::new(AsPlanned::new(p, &heft).unwrap()));
     for mut policy in all {
-        let cfg = SimConfig {
+        let logged = SimConfig {
             record_events: true,
             ..cfg.clone()
         };
-        let r = Simulation::new(p, cfg)
+        let r = Simulation::new(p, logged)
             .unwrap()
             .run(policy.as_mut(), seed)
             .map_err(|e| TestCaseError::fail(format!("{}: {e}", policy.name())))?;
@@ -609,6 +612,16 @@ fn every_policy_completes(p: &Problem, cfg: &SimConfig, seed: u64) -> Result<(),
                 policy.name(),
                 j
             );
+            if cfg.noise == RuntimeNoise::default() {
+                // The ideal time (a gang at its compute share) is a lower bound of the JCT.
+                prop_assert!(
+                    job.slowdown >= 1.0 - 1e-9,
+                    "{}: job {} slowdown {}",
+                    policy.name(),
+                    j,
+                    job.slowdown
+                );
+            }
         }
         for (v, t) in r.tasks.iter().enumerate() {
             prop_assert!(
