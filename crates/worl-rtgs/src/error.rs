@@ -79,7 +79,7 @@ pub enum ScheduleError {
     /// needing more than one GPU at once, [`Task::gpus`](worl_dag::Task::gpus) `> 1`),
     /// refused by every scheduler built by a [`Registry`](crate::Registry) whose
     /// [`Scheduler::supports_gangs`](crate::Scheduler::supports_gangs) is `false` (DQN,
-    /// MDTS, RTGS, WORL-RTGS; [`check_supported`](crate::scheduler::check_supported)). Names the scheduler and the
+    /// MDTS; [`check_supported`](crate::scheduler::check_supported)). Names the scheduler and the
     /// first such task (smallest task id) as `job/task` with its GPU count.
     #[error("scheduler `{scheduler}` does not support {feature}: task {task} needs {gpus} GPUs")]
     Unsupported {

@@ -26,9 +26,9 @@
 //!   [`ScheduleError::BudgetBelowPopulation`] for every search alike, before any work
 //!   ([`RunContext::check_budget`](crate::RunContext::check_budget)); any larger budget is
 //!   honoured exactly. List schedulers evaluate no plan and ignore the budget.
-//! * **Gang tasks**: the list schedulers, WOA, PSO, GA and ILS place a task needing more
+//! * **Gang tasks**: the list schedulers, WOA, PSO, GA, ILS, RTGS and WORL-RTGS place a task needing more
 //!   than one GPU; every other scheduler built by a registry (one whose
-//!   [`Scheduler::supports_gangs`] is `false`: DQN, MDTS, RTGS, WORL-RTGS) refuses a problem holding one with
+//!   [`Scheduler::supports_gangs`] is `false`: DQN, MDTS) refuses a problem holding one with
 //!   [`ScheduleError::Unsupported`] naming the scheduler and the task, before any work
 //!   ([`check_supported`](crate::scheduler::check_supported)).
 //! * **Budget options**: every scheduler built by a registry takes `time` (CPU time:

@@ -135,6 +135,17 @@ pub trait PlanDecoder: Sync {
         None
     }
 
+    /// With gang tasks ([`Problem::has_gangs`]): the GPU sets of the gang tasks of the plan
+    /// the last [`decode`](Self::decode) with `scratch` built, as the fitness places them
+    /// (lead first, concatenated in task-id order, see
+    /// [`RtgsWhale::gang_sets`](super::RtgsWhale::gang_sets)), written into `out`; returns
+    /// whether it did. RTGS then takes them for the whale's running times instead of
+    /// placing the plan again. Default: `false` (the plan is placed).
+    fn decoded_sets(&self, scratch: &Self::Scratch, out: &mut Vec<GpuId>) -> bool {
+        let _ = (scratch, out);
+        false
+    }
+
     /// Called after the plan decoded for move `(iteration, whale)` (see
     /// [`Move::iteration`], [`Move::whale`]) was evaluated: its makespan, s. Called on the
     /// worker that decoded it, with the same scratch. Default: nothing.
@@ -176,6 +187,10 @@ impl<D: PlanDecoder> PlanDecoder for &D {
 
     fn decoded_makespan(&self, scratch: &Self::Scratch, policy: Policy) -> Option<f64> {
         (**self).decoded_makespan(scratch, policy)
+    }
+
+    fn decoded_sets(&self, scratch: &Self::Scratch, out: &mut Vec<GpuId>) -> bool {
+        (**self).decoded_sets(scratch, out)
     }
 
     fn plan_evaluated(

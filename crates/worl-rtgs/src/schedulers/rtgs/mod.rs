@@ -21,6 +21,13 @@
 //!   what the target still puts on the GPU ([`Lookahead::Target`]).
 //! * **Fitness**: the makespan of the plan, tasks placed in the same order
 //!   ([`PlanEvaluator`]: append policy by default, insertion as an option).
+//! * **Gang tasks** (a task needing `g > 1` GPUs at once; only when
+//!   [`Problem::has_gangs`], so results without them are unchanged bit for bit): a whale's
+//!   GPU for a gang task is the lead of its set (random whales draw only GPUs that can lead
+//!   it); the decoder places the gang on the set around its lead, as the evaluator decodes
+//!   the plan, and a gang counts on every GPU of its set in the running times
+//!   ([`gang_running_times`], [`RtgsWhale::gang_sets`]; see [`GreedyDecoder`], "Gang
+//!   tasks", for the decoder and its cost).
 //!
 //! ## Deviations from the authors' code, and why
 //!
@@ -132,7 +139,7 @@ pub use decoder::{DecodeInput, PlanDecoder};
 pub(crate) use greedy::ScoredCandidate;
 pub use greedy::{GreedyDecoder, GreedyScratch, Lookahead};
 pub use hope::HopeRule;
-pub use whale::{RtgsProblem, RtgsScratch, RtgsWhale};
+pub use whale::{RtgsProblem, RtgsScratch, RtgsWhale, gang_running_times};
 
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Policy, Problem, Schedule};
@@ -414,6 +421,14 @@ impl Scheduler for Rtgs {
     }
 
     fn is_stochastic(&self) -> bool {
+        true
+    }
+
+    /// Gang tasks: a whale's GPU for a gang task is the lead of its set (random whales
+    /// draw only GPUs that can lead it), the decoder places the gang on the set around the
+    /// lead and counts it on every GPU of the set (see [`GreedyDecoder`], "Gang tasks"), and
+    /// the schedule is the [`Evaluator`](worl_cluster::Evaluator)'s decoding of the plan.
+    fn supports_gangs(&self) -> bool {
         true
     }
 }

@@ -2,7 +2,7 @@
 //! vectors, moves build a hope vector and hand it to a [`PlanDecoder`].
 
 use rand::RngCore;
-use worl_cluster::{GpuId, Policy, Problem};
+use worl_cluster::{GpuId, PartialSchedule, Policy, Problem};
 use worl_dag::TaskId;
 use worl_woa::{Move, MoveKind, Target, WhaleProblem, WhaleRng, WoaError};
 
@@ -13,10 +13,18 @@ use crate::schedulers::search::{FeasibleGpus, PlanEvaluator, TaskOrder, running_
 /// A whale of RTGS: a plan (one GPU per task; tasks are placed in the problem's
 /// [`TaskOrder`]) and its per-GPU running times, from which its position, the running-time
 /// vector `RT_v = loads[π(v)]`, is read.
+///
+/// **Gang tasks** (only when [`Problem::has_gangs`]): a gang task's GPU is the lead of its
+/// set; the whale also keeps the sets its plan's placement gave the gang tasks
+/// ([`gang_sets`](Self::gang_sets)), and a gang occupies every GPU of its set: each gets
+/// the gang's run time [`Problem::exec_time_on`] in its running time.
 #[derive(Debug)]
 pub struct RtgsWhale {
     gpu: Vec<GpuId>,
     loads: Vec<f64>,
+    /// The sets of the gang tasks, lead first, concatenated in task-id order (empty
+    /// without gang tasks).
+    sets: Vec<GpuId>,
     origin: Option<(usize, usize)>,
     /// The makespan its decoder computed while building it, if any (see
     /// [`PlanDecoder::decoded_makespan`]).
@@ -26,7 +34,10 @@ pub struct RtgsWhale {
 /// Whales are equal when their plans, running times and origins are.
 impl PartialEq for RtgsWhale {
     fn eq(&self, other: &Self) -> bool {
-        self.gpu == other.gpu && self.loads == other.loads && self.origin == other.origin
+        self.gpu == other.gpu
+            && self.loads == other.loads
+            && self.sets == other.sets
+            && self.origin == other.origin
     }
 }
 
@@ -35,6 +46,7 @@ impl Clone for RtgsWhale {
         RtgsWhale {
             gpu: self.gpu.clone(),
             loads: self.loads.clone(),
+            sets: self.sets.clone(),
             origin: self.origin,
             makespan: self.makespan,
         }
@@ -44,6 +56,7 @@ impl Clone for RtgsWhale {
     fn clone_from(&mut self, source: &Self) {
         self.gpu.clone_from(&source.gpu);
         self.loads.clone_from(&source.loads);
+        self.sets.clone_from(&source.sets);
         self.origin = source.origin;
         self.makespan = source.makespan;
     }
@@ -53,17 +66,53 @@ impl RtgsWhale {
     /// The whale of the assignment `gpu` (one GPU per task, by [`TaskId::index`]), with its
     /// running times computed by [`running_times`]. Check it with
     /// [`RtgsProblem`]'s `check_initial_whale` (done by every run) before trusting it.
+    ///
+    /// With gang tasks the plan is first placed in the graph's topological order under
+    /// append ([`PartialSchedule::place`]: each gang on the set
+    /// [`best_set`](PartialSchedule::best_set) gives around its lead) for the gangs' sets,
+    /// and the running times count each gang on every GPU of its set
+    /// ([`gang_running_times`]); a plan that cannot be placed (a gang on a GPU that cannot
+    /// lead it) keeps no sets and lead-only running times, and fails the check.
     pub fn from_assignment(problem: &Problem, gpu: Vec<GpuId>) -> Self {
         let mut loads = Vec::with_capacity(problem.n_gpus());
+        let mut sets = Vec::new();
         if gpu.len() == problem.n_tasks() && gpu.iter().all(|g| g.index() < problem.n_gpus()) {
-            running_times(problem, &gpu, &mut loads);
+            if problem.has_gangs()
+                && place_sets(
+                    problem,
+                    &gpu,
+                    problem.graph().topo_order(),
+                    Policy::Append,
+                    &mut sets,
+                )
+            {
+                gang_running_times(problem, &gpu, &sets, &mut loads);
+            } else {
+                sets.clear();
+                running_times(problem, &gpu, &mut loads);
+            }
         }
         RtgsWhale {
             gpu,
             loads,
+            sets,
             origin: None,
             makespan: None,
         }
+    }
+
+    /// The GPU sets of the whale's gang tasks (a task needing `g > 1` GPUs), lead first,
+    /// concatenated in task-id order: the sets its plan's placement gave them (empty
+    /// without gang tasks).
+    pub fn gang_sets(&self) -> &[GpuId] {
+        &self.sets
+    }
+
+    /// The `g` GPUs of [`gang_sets`](Self::gang_sets) from `offset` (see [`gang_offsets`]),
+    /// if the whale has them.
+    #[inline]
+    pub(crate) fn gang_set_at(&self, offset: usize, g: usize) -> Option<&[GpuId]> {
+        self.sets.get(offset..offset + g)
     }
 
     /// The GPU of each task, indexed by [`TaskId::index`].
@@ -95,6 +144,88 @@ impl RtgsWhale {
     /// whales.
     pub fn origin(&self) -> Option<(usize, usize)> {
         self.origin
+    }
+}
+
+/// Per task, where its set starts in a whale's [`RtgsWhale::gang_sets`]: the GPUs needed
+/// by the gang tasks (`g > 1`) before it in task-id order. `O(n)`.
+pub(crate) fn gang_offsets(problem: &Problem) -> Vec<u32> {
+    let mut offset = 0u32;
+    problem
+        .graph()
+        .task_ids()
+        .map(|v| {
+            let at = offset;
+            let g = problem.gpus(v);
+            if g > 1 {
+                offset += g;
+            }
+            at
+        })
+        .collect()
+}
+
+/// Places plan `gpu` in `order` under `policy` in a fresh [`PartialSchedule`] and writes
+/// the sets of its gang tasks (lead first, in task-id order) into `sets`; `false` when the
+/// plan cannot be placed (`order` not a topological order of all tasks, a GPU that cannot
+/// lead its gang).
+fn place_sets(
+    problem: &Problem,
+    gpu: &[GpuId],
+    order: &[TaskId],
+    policy: Policy,
+    sets: &mut Vec<GpuId>,
+) -> bool {
+    sets.clear();
+    let mut partial = PartialSchedule::new(problem);
+    for &v in order {
+        if partial.place(v, gpu[v.index()], policy).is_err() {
+            return false;
+        }
+    }
+    if !partial.is_complete() {
+        return false;
+    }
+    for v in problem.graph().task_ids() {
+        if let Some(set) = partial.gang_set(v) {
+            sets.extend_from_slice(set);
+        }
+    }
+    true
+}
+
+/// The running times of plan `gpu` whose gang tasks have the sets `sets` (as
+/// [`RtgsWhale::gang_sets`]): `loads[k] = r_k + Σ_{v: k ∈ S_v} exec(v, S_v)`, s, with
+/// `S_v = {π(v)}` for a task on one GPU ([`Problem::exec_time_on`]: `exec(v, π(v))`), so a
+/// gang occupies every GPU of its set. Without gang tasks this is [`running_times`].
+/// Falls back to [`running_times`] (lead only) when `sets` does not hold every gang's set.
+pub fn gang_running_times(problem: &Problem, gpu: &[GpuId], sets: &[GpuId], loads: &mut Vec<f64>) {
+    let needed: usize = problem
+        .graph()
+        .task_ids()
+        .map(|v| problem.gpus(v) as usize)
+        .filter(|&g| g > 1)
+        .sum();
+    if !problem.has_gangs() || sets.len() != needed {
+        running_times(problem, gpu, loads);
+        return;
+    }
+    loads.clear();
+    loads.extend_from_slice(problem.ready_times());
+    let mut offset = 0;
+    for (v, &k) in gpu[..problem.n_tasks()].iter().enumerate() {
+        let task = TaskId::new(v);
+        let g = problem.gpus(task) as usize;
+        if g > 1 {
+            let set = &sets[offset..offset + g];
+            offset += g;
+            let d = problem.exec_time_on(task, set);
+            for &l in set {
+                loads[l.index()] += d;
+            }
+        } else {
+            loads[k.index()] += problem.exec_time(task, k);
+        }
     }
 }
 
@@ -304,7 +435,18 @@ impl<'p, D: PlanDecoder> WhaleProblem for RtgsProblem<'p, D> {
         out.gpu.resize(self.problem.n_tasks(), GpuId::new(0));
         self.decoder
             .decode(&input, rng, &mut scratch.decoder, &mut out.gpu);
-        running_times(self.problem, &out.gpu, &mut out.loads);
+        let p = self.problem;
+        if p.has_gangs() {
+            // the sets the fitness's placement gives the gangs: the decoder's, or placed here
+            if !self.decoder.decoded_sets(&scratch.decoder, &mut out.sets)
+                && !place_sets(p, &out.gpu, &self.order, self.policy, &mut out.sets)
+            {
+                out.sets.clear();
+            }
+            gang_running_times(p, &out.gpu, &out.sets, &mut out.loads);
+        } else {
+            running_times(p, &out.gpu, &mut out.loads);
+        }
         out.origin = Some((mv.iteration(), mv.whale()));
         out.makespan = self.decoder.decoded_makespan(&scratch.decoder, self.policy);
     }
@@ -378,10 +520,17 @@ impl<'p, D: PlanDecoder> WhaleProblem for RtgsProblem<'p, D> {
                     p.gpu_mem(k)
                 )));
             }
+            if p.gpus(task) > 1 && !p.can_lead(task, k) {
+                return Err(invalid(format!(
+                    "gang task `{}` needs {} GPUs, GPU {k} cannot lead its set (span machine: \
+                     its machine has too few GPUs with the task's memory)",
+                    p.task_label(task),
+                    p.gpus(task)
+                )));
+            }
         }
-        let mut loads = Vec::new();
-        running_times(p, &whale.gpu, &mut loads);
-        if loads != whale.loads {
+        let fresh = RtgsWhale::from_assignment(p, whale.gpu.clone());
+        if fresh.loads != whale.loads || fresh.sets != whale.sets {
             return Err(invalid(
                 "its running times do not match its plan (build it with RtgsWhale::from_assignment)"
                     .to_owned(),

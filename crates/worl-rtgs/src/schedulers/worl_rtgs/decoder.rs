@@ -303,6 +303,10 @@ impl<'p> PlanDecoder for DdqnDecoder<'p> {
         self.greedy.decoded_makespan(&scratch.greedy, policy)
     }
 
+    fn decoded_sets(&self, scratch: &DdqnScratch<'p>, out: &mut Vec<GpuId>) -> bool {
+        self.greedy.decoded_sets(&scratch.greedy, out)
+    }
+
     fn plan_evaluated(
         &self,
         origin: (usize, usize),

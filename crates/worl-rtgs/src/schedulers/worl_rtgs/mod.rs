@@ -44,6 +44,11 @@
 //!    iteration's decoders read the new weights. Same seed, same schedule, with or without
 //!    parallel evaluation.
 //!
+//! **Gang tasks** (a task needing `g > 1` GPUs at once) are placed by both presets: the
+//! paper preset's actions for a gang task are leads of its set, chosen and placed as in
+//! RTGS's decoder ([`GreedyDecoder`](super::rtgs::GreedyDecoder), "Gang tasks"); the
+//! default preset's local moves change a gang's lead, so the whole gang moves.
+//!
 //! ## Presets
 //! * [`WorlPreset::Paper`] (`worl-rtgs:preset=paper`, or `worl-rtgs-paper`, the same
 //!   configuration): the method above as published — random initial whales, elitist
@@ -596,6 +601,17 @@ impl Scheduler for WorlRtgs {
     }
 
     fn is_stochastic(&self) -> bool {
+        true
+    }
+
+    /// Gang tasks, both presets: the paper preset's decoder chooses a gang task's lead
+    /// among the GPUs that can lead it and places the gang on the set around it (RTGS's
+    /// [`GreedyDecoder`](super::rtgs::GreedyDecoder), "Gang tasks"); the default preset's
+    /// local moves change a gang's lead, so the whole gang moves
+    /// ([`LocalState`](crate::schedulers::local::LocalState)), and its HEFT and PEFT seeds
+    /// place gangs. Either way the schedule is the
+    /// [`Evaluator`](worl_cluster::Evaluator)'s decoding of the returned plan.
+    fn supports_gangs(&self) -> bool {
         true
     }
 }

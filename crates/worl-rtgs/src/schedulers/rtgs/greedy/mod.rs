@@ -8,6 +8,7 @@ use worl_woa::WhaleRng;
 
 use super::class_index::{ClassIndex, SMALL_CLASS};
 use super::decoder::{DecodeInput, PlanDecoder};
+use crate::schedulers::search::FeasibleGpus;
 pub(crate) use window::WindowScratch;
 use window::{Candidate, larger};
 use worl_cluster::past_windows;
@@ -69,6 +70,27 @@ mod window;
 /// (the same number up to rounding); without a window, equal gaps go to the smallest GPU
 /// id.
 ///
+/// **Gang tasks** (a task needing `g > 1` GPUs at once, issue 21; only when
+/// [`Problem::has_gangs`], so a problem without them decodes exactly as before). The GPU
+/// chosen for a gang task is the **lead** of its set, and only GPUs that can lead it
+/// ([`Problem::can_lead`]) are candidates; the [`PartialSchedule`] places the gang on the
+/// set [`PartialSchedule::best_set`] chooses around the lead, as the
+/// [`Evaluator`](worl_cluster::Evaluator) does with the plan, and the gang occupies every
+/// GPU of that set: each GPU of the set gets the gang's run time
+/// [`Problem::exec_time_on`] added to its running time (key), and the target's look-ahead
+/// removes the target's gang from every GPU of the target's set
+/// ([`RtgsWhale::gang_sets`](super::RtgsWhale::gang_sets)), so the per-class ordered sets
+/// stay right. With gangs the decoder always keeps the partial schedule (also without a
+/// window: the sets depend on it). A gang task bypasses the per-class ordered sets: its
+/// candidates are all its possible leads (`O(m)`), its "running time after taking it" on
+/// lead `k` is `key_k + exec(v, k) / (g·e_v)` (its compute share; the set is not known
+/// before the placement), and each window candidate's EFT is a
+/// [`PartialSchedule::eft`] on the set around it (`best_set`: `O(c·(preds·g +
+/// timeline))` for the `c` GPUs that could join it). Every other task's EFT also goes
+/// through the partial schedule (data comes from the nearest GPU of a gang predecessor's
+/// set), `O(|preds(v)|·g)` per candidate instead of the shared per-machine data-ready
+/// times.
+///
 /// Draws no random numbers. Its scratch is the set of per-class ordered sets, a key
 /// buffer, and the partial schedule and buffers of the window.
 #[derive(Clone, Debug)]
@@ -91,6 +113,14 @@ pub struct GreedyDecoder<'p> {
     small_class: usize,
     /// Window candidates per class, at most.
     per_class: usize,
+    /// Whether the problem has gang tasks ([`Problem::has_gangs`]).
+    gangs: bool,
+    /// With gang tasks: the GPUs each task may take (for a gang task, those that can lead
+    /// its set).
+    leads: Option<FeasibleGpus>,
+    /// With gang tasks: per task, where its set starts in a whale's
+    /// [`gang_sets`](super::RtgsWhale::gang_sets) (empty without gang tasks).
+    gang_offset: Vec<u32>,
 }
 
 /// What the greedy decoder adds to a GPU's running time before comparing it with a hope
@@ -134,6 +164,13 @@ impl<'p> GreedyDecoder<'p> {
                 .collect(),
             small_class: SMALL_CLASS,
             per_class: Self::CANDIDATES_PER_CLASS,
+            gangs: problem.has_gangs(),
+            leads: problem.has_gangs().then(|| FeasibleGpus::new(problem)),
+            gang_offset: if problem.has_gangs() {
+                super::whale::gang_offsets(problem)
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -260,6 +297,9 @@ impl<'p> GreedyDecoder<'p> {
         window: &mut WindowScratch,
     ) -> Option<usize> {
         let p = self.problem;
+        if self.gangs && p.gpus(task) > 1 {
+            return self.gather_gang(task, hope, partial, window);
+        }
         // (gap, gpu, class, exec) of the nearest GPU; the classes the task fits.
         let mut best = (f64::INFINITY, usize::MAX, 0usize, 0.0f64);
         let classes = &mut window.classes;
@@ -327,6 +367,74 @@ impl<'p> GreedyDecoder<'p> {
         Some(first.1)
     }
 
+    /// [`gather`](Self::gather) for a gang task (see the type docs): every GPU that can lead
+    /// it is a candidate, its key `key_k + exec(v, k) / (g·e_v)` compared with the hope;
+    /// with a window the candidates within `ω·w̄_v` of the nearest gap (at most
+    /// `per_class` per class, the nearest), each with the lower bound `max(latest
+    /// predecessor finish, free_k)` of its EFT.
+    fn gather_gang(
+        &self,
+        task: TaskId,
+        hope: f64,
+        partial: &PartialSchedule<'p>,
+        window: &mut WindowScratch,
+    ) -> Option<usize> {
+        let p = self.problem;
+        let leads = self.leads.as_ref().expect("built with gangs").of(task);
+        let divisor = p.gpus(task) as f64 * p.graph().task(task).gang.efficiency;
+        let gap_of = |keys: &[f64], k: GpuId| {
+            let exec = p.exec_time(task, k) / divisor;
+            ((hope - exec - keys[k.index()]).abs(), exec)
+        };
+        let mut best = (f64::INFINITY, usize::MAX, 0usize, 0.0f64);
+        for &k in leads {
+            let (gap, exec) = gap_of(&window.keys, k);
+            // The first lead is taken whatever its gap (`∞` or NaN with extreme times).
+            if best.1 == usize::MAX || gap < best.0 {
+                best = (gap, k.index(), p.class_of(k).index(), exec);
+            }
+        }
+        debug_assert!(best.1 != usize::MAX, "every gang task has a lead");
+        window.nearest = best;
+        if self.window == 0.0 {
+            return None;
+        }
+        let limit = best.0 + self.width[task.index()];
+        let latest = window.start(p, task, partial);
+        window.latest = latest;
+        let cands = &mut window.candidates;
+        cands.clear();
+        for &k in leads {
+            let (gap, exec) = gap_of(&window.keys, k);
+            if gap <= limit || k.index() == best.1 {
+                let free = window.free[k.index()];
+                cands.push(Candidate {
+                    bound: larger(latest, free),
+                    free,
+                    gap,
+                    gpu: k.index() as u32,
+                    class: p.class_of(k).index() as u32,
+                    exec,
+                });
+            }
+        }
+        // At most `per_class` per class, the nearest the hope.
+        cands.sort_unstable_by(|a, b| a.gap.total_cmp(&b.gap).then(a.gpu.cmp(&b.gpu)));
+        let counts = &mut window.class_count;
+        counts.clear();
+        counts.resize(self.representative.len(), 0);
+        let cap = self.per_class;
+        cands.retain(|c| {
+            let n = &mut counts[c.class as usize];
+            *n += 1;
+            *n as usize <= cap
+        });
+        let first = (0..cands.len())
+            .min_by(|&a, &b| cands[a].bound.total_cmp(&cands[b].bound).then(a.cmp(&b)))
+            .expect("the nearest lead is a candidate");
+        Some(first)
+    }
+
     /// The EFT of the current task on candidate `cand` under the window's policy and, when
     /// the policy needs it (append) or `with_ready` asks for it, its data-ready time there
     /// (NaN otherwise: insertion searches the GPU's gaps through the partial schedule).
@@ -342,6 +450,21 @@ impl<'p> GreedyDecoder<'p> {
         let p = self.problem;
         let g = cand.gpu as usize;
         let gpu = GpuId::new(g);
+        if self.gangs {
+            // Through the partial schedule: a gang on the set around its lead, data from
+            // the nearest GPU of a gang predecessor's set.
+            let eft = partial
+                .eft(task, gpu, self.policy)
+                .expect("predecessors placed, the GPU can lead the task");
+            let ready = if with_ready {
+                partial
+                    .data_ready_time(task, gpu)
+                    .expect("predecessors placed")
+            } else {
+                f64::NAN
+            };
+            return (eft, ready);
+        }
         let append = self.policy == Policy::Append;
         let ready = if append || with_ready {
             window.data_ready_time(p, gpu, self.machine[g] as usize)
@@ -437,6 +560,9 @@ impl<'p> GreedyDecoder<'p> {
         if self.window > 0.0 {
             scratch.window.free.extend_from_slice(p.ready_times());
         }
+        if self.gangs {
+            return self.decode_gangs(input, scratch, out, choose);
+        }
         for (pos, &task) in input.order.iter().enumerate() {
             if self.lookahead == Lookahead::Target {
                 let g = target[task.index()];
@@ -460,6 +586,105 @@ impl<'p> GreedyDecoder<'p> {
                 }
             }
         }
+    }
+
+    /// The loop of [`decode_with`](Self::decode_with) for a problem with gang tasks (keys
+    /// set up, partial schedule reset): every task is placed in the partial schedule, and
+    /// a gang task's run time [`Problem::exec_time_on`] is added to (look-ahead: the
+    /// target's removed from) the key of every GPU of its set (see the type docs).
+    fn decode_gangs<F>(
+        &self,
+        input: &DecodeInput<'_>,
+        scratch: &mut GreedyScratch<'p>,
+        out: &mut [GpuId],
+        mut choose: F,
+    ) where
+        F: FnMut(
+            &Self,
+            usize,
+            TaskId,
+            f64,
+            &ClassIndex,
+            &PartialSchedule<'p>,
+            &mut WindowScratch,
+        ) -> (usize, usize, f64),
+    {
+        let p = self.problem;
+        let target = input.target.gpus();
+        let GreedyScratch {
+            index,
+            keys,
+            partial,
+            window,
+        } = scratch;
+        window.keys.clear();
+        window.keys.extend_from_slice(keys);
+        // Adds `delta` to GPU `k`'s key in the index and in its mirror (same arithmetic).
+        let bump = |index: &mut ClassIndex, mirror: &mut [f64], k: GpuId, delta: f64| {
+            index.add_to_key(p.class_of(k).index(), k.index(), delta);
+            mirror[k.index()] += delta;
+        };
+        for (pos, &task) in input.order.iter().enumerate() {
+            let gang = p.gpus(task) as usize;
+            if self.lookahead == Lookahead::Target {
+                let lead = target[task.index()];
+                let off = self.gang_offset[task.index()] as usize;
+                match input.target.gang_set_at(off, gang) {
+                    Some(set) if gang > 1 => {
+                        let d = p.exec_time_on(task, set);
+                        for &k in set {
+                            bump(index, &mut window.keys, k, -d);
+                        }
+                    }
+                    _ => bump(index, &mut window.keys, lead, -p.exec_time(task, lead)),
+                }
+            }
+            let hope = finite_hope(input.hope[task.index()], || {
+                input.target.loads()[target[task.index()].index()]
+            });
+            let (g, c, exec) = choose(self, pos, task, hope, index, partial, window);
+            debug_assert_eq!(p.class_of(GpuId::new(g)), ClassId::new(c));
+            let gpu = GpuId::new(g);
+            out[task.index()] = gpu;
+            let slot = partial
+                .place(task, gpu, self.policy)
+                .expect("predecessors placed, the GPU can lead the task");
+            let append = self.window > 0.0 && self.policy == Policy::Append;
+            match partial.gang_set(task) {
+                Some(set) => {
+                    let d = p.exec_time_on(task, set);
+                    for &k in set {
+                        bump(index, &mut window.keys, k, d);
+                        if append {
+                            window.free[k.index()] = slot.finish();
+                        }
+                    }
+                }
+                None => {
+                    bump(index, &mut window.keys, gpu, exec);
+                    if append {
+                        window.free[g] = slot.finish();
+                    }
+                }
+            }
+        }
+    }
+
+    /// With gang tasks, the GPU sets of the gang tasks of the plan the last decoding with
+    /// `scratch` built (lead first, in task-id order; the partial schedule's), into `out`;
+    /// `false` (and `out` untouched) without gang tasks or a finished decoding.
+    pub(crate) fn decoded_sets(&self, scratch: &GreedyScratch<'p>, out: &mut Vec<GpuId>) -> bool {
+        let partial = &scratch.partial;
+        if !self.gangs || !partial.is_complete() {
+            return false;
+        }
+        out.clear();
+        for v in self.problem.graph().task_ids() {
+            if let Some(set) = partial.gang_set(v) {
+                out.extend_from_slice(set);
+            }
+        }
+        true
     }
 }
 
@@ -522,6 +747,8 @@ impl<'p> PlanDecoder for GreedyDecoder<'p> {
                 host: vec![0; self.machine.len()],
                 machine: vec![(0, 0.0); self.problem.cluster().n_machines()],
                 stamp: 0,
+                keys: Vec::new(),
+                class_count: Vec::new(),
             },
         }
     }
@@ -549,6 +776,11 @@ impl<'p> PlanDecoder for GreedyDecoder<'p> {
     fn decoded_makespan(&self, scratch: &GreedyScratch<'p>, policy: Policy) -> Option<f64> {
         (self.window > 0.0 && policy == self.policy && scratch.partial.is_complete())
             .then(|| scratch.partial.makespan())
+    }
+
+    /// With gang tasks, the sets of the partial schedule the decoding built.
+    fn decoded_sets(&self, scratch: &GreedyScratch<'p>, out: &mut Vec<GpuId>) -> bool {
+        GreedyDecoder::decoded_sets(self, scratch, out)
     }
 }
 

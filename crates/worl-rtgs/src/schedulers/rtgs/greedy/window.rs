@@ -47,6 +47,10 @@ pub(crate) struct WindowScratch {
     /// Per machine: (stamp, data-ready time on its non-host GPUs).
     pub(super) machine: Vec<(u32, f64)>,
     pub(super) stamp: u32,
+    /// With gang tasks: every GPU's current key (a mirror of the class index's).
+    pub(super) keys: Vec<f64>,
+    /// With gang tasks: window candidates per class of the current gang task.
+    pub(super) class_count: Vec<u32>,
 }
 
 impl WindowScratch {
