@@ -86,10 +86,14 @@ mod window;
 /// lead `k` is `key_k + exec(v, k) / (g·e_v)` (its compute share; the set is not known
 /// before the placement), and each window candidate's EFT is a
 /// [`PartialSchedule::eft`] on the set around it (`best_set`: `O(c·(preds·g +
-/// timeline))` for the `c` GPUs that could join it). Every other task's EFT also goes
-/// through the partial schedule (data comes from the nearest GPU of a gang predecessor's
-/// set), `O(|preds(v)|·g)` per candidate instead of the shared per-machine data-ready
-/// times.
+/// timeline))` for the `c` GPUs that could join it). The EFT of a task with a gang
+/// predecessor also goes through the partial schedule (data comes from the nearest GPU of
+/// the predecessor's set), `O(|preds(v)|·g)` per candidate instead of the shared
+/// per-machine data-ready times; other tasks keep the fast path. Measured (layered DAG of
+/// 1,000 tasks, 20 % of them gangs of 2–4 GPUs of span `machine`, seed 3; 50 V100s; one
+/// default run of 30 × 100, shared 2-core machine): 4.5–5.7 s against 1.4 s for the same
+/// DAG without gangs; about half of it is [`PartialSchedule`]'s data-ready time of a gang
+/// task on each GPU that could join a set (`best_set`, per window candidate).
 ///
 /// Draws no random numbers. Its scratch is the set of per-class ordered sets, a key
 /// buffer, and the partial schedule and buffers of the window.
@@ -121,6 +125,9 @@ pub struct GreedyDecoder<'p> {
     /// With gang tasks: per task, where its set starts in a whale's
     /// [`gang_sets`](super::RtgsWhale::gang_sets) (empty without gang tasks).
     gang_offset: Vec<u32>,
+    /// With gang tasks: per task, whether it is a gang task or has one as a predecessor
+    /// (its EFTs then go through the partial schedule; empty without gang tasks).
+    slow_eft: Vec<bool>,
 }
 
 /// What the greedy decoder adds to a GPU's running time before comparing it with a hope
@@ -168,6 +175,16 @@ impl<'p> GreedyDecoder<'p> {
             leads: problem.has_gangs().then(|| FeasibleGpus::new(problem)),
             gang_offset: if problem.has_gangs() {
                 super::whale::gang_offsets(problem)
+            } else {
+                Vec::new()
+            },
+            slow_eft: if problem.has_gangs() {
+                let g = problem.graph();
+                g.task_ids()
+                    .map(|v| {
+                        problem.gpus(v) > 1 || g.preds(v).iter().any(|nb| problem.gpus(nb.task) > 1)
+                    })
+                    .collect()
             } else {
                 Vec::new()
             },
@@ -371,7 +388,8 @@ impl<'p> GreedyDecoder<'p> {
     /// it is a candidate, its key `key_k + exec(v, k) / (g·e_v)` compared with the hope;
     /// with a window the candidates within `ω·w̄_v` of the nearest gap (at most
     /// `per_class` per class, the nearest), each with the lower bound `max(latest
-    /// predecessor finish, free_k)` of its EFT.
+    /// predecessor finish, free_k) + exec(v, k) / (g·e_v)` of its EFT (the set's run time
+    /// [`Problem::exec_time_on`] is at least the lead's share).
     fn gather_gang(
         &self,
         task: TaskId,
@@ -409,7 +427,8 @@ impl<'p> GreedyDecoder<'p> {
             if gap <= limit || k.index() == best.1 {
                 let free = window.free[k.index()];
                 cands.push(Candidate {
-                    bound: larger(latest, free),
+                    // the set holds the lead, so its run time is at least the lead's share
+                    bound: larger(latest, free) + exec,
                     free,
                     gap,
                     gpu: k.index() as u32,
@@ -450,9 +469,11 @@ impl<'p> GreedyDecoder<'p> {
         let p = self.problem;
         let g = cand.gpu as usize;
         let gpu = GpuId::new(g);
-        if self.gangs {
+        if self.gangs && self.slow_eft[task.index()] {
             // Through the partial schedule: a gang on the set around its lead, data from
-            // the nearest GPU of a gang predecessor's set.
+            // the nearest GPU of a gang predecessor's set. (Other tasks take the path
+            // below: their predecessors are on one GPU each, and `free` holds the finish
+            // of a gang on every GPU of its set.)
             let eft = partial
                 .eft(task, gpu, self.policy)
                 .expect("predecessors placed, the GPU can lead the task");
