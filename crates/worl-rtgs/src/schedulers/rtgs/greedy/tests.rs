@@ -300,6 +300,118 @@ fn window_decoding_by_hand() {
     assert_eq!(pure[0], GpuId::new(0));
 }
 
+/// Layered DAG of 80 tasks, a quarter of them gangs of 2–4 GPUs of span `span`, on 40 PAI
+/// GPUs (machines of 8 and of 2 GPUs: span-`machine` gangs of 3–4 can be led only from the
+/// 8-GPU machines).
+fn gang_problem(span: worl_dag::Span, case: u64) -> Problem {
+    use worl_dag::generators::gangs::GangConfig;
+    let w = layered(&LayeredParams::new(80), case).unwrap();
+    let g = GangConfig::new(0.25, 2..=4, span)
+        .seed(case)
+        .apply(&w)
+        .unwrap();
+    Problem::new(Arc::new(g), Arc::new(presets::pai_mix(40, case).unwrap())).unwrap()
+}
+
+/// With gang tasks the per-class ordered sets stay right: after a decoding without
+/// look-ahead every GPU's key is its running time in the decoded plan with the decoded
+/// sets (a gang counted on every GPU of its set, [`gang_running_times`]), the index's
+/// nearest GPU of every class is the brute-force nearest over those keys, every gang
+/// task is on a GPU that can lead it, and the partial schedule's makespan is the
+/// evaluator's. With look-ahead the plan is as valid and its decoded makespan exact.
+#[test]
+fn gang_decoding_keeps_the_class_index_right() {
+    use crate::schedulers::rtgs::class_index::nearest_brute;
+    use crate::schedulers::rtgs::gang_running_times;
+    use crate::schedulers::search::PlanEvaluator;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    let mut restricted = 0;
+    for case in 0..4u64 {
+        for span in [worl_dag::Span::Machine, worl_dag::Span::Cluster] {
+            let p = gang_problem(span, case);
+            assert!(p.has_gangs());
+            let feasible = FeasibleGpus::new(&p);
+            let mut plan = vec![GpuId::new(0); p.n_tasks()];
+            feasible.random_plan(&mut rng, &mut plan);
+            let target = RtgsWhale::from_assignment(&p, plan);
+            let top = target.loads().iter().copied().fold(0.0, f64::max);
+            let hope: Vec<f64> = (0..p.n_tasks())
+                .map(|_| rng.random_range(0.0..2.0 * top))
+                .collect();
+            let order = p.graph().topo_order();
+            let mv = Move::new(MoveKind::Encircle, 1.0, 0.5, 1.0, 0.0, 1.0);
+            let input = DecodeInput {
+                problem: &p,
+                order,
+                hope: &hope,
+                whale: &target,
+                target: &target,
+                mv: &mv,
+            };
+            for (lookahead, window, policy, small) in [
+                (Lookahead::None, 0.0, Policy::Append, SMALL_CLASS),
+                (Lookahead::None, 2.0, Policy::Append, 1),
+                (Lookahead::None, 2.0, Policy::Insertion, SMALL_CLASS),
+                (Lookahead::Target, 2.0, Policy::Append, SMALL_CLASS),
+                (Lookahead::Target, 0.0, Policy::Insertion, 1),
+            ] {
+                let name = format!("case {case} {span:?} {lookahead:?} ω {window} {policy}");
+                let d = GreedyDecoder::new(&p, lookahead)
+                    .with_window(window, policy)
+                    .with_small_class(small);
+                let mut scratch = d.scratch();
+                let mut out = vec![GpuId::new(0); p.n_tasks()];
+                d.decode(
+                    &input,
+                    &mut WhaleRng::seed_from_u64(0),
+                    &mut scratch,
+                    &mut out,
+                );
+                for v in p.graph().task_ids() {
+                    assert!(p.can_lead(v, out[v.index()]), "{name}: {v:?}");
+                    let fitting = p.cluster().gpu_ids().filter(|&k| p.fits(v, k)).count();
+                    let leads = p.cluster().gpu_ids().filter(|&k| p.can_lead(v, k)).count();
+                    restricted += usize::from(leads < fitting);
+                }
+                let mut sets = Vec::new();
+                assert!(d.decoded_sets(&scratch, &mut sets), "{name}");
+                let want = PlanEvaluator::new(&p, policy)
+                    .with_order(order)
+                    .makespan(&out);
+                assert_eq!(scratch.partial.makespan(), want, "{name}");
+                if window > 0.0 {
+                    assert_eq!(d.decoded_makespan(&scratch, policy), Some(want), "{name}");
+                }
+                if lookahead == Lookahead::Target {
+                    continue;
+                }
+                let mut loads = Vec::new();
+                gang_running_times(&p, &out, &sets, &mut loads);
+                let keys = &scratch.window.keys;
+                for (k, (a, b)) in keys.iter().zip(&loads).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-9 * b.max(1.0),
+                        "{name}: g{k} {a} vs {b}"
+                    );
+                }
+                // the index answers from the same keys
+                for (c, members) in d.members.iter().enumerate() {
+                    for q in [0.0, 0.5 * top, top, 3.0 * top] {
+                        let got = scratch.index.nearest(c, q).expect("non-empty class");
+                        let brute = nearest_brute(keys, members, q, f64::INFINITY, 1);
+                        // same distance (ties may go to another GPU of equal key), and the
+                        // GPU returned has that key in the mirror
+                        assert_eq!(got.0, brute[0].1, "{name}: class {c}");
+                        assert_eq!((q - keys[got.1]).abs(), got.0, "{name}: class {c}");
+                    }
+                }
+            }
+        }
+    }
+    // some gang tasks cannot be led from every GPU they fit
+    assert!(restricted > 0);
+}
+
 /// The greedy decoding by a linear scan over all GPUs (`O(n·m)`, plus the window's
 /// candidates by brute force and one [`PartialSchedule::eft`] each), the reference the
 /// indexed decoder must match.
