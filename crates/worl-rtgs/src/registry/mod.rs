@@ -26,7 +26,7 @@
 //!   [`ScheduleError::BudgetBelowPopulation`] for every search alike, before any work
 //!   ([`RunContext::check_budget`](crate::RunContext::check_budget)); any larger budget is
 //!   honoured exactly. List schedulers evaluate no plan and ignore the budget.
-//! * **Gang tasks**: the list schedulers, WOA, PSO, GA, ILS, RTGS and WORL-RTGS place a task needing more
+//! * **Gang tasks**: the list schedulers, WOA, PSO, GA, ILS, exact, RTGS and WORL-RTGS place a task needing more
 //!   than one GPU; every other scheduler built by a registry (one whose
 //!   [`Scheduler::supports_gangs`] is `false`: DQN, MDTS) refuses a problem holding one with
 //!   [`ScheduleError::Unsupported`] naming the scheduler and the task, before any work

@@ -266,7 +266,7 @@ pub const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: Exact::NAME,
-        description: "exact: depth-first branch-and-bound over (ready task, GPU) append placements with path and load bounds, GPU symmetry and commutation pruning, HEFT/PEFT incumbent; proves optimality of small problems; options: nodes (default 50000000)",
+        description: "exact: depth-first branch-and-bound over (ready task, GPU or gang GPU set) append placements with path and load bounds, GPU symmetry and commutation pruning, HEFT/PEFT incumbent; proves optimality of small problems; options: nodes (default 50000000)",
         family: Family::Exact,
         quick: "nodes=20000",
         build: |o| boxed(Exact::from_options(o)),
