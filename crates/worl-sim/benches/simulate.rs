@@ -158,30 +158,27 @@ fn run_group(
     g.finish();
 }
 
+/// Reports `(p, plan)` with fair and without contention, then benches both as `group`
+/// (`fair_lognormal`, `no_contention_lognormal`).
+fn fair_and_none(c: &mut Criterion, group: &str, (p, plan): &(Problem, Plan)) {
+    for contention in [Contention::Fair, Contention::None] {
+        report(p, plan, contention);
+    }
+    let cases = [
+        ("fair_lognormal", Contention::Fair),
+        ("no_contention_lognormal", Contention::None),
+    ];
+    run_group(c, group, p, plan, &cases);
+}
+
 fn bench(c: &mut Criterion) {
     let group = "simulate_100k_tasks_1000_gpus";
     if wanted(group) {
-        let (p, plan) = problem(&layered_100k());
-        for contention in [Contention::Fair, Contention::None] {
-            report(&p, &plan, contention);
-        }
-        let cases = [
-            ("fair_lognormal", Contention::Fair),
-            ("no_contention_lognormal", Contention::None),
-        ];
-        run_group(c, group, &p, &plan, &cases);
+        fair_and_none(c, group, &problem(&layered_100k()));
     }
     let group = "simulate_100k_tasks_20pct_gangs";
     if wanted(group) {
-        let (p, plan) = gang_problem(&layered_100k());
-        for contention in [Contention::Fair, Contention::None] {
-            report(&p, &plan, contention);
-        }
-        let cases = [
-            ("fair_lognormal", Contention::Fair),
-            ("no_contention_lognormal", Contention::None),
-        ];
-        run_group(c, group, &p, &plan, &cases);
+        fair_and_none(c, group, &gang_problem(&layered_100k()));
     }
     let group = "simulate_edge_dense_3k_tasks";
     if wanted(group) {

@@ -4,7 +4,7 @@ use crate::result::{Event, SimResult};
 use std::collections::HashMap;
 use std::fmt;
 use worl_cluster::{GpuId, Problem};
-use worl_dag::TaskId;
+use worl_dag::{JobId, TaskId};
 
 /// Relative tolerance of the transfer-duration check (rounding of `start + duration`).
 const REL_TOL: f64 = 1e-9;
@@ -90,6 +90,104 @@ struct GangLog {
 /// The transfers of an edge into a gang task since the task's last dispatch: start, and
 /// finish when delivered.
 type GangTransfers = Vec<(f64, Option<f64>)>;
+
+/// The checks of a transfer from parent `from` to task `name` that ran `(s, f)` (s): it
+/// started after the parent finished at `fu` and took at least its contention-free time
+/// `need` (tolerance [`REL_TOL`] of it plus 1 ps plus [`rounding`]). Each violation goes to
+/// `bad`.
+fn check_transfer(
+    from: &str,
+    name: &str,
+    (s, f): (f64, f64),
+    fu: f64,
+    need: f64,
+    bad: &mut dyn FnMut(String),
+) {
+    if s < fu {
+        bad(format!(
+            "the transfer {from} -> {name} started at {s} s, before the parent finished at {fu} s"
+        ));
+    }
+    if f - s < need * (1.0 - REL_TOL) - 1e-12 - rounding(s, f) {
+        bad(format!(
+            "the transfer {from} -> {name} took {} s, less than its contention-free time {need} s",
+            f - s
+        ));
+    }
+}
+
+/// The checks every end of a run on `gpu` shares, gang or single-GPU: the run of task
+/// `name`, started at `start` and ended (`verb`: finished or lost) at `time` (s), does not
+/// end before it started, and meets no busy window of the GPU. Each violation goes to
+/// `bad`.
+fn check_run_end(
+    problem: &Problem,
+    name: &str,
+    verb: &str,
+    gpu: GpuId,
+    start: f64,
+    time: f64,
+    bad: &mut dyn FnMut(String),
+) {
+    if time < start {
+        bad(format!("{name} {verb} before it started"));
+    }
+    if let Some((from, to)) = window_met(problem.busy(gpu), start, time) {
+        bad(format!(
+            "{name} ran on {gpu} over {start}..{time} s, meeting its busy window [{from}, {to}) s"
+        ));
+    }
+}
+
+/// What [`check_start_on`] reads of the replay so far.
+struct GpuStates<'a> {
+    /// Per job: released yet.
+    released: &'a [bool],
+    /// Per GPU: down now.
+    down: &'a [bool],
+    /// Per GPU: the task running there now.
+    running: &'a [Option<TaskId>],
+}
+
+/// The checks every start on `gpu` at `time` (s) shares, gang or single-GPU: the task
+/// `name` of `job` started after its job's release, on a GPU that is up, past its ready
+/// time and idle. Each violation goes to `bad`, naming the task, GPU, job or the task
+/// running there (by `label`).
+#[allow(clippy::too_many_arguments)]
+fn check_start_on(
+    problem: &Problem,
+    on: &GpuStates<'_>,
+    name: &str,
+    job: JobId,
+    gpu: GpuId,
+    time: f64,
+    label: &dyn Fn(TaskId) -> String,
+    bad: &mut dyn FnMut(String),
+) {
+    let w = problem.workload();
+    if !on.released[job.index()] || time < w.job(job).release {
+        bad(format!(
+            "{name} started before its job {} was released (release {} s)",
+            w.job(job).name,
+            w.job(job).release
+        ));
+    }
+    if on.down[gpu.index()] {
+        bad(format!("{name} started on {gpu}, which is down"));
+    }
+    if time < problem.ready_time(gpu) {
+        bad(format!(
+            "{name} started on {gpu} before its ready time {} s",
+            problem.ready_time(gpu)
+        ));
+    }
+    if let Some(other) = on.running[gpu.index()] {
+        bad(format!(
+            "{name} started on {gpu} while {} runs there",
+            label(other)
+        ));
+    }
+}
 
 /// Checks `result`'s event log (recorded with
 /// [`SimConfig::record_events`](crate::SimConfig)) against `problem`, replaying it without
@@ -312,28 +410,12 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                         ));
                     }
                 }
-                if !released[job.index()] || time < w.job(job).release {
-                    bad(format!(
-                        "{name} started before its job {} was released (release {} s)",
-                        w.job(job).name,
-                        w.job(job).release
-                    ));
-                }
-                if gpu_down[gpu.index()] {
-                    bad(format!("{name} started on {gpu}, which is down"));
-                }
-                if time < problem.ready_time(gpu) {
-                    bad(format!(
-                        "{name} started on {gpu} before its ready time {} s",
-                        problem.ready_time(gpu)
-                    ));
-                }
-                if let Some(other) = gpu_running[gpu.index()] {
-                    bad(format!(
-                        "{name} started on {gpu} while {} runs there",
-                        label(other)
-                    ));
-                }
+                let on = GpuStates {
+                    released: &released,
+                    down: &gpu_down,
+                    running: &gpu_running,
+                };
+                check_start_on(problem, &on, &name, job, gpu, time, &label, &mut bad);
                 if first {
                     // Every input on every GPU of the set.
                     for nb in g.preds(task) {
@@ -387,19 +469,7 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                         need.sort_by(|a, b| b.total_cmp(a));
                         took.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
                         for (&(s, f), &c) in took.iter().zip(&need) {
-                            if s < fu {
-                                bad(format!(
-                                    "the transfer {} -> {name} started at {s} s, before the parent finished at {fu} s",
-                                    label(u)
-                                ));
-                            }
-                            if f - s < c * (1.0 - REL_TOL) - 1e-12 - rounding(s, f) {
-                                bad(format!(
-                                    "the transfer {} -> {name} took {} s, less than its contention-free time {c} s",
-                                    label(u),
-                                    f - s
-                                ));
-                            }
+                            check_transfer(&label(u), &name, (s, f), fu, c, &mut bad);
                         }
                     }
                     let t = &mut tasks[task.index()];
@@ -444,15 +514,7 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                 }
                 if let Some(pos) = gl.on.iter().position(|&k| k == gpu) {
                     gl.on.swap_remove(pos);
-                    if time < t.start {
-                        bad(format!("{name} {verb} before it started"));
-                    }
-                    if let Some((from, to)) = window_met(problem.busy(gpu), t.start, time) {
-                        bad(format!(
-                            "{name} ran on {gpu} over {}..{time} s, meeting its busy window [{from}, {to}) s",
-                            t.start
-                        ));
-                    }
+                    check_run_end(problem, &name, verb, gpu, t.start, time, &mut bad);
                     gpu_running[gpu.index()] = None;
                 } else {
                     bad(format!("{name} {verb} on {gpu} without running there"));
@@ -512,28 +574,12 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                     )),
                     _ => {}
                 }
-                if !released[job.index()] || time < w.job(job).release {
-                    bad(format!(
-                        "{name} started before its job {} was released (release {} s)",
-                        w.job(job).name,
-                        w.job(job).release
-                    ));
-                }
-                if gpu_down[gpu.index()] {
-                    bad(format!("{name} started on {gpu}, which is down"));
-                }
-                if time < problem.ready_time(gpu) {
-                    bad(format!(
-                        "{name} started on {gpu} before its ready time {} s",
-                        problem.ready_time(gpu)
-                    ));
-                }
-                if let Some(other) = gpu_running[gpu.index()] {
-                    bad(format!(
-                        "{name} started on {gpu} while {} runs there",
-                        label(other)
-                    ));
-                }
+                let on = GpuStates {
+                    released: &released,
+                    down: &gpu_down,
+                    running: &gpu_running,
+                };
+                check_start_on(problem, &on, &name, job, gpu, time, &label, &mut bad);
                 for nb in g.preds(task) {
                     let u = nb.task;
                     let ul = tasks[u.index()];
@@ -592,19 +638,7 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                     let need = problem.comm_time(nb.bytes, gu, gpu);
                     match transfer.get(&(u.index(), task.index())) {
                         Some(&(s, Some((f, at)))) if tl.dispatched_at.is_some_and(|d| at > d) => {
-                            if s < fu {
-                                bad(format!(
-                                    "the transfer {} -> {name} started at {s} s, before the parent finished at {fu} s",
-                                    label(u)
-                                ));
-                            }
-                            if f - s < need * (1.0 - REL_TOL) - 1e-12 - rounding(s, f) {
-                                bad(format!(
-                                    "the transfer {} -> {name} took {} s, less than its contention-free time {need} s",
-                                    label(u),
-                                    f - s
-                                ));
-                            }
+                            check_transfer(&label(u), &name, (s, f), fu, need, &mut bad);
                         }
                         _ => bad(format!(
                             "{name} started on {gpu} before its input from {} on {gu} arrived",
@@ -629,15 +663,7 @@ pub fn check_log(problem: &Problem, result: &SimResult) -> Result<(), Vec<LogVio
                 if t.running != Some(gpu) {
                     bad(format!("{name} {verb} on {gpu} without running there"));
                 } else {
-                    if time < t.start {
-                        bad(format!("{name} {verb} before it started"));
-                    }
-                    if let Some((from, to)) = window_met(problem.busy(gpu), t.start, time) {
-                        bad(format!(
-                            "{name} ran on {gpu} over {}..{time} s, meeting its busy window [{from}, {to}) s",
-                            t.start
-                        ));
-                    }
+                    check_run_end(problem, &name, verb, gpu, t.start, time, &mut bad);
                     gpu_running[gpu.index()] = None;
                 }
                 if lost && !gpu_down[gpu.index()] {

@@ -979,23 +979,8 @@ impl<'p, 'c> Engine<'p, 'c> {
         let (v, k) = (task.index(), gpu.index());
         let est = self.p.exec_time(task, gpu);
         let preds = self.p.graph().preds(task);
-        let ts = &mut self.st.tasks[v];
-        ts.phase = Phase::Queued;
-        ts.gpu = k as u32;
-        ts.est = est;
-        ts.inputs_left = preds.len() as u32;
-        if ts.in_ready {
-            ts.in_ready = false;
-            self.ready_dirty = true;
-        }
-        let retry = ts.attempts > 0;
-        let gs = &mut self.st.gpus[k];
-        gs.queued_est += est;
-        if retry {
-            gs.retry.push_back(task);
-        } else {
-            gs.queue.push_back(task);
-        }
+        let retry = self.mark_queued(v, k as u32, est, preds.len() as u32);
+        self.st.gpus[k].push(task, est, retry);
         self.log(Event::Dispatched {
             time: self.st.now,
             task,
@@ -1009,6 +994,23 @@ impl<'p, 'c> Engine<'p, 'c> {
         }
     }
 
+    /// Marks task `v` queued on GPU `lead` (its set's lead) with nominal run time `est`
+    /// (s) and `inputs` inputs to wait for, out of the ready list; returns whether it is a
+    /// retry (a lost task dispatched again).
+    #[inline]
+    fn mark_queued(&mut self, v: usize, lead: u32, est: f64, inputs: u32) -> bool {
+        let ts = &mut self.st.tasks[v];
+        ts.phase = Phase::Queued;
+        ts.gpu = lead;
+        ts.est = est;
+        ts.inputs_left = inputs;
+        if ts.in_ready {
+            ts.in_ready = false;
+            self.ready_dirty = true;
+        }
+        ts.attempts > 0
+    }
+
     /// Appends gang `task` to the queue (a lost one to the retry queue) of every GPU of its
     /// set, lead first, and starts the transfers of its finished parents to each.
     fn enqueue_gang(&mut self, task: TaskId) {
@@ -1016,24 +1018,10 @@ impl<'p, 'c> Engine<'p, 'c> {
         let set = std::mem::take(&mut self.st.sets[v]);
         let est = self.p.exec_time_on(task, &set);
         let preds = self.p.graph().preds(task);
-        let ts = &mut self.st.tasks[v];
-        ts.phase = Phase::Queued;
-        ts.gpu = set[0].index() as u32;
-        ts.est = est;
-        ts.inputs_left = (preds.len() * set.len()) as u32;
-        if ts.in_ready {
-            ts.in_ready = false;
-            self.ready_dirty = true;
-        }
-        let retry = ts.attempts > 0;
+        let inputs = (preds.len() * set.len()) as u32;
+        let retry = self.mark_queued(v, set[0].index() as u32, est, inputs);
         for &k in &set {
-            let gs = &mut self.st.gpus[k.index()];
-            gs.queued_est += est;
-            if retry {
-                gs.retry.push_back(task);
-            } else {
-                gs.queue.push_back(task);
-            }
+            self.st.gpus[k.index()].push(task, est, retry);
             self.log(Event::Dispatched {
                 time: self.st.now,
                 task,
@@ -1100,28 +1088,9 @@ impl<'p, 'c> Engine<'p, 'c> {
         }
         self.st.tasks[v].drawn = None;
         for &k in &set {
-            let gs = &mut self.st.gpus[k.index()];
-            if gs.retry.front() == Some(&h) {
-                gs.retry.pop_front();
-            } else {
-                gs.queue.pop_front();
-            }
-            gs.queued_est = if gs.retry.is_empty() && gs.queue.is_empty() {
-                0.0
-            } else {
-                gs.queued_est - est
-            };
-            gs.running = v as u32;
-            gs.running_est_finish = now + est;
+            self.st.gpus[k.index()].start_head(h, v, est, now);
         }
-        let ts = &mut self.st.tasks[v];
-        ts.phase = Phase::Running;
-        ts.attempts += 1;
-        ts.generation = ts.generation.wrapping_add(1);
-        ts.start = now;
-        let generation = ts.generation;
-        let j = self.job_of[v] as usize;
-        self.job_first_start[j] = self.job_first_start[j].min(now);
+        let generation = self.begin_attempt(v, now);
         for &k in &set {
             self.log(Event::Started {
                 time: now,
@@ -1137,6 +1106,21 @@ impl<'p, 'c> Engine<'p, 'c> {
                 generation,
             },
         );
+    }
+
+    /// Marks task `v` running from `now` (s) as a new attempt and counts its job as
+    /// started; returns the attempt's generation for its `TaskDone` event.
+    #[inline]
+    fn begin_attempt(&mut self, v: usize, now: f64) -> u32 {
+        let ts = &mut self.st.tasks[v];
+        ts.phase = Phase::Running;
+        ts.attempts += 1;
+        ts.generation = ts.generation.wrapping_add(1);
+        ts.start = now;
+        let generation = ts.generation;
+        let j = self.job_of[v] as usize;
+        self.job_first_start[j] = self.job_first_start[j].min(now);
+        generation
     }
 
     fn try_start(&mut self, k: usize) {
@@ -1182,27 +1166,8 @@ impl<'p, 'c> Engine<'p, 'c> {
                 ref s => est * s.draw(&mut self.rng),
             }
         };
-        let gs = &mut self.st.gpus[k];
-        if gs.retry.front() == Some(&h) {
-            gs.retry.pop_front();
-        } else {
-            gs.queue.pop_front();
-        }
-        gs.queued_est = if gs.retry.is_empty() && gs.queue.is_empty() {
-            0.0
-        } else {
-            gs.queued_est - est
-        };
-        gs.running = v as u32;
-        gs.running_est_finish = now + est;
-        let ts = &mut self.st.tasks[v];
-        ts.phase = Phase::Running;
-        ts.attempts += 1;
-        ts.generation = ts.generation.wrapping_add(1);
-        ts.start = now;
-        let generation = ts.generation;
-        let j = self.job_of[v] as usize;
-        self.job_first_start[j] = self.job_first_start[j].min(now);
+        self.st.gpus[k].start_head(h, v, est, now);
+        let generation = self.begin_attempt(v, now);
         self.log(Event::Started {
             time: now,
             task: h,

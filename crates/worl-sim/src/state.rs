@@ -78,6 +78,37 @@ impl GpuState {
         self.retry.front().or(self.queue.front()).copied()
     }
 
+    /// Queues `task` of nominal run time `est` (s): on the retry queue when `retry` (a lost
+    /// task dispatched again), else on the dispatch queue.
+    #[inline]
+    pub(crate) fn push(&mut self, task: TaskId, est: f64, retry: bool) {
+        self.queued_est += est;
+        if retry {
+            self.retry.push_back(task);
+        } else {
+            self.queue.push_back(task);
+        }
+    }
+
+    /// Takes the head `h` (task index `v`, nominal run time `est`, s) off its queue and
+    /// runs it from `now` (s): the queued estimate drops by `est` (exactly 0 once both
+    /// queues are empty, against rounding drift).
+    #[inline]
+    pub(crate) fn start_head(&mut self, h: TaskId, v: usize, est: f64, now: f64) {
+        if self.retry.front() == Some(&h) {
+            self.retry.pop_front();
+        } else {
+            self.queue.pop_front();
+        }
+        self.queued_est = if self.retry.is_empty() && self.queue.is_empty() {
+            0.0
+        } else {
+            self.queued_est - est
+        };
+        self.running = v as u32;
+        self.running_est_finish = now + est;
+    }
+
     /// Tasks dispatched and not finished (queued plus running).
     #[inline]
     pub(crate) fn load(&self) -> usize {

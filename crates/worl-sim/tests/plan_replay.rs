@@ -2,6 +2,8 @@
 //! reproduces the plan evaluator bit for bit, for every scheduler of the registry; under
 //! fair contention it is never faster than the plan.
 
+mod common;
+
 use proptest::prelude::*;
 use worl_cluster::{Evaluator, Policy, Problem, Schedule};
 use worl_rtgs::testing::{ClusterKind, problems, quick_schedulers, random_problem};
@@ -30,40 +32,12 @@ fn simulate(p: &Problem, s: &Schedule, contention: Contention) -> SimResult {
 fn replay_matches_the_evaluator(p: &Problem, seed: u64) -> Result<(), TestCaseError> {
     for mut s in quick_schedulers() {
         let name = s.name().to_owned();
-        let schedule = s
-            .schedule(p, &mut RunContext::new(seed))
-            .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
-        // The plan's semi-active timing: the evaluator's append policy on the plan.
-        let plan = schedule.to_plan(p);
-        let planned = Evaluator::new(p).schedule(&plan, Policy::Append).unwrap();
+        let (schedule, planned) = common::schedule_and_timing(&name, s.as_mut(), p, seed)?;
         let r = simulate(p, &schedule, Contention::None);
-        for (v, (sim, ev)) in r.tasks.iter().zip(planned.tasks()).enumerate() {
-            prop_assert_eq!(sim.gpu, ev.gpu, "{}: task {}", name, v);
-            // Bit for bit: the same max/+ over the same operands.
-            prop_assert_eq!(
-                sim.start.to_bits(),
-                ev.start.to_bits(),
-                "{}: task {} starts {} vs {}",
-                name,
-                v,
-                sim.start,
-                ev.start
-            );
-            prop_assert_eq!(
-                sim.finish.to_bits(),
-                ev.finish.to_bits(),
-                "{}: task {}",
-                name,
-                v
-            );
+        common::same_as_planned(&name, &r, &planned)?;
+        for sim in &r.tasks {
             prop_assert_eq!(sim.attempts, 1);
         }
-        prop_assert_eq!(
-            r.metrics.makespan.to_bits(),
-            planned.makespan().to_bits(),
-            "{}",
-            name
-        );
         prop_assert_eq!(r.metrics.contention_delay, 0.0);
         prop_assert_eq!(r.metrics.replans, 0.0);
     }

@@ -1,11 +1,15 @@
 //! Fixtures shared by the integration tests: several problems streamed as one workload, and
-//! the simulation settings that stress a policy.
+//! the simulation settings that stress a policy, and the bit-for-bit comparison of a replay
+//! with its plan.
+#![allow(dead_code)] // each test binary uses only some of the fixtures
 
+use proptest::prelude::*;
 use std::sync::Arc;
-use worl_cluster::Problem;
+use worl_cluster::{Evaluator, Policy, Problem, Schedule};
 use worl_dag::{TaskId, WorkloadBuilder};
+use worl_rtgs::{RunContext, Scheduler};
 use worl_sim::arrivals::Arrivals;
-use worl_sim::{Contention, Failures, RuntimeNoise, SimConfig};
+use worl_sim::{Contention, Failures, RuntimeNoise, SimConfig, SimResult};
 
 /// The jobs of `p` and `q` (renamed `a/...` and `b/...`) as one workload on `p`'s cluster,
 /// released by a Poisson process of `rate_per_hour` jobs an hour seeded with `seed` (the
@@ -50,4 +54,56 @@ pub fn noisy() -> SimConfig {
         },
         ..SimConfig::default()
     }
+}
+
+/// Checks the replay `r` of scheduler `name`'s plan against the plan's timing `planned`,
+/// bit for bit: every task's GPU, start and finish, and the makespan.
+///
+/// Errors: the first difference, naming the scheduler and the task index.
+pub fn same_as_planned(name: &str, r: &SimResult, planned: &Schedule) -> Result<(), TestCaseError> {
+    for (v, (sim, ev)) in r.tasks.iter().zip(planned.tasks()).enumerate() {
+        prop_assert_eq!(sim.gpu, ev.gpu, "{}: task {}", name, v);
+        // Bit for bit: the same max/+ over the same operands.
+        prop_assert_eq!(
+            sim.start.to_bits(),
+            ev.start.to_bits(),
+            "{}: task {} starts {} vs {}",
+            name,
+            v,
+            sim.start,
+            ev.start
+        );
+        prop_assert_eq!(
+            sim.finish.to_bits(),
+            ev.finish.to_bits(),
+            "{}: task {}",
+            name,
+            v
+        );
+    }
+    prop_assert_eq!(
+        r.metrics.makespan.to_bits(),
+        planned.makespan().to_bits(),
+        "{}",
+        name
+    );
+    Ok(())
+}
+
+/// The schedule scheduler `s` (named `name`) makes for `p` with `seed`, and its plan's
+/// semi-active timing: the evaluator's append policy on the plan.
+///
+/// Errors: the scheduler's, naming it.
+pub fn schedule_and_timing(
+    name: &str,
+    s: &mut dyn Scheduler,
+    p: &Problem,
+    seed: u64,
+) -> Result<(Schedule, Schedule), TestCaseError> {
+    let schedule = s
+        .schedule(p, &mut RunContext::new(seed))
+        .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+    let plan = schedule.to_plan(p);
+    let planned = Evaluator::new(p).schedule(&plan, Policy::Append).unwrap();
+    Ok((schedule, planned))
 }
