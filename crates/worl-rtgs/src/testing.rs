@@ -353,3 +353,28 @@ pub fn plan_decodes_to_makespan(
     }
     Ok(())
 }
+
+/// Every GPU set task `v` may run on, found by brute force, independently of any
+/// scheduler: for a task on one GPU each GPU that fits it; for a gang of `g` every
+/// `g`-subset of the GPUs whose GPUs all fit and, for span `machine`, share a machine, in
+/// ascending order of their bit masks (GPU `k` is bit `k`). Fewer than 32 GPUs.
+pub fn all_sets(p: &Problem, v: TaskId) -> Vec<Vec<worl_cluster::GpuId>> {
+    let g = p.gpus(v) as usize;
+    let m = p.n_gpus();
+    let span = p.graph().task(v).gang.span;
+    (1u32..1 << m)
+        .filter(|mask| mask.count_ones() as usize == g)
+        .map(|mask| {
+            (0..m)
+                .filter(|k| mask & (1 << k) != 0)
+                .map(worl_cluster::GpuId::new)
+                .collect::<Vec<_>>()
+        })
+        .filter(|set| {
+            set.iter().all(|&k| p.fits(v, k))
+                && (g == 1
+                    || span == Span::Cluster
+                    || set.iter().all(|&k| p.machine_of(k) == p.machine_of(set[0])))
+        })
+        .collect()
+}

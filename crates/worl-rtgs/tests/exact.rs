@@ -6,34 +6,12 @@
 
 use proptest::prelude::*;
 use worl_cluster::{Evaluator, GpuId, Plan, Policy, Problem};
-use worl_dag::{Span, TaskId};
+use worl_dag::TaskId;
 use worl_rtgs::schedulers::{BUILTINS, Exact, Family};
-use worl_rtgs::testing::{ClusterKind, problems, problems_with_gangs, random_problem_with_gangs};
+use worl_rtgs::testing::{
+    ClusterKind, all_sets, problems, problems_with_gangs, random_problem_with_gangs,
+};
 use worl_rtgs::{Registry, RunContext, ScheduleError};
-
-/// Every set task `v` may run on: each fitting GPU for a task on one GPU; for a gang of `g`,
-/// every `g`-subset of fitting GPUs (bit masks, ascending), on one machine for span
-/// `machine`.
-fn sets_of(p: &Problem, v: TaskId) -> Vec<Vec<GpuId>> {
-    let g = p.gpus(v) as usize;
-    let m = p.n_gpus();
-    let span = p.graph().task(v).gang.span;
-    (1u32..1 << m)
-        .filter(|mask| mask.count_ones() as usize == g)
-        .map(|mask| {
-            (0..m)
-                .filter(|k| mask & (1 << k) != 0)
-                .map(GpuId::new)
-                .collect()
-        })
-        .filter(|set: &Vec<GpuId>| {
-            set.iter().all(|&k| p.fits(v, k))
-                && (g == 1
-                    || span == Span::Cluster
-                    || set.iter().all(|&k| p.machine_of(k) == p.machine_of(set[0])))
-        })
-        .collect()
-}
 
 /// Every topological order of `p`'s tasks.
 fn topological_orders(p: &Problem) -> Vec<Vec<TaskId>> {
@@ -62,10 +40,10 @@ fn topological_orders(p: &Problem) -> Vec<Vec<TaskId>> {
 }
 
 /// The least makespan over every plan: every topological order × every set per task
-/// ([`sets_of`]), a gang's set given explicitly in [`Plan::gangs`], decoded by the
+/// ([`all_sets`]), a gang's set given explicitly in [`Plan::gangs`], decoded by the
 /// [`Evaluator`] under `policy`.
 fn brute_force_plans(p: &Problem, policy: Policy) -> f64 {
-    let sets: Vec<Vec<Vec<GpuId>>> = p.graph().task_ids().map(|v| sets_of(p, v)).collect();
+    let sets: Vec<Vec<Vec<GpuId>>> = p.graph().task_ids().map(|v| all_sets(p, v)).collect();
     let orders = topological_orders(p);
     let mut eval = Evaluator::new(p);
     let mut best = f64::INFINITY;

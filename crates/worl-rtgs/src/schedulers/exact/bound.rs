@@ -289,16 +289,7 @@ impl<'p> Instance<'p> {
                 after[v * m + k] = if use_comm {
                     let mut longest = 0.0f64;
                     for &(w, bytes) in &succs[v] {
-                        let w = w as usize;
-                        let mut shortest = f64::INFINITY;
-                        for j in 0..m {
-                            let e = exec[w * m + j];
-                            if e == f64::INFINITY {
-                                continue;
-                            }
-                            let c = problem.comm_time(bytes, GpuId::new(k), GpuId::new(j));
-                            shortest = shortest.min(c + e + after[w * m + j]);
-                        }
+                        let shortest = reach_of(problem, &exec, &after, w as usize, bytes, k);
                         longest = longest.max(shortest);
                     }
                     longest
@@ -414,6 +405,24 @@ impl<'p> Instance<'p> {
     }
 }
 
+/// `X(k, w)`: the least time from a task finishing on GPU `k` to the end of its successor
+/// `w`'s tail, over the GPUs `j` that can run `w`: the transfer of `bytes` from `k` to `j`,
+/// `w`'s run time there and `after[w · m + j]` (every `m`-wide row of `exec` and `after`,
+/// s). Infinite when no GPU can run `w`.
+fn reach_of(problem: &Problem, exec: &[f64], after: &[f64], w: usize, bytes: f64, k: usize) -> f64 {
+    let m = problem.n_gpus();
+    let mut shortest = f64::INFINITY;
+    for j in 0..m {
+        let e = exec[w * m + j];
+        if e == f64::INFINITY {
+            continue;
+        }
+        let c = problem.comm_time(bytes, GpuId::new(k), GpuId::new(j));
+        shortest = shortest.min(c + e + after[w * m + j]);
+    }
+    shortest
+}
+
 /// Fills the `after` tables of gang task `v` (see [`GangSets::after`] and
 /// [`Instance::after`]) from its successors' (already filled: reverse topological order).
 /// `tail`: the longest chain of least run times after `v`, used instead when communication
@@ -440,18 +449,8 @@ fn gang_after(
     reach.clear();
     reach.resize(succs.len() * m, f64::INFINITY);
     for (i, &(w, bytes)) in succs.iter().enumerate() {
-        let w = w as usize;
         for k in 0..m {
-            let mut shortest = f64::INFINITY;
-            for j in 0..m {
-                let e = exec[w * m + j];
-                if e == f64::INFINITY {
-                    continue;
-                }
-                let c = problem.comm_time(bytes, GpuId::new(k), GpuId::new(j));
-                shortest = shortest.min(c + e + after[w * m + j]);
-            }
-            reach[i * m + k] = shortest;
+            reach[i * m + k] = reach_of(problem, exec, after, w as usize, bytes, k);
         }
     }
     let row = &mut after[v * m..(v + 1) * m];

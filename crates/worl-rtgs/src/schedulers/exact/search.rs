@@ -348,16 +348,7 @@ impl<'i, 'p> Search<'i, 'p> {
                 });
             }
         }
-        children.sort_unstable_by(|a, b| {
-            a.finish
-                .total_cmp(&b.finish)
-                .then(a.task.cmp(&b.task))
-                .then(a.gpu.cmp(&b.gpu))
-        });
-        self.children_capacity += children.capacity() - capacity_before;
-        let frame = &mut self.frames[depth];
-        frame.children = children;
-        frame.next = 0;
+        self.store_children(depth, children, capacity_before);
     }
 
     /// [`expand`](Self::expand) for a problem with gang tasks: a gang task branches over its
@@ -453,6 +444,13 @@ impl<'i, 'p> Search<'i, 'p> {
                 });
             }
         }
+        self.store_children(depth, children, capacity_before);
+    }
+
+    /// Orders the `children` of the node at `depth` by finish, then task, then GPU (or set),
+    /// stores them in its frame to be tried from the first, and counts the buffer's growth
+    /// past `capacity_before` (entries) in `children_capacity`.
+    fn store_children(&mut self, depth: usize, mut children: Vec<Child>, capacity_before: usize) {
         children.sort_unstable_by(|a, b| {
             a.finish
                 .total_cmp(&b.finish)

@@ -6,6 +6,7 @@ use super::{Exact, ExactOutcome};
 use crate::registry::Options;
 use crate::scheduler::{Budget, RunContext, Scheduler};
 use crate::schedulers::list::{Heft, Peft};
+use crate::testing::all_sets;
 use ndarray::Array2;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -14,9 +15,58 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 use worl_cluster::{
-    ClusterBuilder, GpuId, GpuModel, Link, Network, PartialSchedule, Policy, Problem,
+    Cluster, ClusterBuilder, GpuId, GpuModel, Link, Network, PartialSchedule, Policy, Problem,
 };
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
+
+/// Edges `i -> j` (`i < j`) among `ids` with probability 0.4, of `ccr · 5e9 · [0.5, 1.5)`
+/// bytes: a communication time of about `ccr · 5` s at 1 GB/s.
+fn random_edges(b: &mut WorkloadBuilder, ids: &[TaskId], ccr: f64, rng: &mut impl Rng) {
+    for v in 0..ids.len() {
+        for u in 0..v {
+            if rng.random_bool(0.4) {
+                let bytes = ccr * 5.0e9 * rng.random_range(0.5..1.5);
+                b.add_edge(ids[u], ids[v], bytes).unwrap();
+            }
+        }
+    }
+}
+
+/// The speed and memory (GiB) of GPU `k`: 1 and 32 when `identical`, else a speed from
+/// {0.5, 1, 1, 2} and 32 or 8 GiB (GPU 0 always 32).
+fn random_speed_mem(identical: bool, k: usize, rng: &mut impl Rng) -> (f64, f64) {
+    if identical {
+        (1.0, 32.0)
+    } else {
+        let speed = [0.5, 1.0, 1.0, 2.0][rng.random_range(0..4)];
+        let mem = if k == 0 || rng.random_bool(0.5) {
+            32.0
+        } else {
+            8.0
+        };
+        (speed, mem)
+    }
+}
+
+/// Busy windows on GPU 0 and on each other GPU of `cluster` with probability 1/2: 1 to 3
+/// windows, the first from `[0, 20)` s, each 1 to 15 s long and 0 to 15 s apart.
+fn random_windows(cluster: &mut Cluster, rng: &mut impl Rng) {
+    for k in 0..cluster.n_gpus() {
+        if k == 0 || rng.random_bool(0.5) {
+            let mut at = rng.random_range(0.0..20.0);
+            let busy = (0..rng.random_range(1..=3))
+                .map(|_| {
+                    let from = at;
+                    at = from + rng.random_range(1.0..15.0);
+                    let window = (from, at);
+                    at += rng.random_range(0.0..15.0);
+                    window
+                })
+                .collect();
+            cluster.set_busy(GpuId::new(k), busy).unwrap();
+        }
+    }
+}
 
 /// A random problem of `1..=max_n` tasks on `1..=max_m` GPUs: edges `i -> j` (`i < j`) with
 /// probability 0.4, work in `[1, 10)` (5 % of tasks take no time), a fifth of the tasks
@@ -50,15 +100,7 @@ fn random_problem_windows(seed: u64, max_n: usize, max_m: usize, windows: bool) 
             b.add_task(j, format!("t{i}"), work, mem).unwrap()
         })
         .collect();
-    // Communication time of an edge ≈ ccr · 5 s at 1 GB/s.
-    for v in 0..n {
-        for u in 0..v {
-            if rng.random_bool(0.4) {
-                let bytes = ccr * 5.0e9 * rng.random_range(0.5..1.5);
-                b.add_edge(ids[u], ids[v], bytes).unwrap();
-            }
-        }
-    }
+    random_edges(&mut b, &ids, ccr, &mut rng);
     let w = Arc::new(b.build().unwrap());
     let identical = rng.random_bool(1.0 / 3.0);
     let mut cb = ClusterBuilder::new("tiny");
@@ -69,17 +111,7 @@ fn random_problem_windows(seed: u64, max_n: usize, max_m: usize, windows: bool) 
     let with_ready = rng.random_bool(0.4);
     let with_background = rng.random_bool(0.3);
     for k in 0..m {
-        let (speed, mem) = if identical {
-            (1.0, 32.0)
-        } else {
-            let speed = [0.5, 1.0, 1.0, 2.0][rng.random_range(0..4)];
-            let mem = if k == 0 || rng.random_bool(0.5) {
-                32.0
-            } else {
-                8.0
-            };
-            (speed, mem)
-        };
+        let (speed, mem) = random_speed_mem(identical, k, &mut rng);
         let model = GpuModel::custom(format!("g{speed}-{mem}"), speed, mem).unwrap();
         let machine = machines[if identical {
             k % n_machines
@@ -110,22 +142,7 @@ fn random_problem_windows(seed: u64, max_n: usize, max_m: usize, windows: bool) 
     }
     let mut cluster = cb.build().unwrap();
     if windows {
-        let mut wrng = ChaCha8Rng::seed_from_u64(seed ^ 0x21);
-        for k in 0..m {
-            if k == 0 || wrng.random_bool(0.5) {
-                let mut at = wrng.random_range(0.0..20.0);
-                let busy = (0..wrng.random_range(1..=3))
-                    .map(|_| {
-                        let from = at;
-                        at = from + wrng.random_range(1.0..15.0);
-                        let window = (from, at);
-                        at += wrng.random_range(0.0..15.0);
-                        window
-                    })
-                    .collect();
-                cluster.set_busy(GpuId::new(k), busy).unwrap();
-            }
-        }
+        random_windows(&mut cluster, &mut ChaCha8Rng::seed_from_u64(seed ^ 0x21));
     }
     let cluster = Arc::new(cluster);
     if !identical && rng.random_bool(0.25) {
@@ -594,6 +611,16 @@ proptest! {
     }
 }
 
+/// The error of [`Exact`] (seed 1) on the workload of `b` on `gpus` V100s
+/// (`presets::homogeneous`).
+fn exact_error_on_v100s(b: WorkloadBuilder, gpus: usize) -> crate::ScheduleError {
+    let cluster = worl_cluster::presets::homogeneous(gpus, &GpuModel::v100_16gb()).unwrap();
+    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap();
+    Exact::new()
+        .schedule(&p, &mut RunContext::new(1))
+        .unwrap_err()
+}
+
 #[test]
 fn more_task_gpu_pairs_than_the_tables_hold_is_a_typed_error_before_allocating() {
     // 65 independent tasks on 65,536 GPUs: 4,259,840 pairs > 2^22
@@ -602,11 +629,7 @@ fn more_task_gpu_pairs_than_the_tables_hold_is_a_typed_error_before_allocating()
     for i in 0..65 {
         b.add_task(j, format!("t{i}"), 1.0, None).unwrap();
     }
-    let cluster = worl_cluster::presets::homogeneous(65_536, &GpuModel::v100_16gb()).unwrap();
-    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap();
-    let e = Exact::new()
-        .schedule(&p, &mut RunContext::new(1))
-        .unwrap_err();
+    let e = exact_error_on_v100s(b, 65_536);
     assert!(
         matches!(
             e,
@@ -648,14 +671,7 @@ fn random_gang_problem(seed: u64, windows: bool) -> (Problem, Problem) {
                 .unwrap()
         })
         .collect();
-    for v in 0..n {
-        for u in 0..v {
-            if rng.random_bool(0.4) {
-                let bytes = ccr * 5.0e9 * rng.random_range(0.5..1.5);
-                b.add_edge(ids[u], ids[v], bytes).unwrap();
-            }
-        }
-    }
+    random_edges(&mut b, &ids, ccr, &mut rng);
     let single = b.build().unwrap();
     let identical = rng.random_bool(1.0 / 3.0);
     let n_machines = rng.random_range(1..=2usize);
@@ -666,17 +682,7 @@ fn random_gang_problem(seed: u64, windows: bool) -> (Problem, Problem) {
     let mut mem_of = Vec::new();
     let mut machine_of = Vec::new();
     for k in 0..m {
-        let (speed, mem) = if identical {
-            (1.0, 32.0)
-        } else {
-            let speed = [0.5, 1.0, 1.0, 2.0][rng.random_range(0..4)];
-            let mem = if k == 0 || rng.random_bool(0.5) {
-                32.0
-            } else {
-                8.0
-            };
-            (speed, mem)
-        };
+        let (speed, mem) = random_speed_mem(identical, k, &mut rng);
         let a = if identical {
             k % n_machines
         } else {
@@ -703,21 +709,7 @@ fn random_gang_problem(seed: u64, windows: bool) -> (Problem, Problem) {
     }));
     let mut cluster = cb.build().unwrap();
     if windows {
-        for k in 0..m {
-            if k == 0 || rng.random_bool(0.5) {
-                let mut at = rng.random_range(0.0..20.0);
-                let busy = (0..rng.random_range(1..=3))
-                    .map(|_| {
-                        let from = at;
-                        at = from + rng.random_range(1.0..15.0);
-                        let window = (from, at);
-                        at += rng.random_range(0.0..15.0);
-                        window
-                    })
-                    .collect();
-                cluster.set_busy(GpuId::new(k), busy).unwrap();
-            }
-        }
+        random_windows(&mut cluster, &mut rng);
     }
     let mut gb = single.to_builder();
     for (v, t) in single.graph().tasks() {
@@ -765,30 +757,6 @@ fn random_gang_problem(seed: u64, windows: bool) -> (Problem, Problem) {
         None => Problem::new(Arc::new(w), Arc::clone(&cluster)).unwrap(),
     };
     (make(gangs), make(single))
-}
-
-/// Every GPU set task `v` may run on, found independently of the solver: for a task on one
-/// GPU each GPU that fits it; for a gang of `g` every `g`-subset of the GPUs (bit masks)
-/// whose GPUs all fit and, for span `machine`, share a machine, ascending.
-fn all_sets(p: &Problem, v: TaskId) -> Vec<Vec<GpuId>> {
-    let g = p.gpus(v) as usize;
-    let m = p.n_gpus();
-    let span = p.graph().task(v).gang.span;
-    (1u32..1 << m)
-        .filter(|mask| mask.count_ones() as usize == g)
-        .map(|mask| {
-            (0..m)
-                .filter(|k| mask & (1 << k) != 0)
-                .map(GpuId::new)
-                .collect::<Vec<_>>()
-        })
-        .filter(|set| {
-            set.iter().all(|&k| p.fits(v, k))
-                && (g == 1
-                    || span == Span::Cluster
-                    || set.iter().all(|&k| p.machine_of(k) == p.machine_of(set[0])))
-        })
-        .collect()
 }
 
 /// The optimum over every topological order × GPU-set assignment (each task on every set of
@@ -1033,11 +1001,7 @@ fn too_many_gang_sets_is_a_typed_error_naming_the_task() {
         },
     )
     .unwrap();
-    let cluster = worl_cluster::presets::homogeneous(128, &GpuModel::v100_16gb()).unwrap();
-    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap();
-    let e = Exact::new()
-        .schedule(&p, &mut RunContext::new(1))
-        .unwrap_err();
+    let e = exact_error_on_v100s(b, 128);
     assert!(
         matches!(
             e,
@@ -1057,7 +1021,8 @@ fn too_many_gang_sets_is_a_typed_error_naming_the_task() {
     let j = b.add_job("train").unwrap();
     let t = b.add_task(j, "ddp", 8.0, None).unwrap();
     b.set_gang(t, 4, GangParams::default()).unwrap();
-    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::clone(p.cluster_arc())).unwrap();
+    let cluster = worl_cluster::presets::homogeneous(128, &GpuModel::v100_16gb()).unwrap();
+    let p = Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap();
     assert_eq!(
         super::bound::gang_set_count(&p, TaskId::new(0), super::MAX_GANG_SETS),
         70 * 16

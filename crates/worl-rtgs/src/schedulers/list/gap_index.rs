@@ -363,13 +363,13 @@ impl GapIndex {
                     let slot = self.slot(partial, task, gpu, policy)?;
                     return Ok(slot);
                 }
-            } else if p.graph().task(task).gang.span == Span::Machine {
-                if let Some(set) = self.best_gang_on_machine(partial, task, policy, &mut extra) {
-                    let set = partial.slot_set(task, &set, policy)?;
-                    let slot = partial.lead_slot(&set, policy);
-                    *self.pending.borrow_mut() = Some(set);
-                    return Ok(slot);
-                }
+            } else if p.graph().task(task).gang.span == Span::Machine
+                && let Some(set) = self.best_gang_on_machine(partial, task, policy, &mut extra)
+            {
+                let set = partial.slot_set(task, &set, policy)?;
+                let slot = partial.lead_slot(&set, policy);
+                *self.pending.borrow_mut() = Some(set);
+                return Ok(slot);
             }
         }
         let gangs = p.has_gangs();
@@ -416,27 +416,12 @@ impl GapIndex {
         m: MachineId,
     ) -> (f64, bool) {
         let p = partial.problem();
-        let (mut drt, mut holds) = (0.0f64, false);
-        for nb in p.graph().preds(task) {
-            let (Some(lead), Some(finish)) = (partial.gpu_of(nb.task), partial.finish(nb.task))
-            else {
-                continue;
-            };
-            let one = [lead];
-            let from = partial.gang_set(nb.task).unwrap_or(&one);
-            let mut nearest = f64::INFINITY;
-            for &k in from {
-                let km = p.machine_of(k);
-                holds |= km == m;
-                let t = finish + p.comm_time_between(nb.bytes, km, m);
-                if t < nearest {
-                    nearest = t;
-                }
-            }
-            if nearest > drt {
-                drt = nearest;
-            }
-        }
+        let mut holds = false;
+        let drt = latest_nearest(partial, task, |k, bytes| {
+            let km = p.machine_of(k);
+            holds |= km == m;
+            p.comm_time_between(bytes, km, m)
+        });
         (drt, holds)
     }
 
@@ -444,26 +429,7 @@ impl GapIndex {
     /// computes it (every predecessor placed).
     fn gpu_drt(&self, partial: &PartialSchedule<'_>, task: TaskId, gpu: GpuId) -> f64 {
         let p = partial.problem();
-        let mut drt = 0.0f64;
-        for nb in p.graph().preds(task) {
-            let (Some(lead), Some(finish)) = (partial.gpu_of(nb.task), partial.finish(nb.task))
-            else {
-                continue;
-            };
-            let one = [lead];
-            let from = partial.gang_set(nb.task).unwrap_or(&one);
-            let mut nearest = f64::INFINITY;
-            for &k in from {
-                let t = finish + p.comm_time(nb.bytes, k, gpu);
-                if t < nearest {
-                    nearest = t;
-                }
-            }
-            if nearest > drt {
-                drt = nearest;
-            }
-        }
-        drt
+        latest_nearest(partial, task, |k, bytes| p.comm_time(bytes, k, gpu))
     }
 
     /// The earliest start `>= from` of a task of duration `dur` on GPU `k` under `policy`
@@ -607,7 +573,6 @@ impl GapIndex {
     ) -> Option<Vec<GpuId>> {
         let p = partial.problem();
         let g = p.gpus(task) as usize;
-        let e = p.graph().task(task).gang.efficiency;
         let mut bounds: Vec<(f64, MachineId)> = Vec::new();
         let mut starts: Vec<f64> = Vec::with_capacity(16);
         let mut extra_mins = vec![f64::INFINITY; p.cluster().n_machines()];
@@ -616,20 +581,9 @@ impl GapIndex {
             if gpus.len() < g {
                 continue;
             }
-            let (drt_m, holds) = self.machine_drt(partial, task, m);
             starts.clear();
             let (mut share_min, mut extra_min) = (f64::INFINITY, f64::INFINITY);
-            for &l in gpus {
-                if !p.fits(task, l) {
-                    continue;
-                }
-                let drt = if holds {
-                    self.gpu_drt(partial, task, l)
-                } else {
-                    drt_m
-                };
-                let ready = drt.max(p.ready_time(l));
-                let share = p.exec_time(task, l) / (g as f64 * e);
+            for (l, ready, share) in self.ready_shares(partial, task, m) {
                 let start = self
                     .start_without_search(partial, l.index(), ready, share, policy)
                     .unwrap_or(ready);
@@ -667,6 +621,34 @@ impl GapIndex {
             }
         }
         best.map(|_| best_set)
+    }
+
+    /// The GPUs `l` of machine `m` that fit gang `task` (of `g` GPUs, efficiency `e`), in
+    /// the machine's order, each with its data-ready time past its ready time and the
+    /// task's compute share on it, `exec / (g e)`, s.
+    fn ready_shares<'s>(
+        &'s self,
+        partial: &'s PartialSchedule<'_>,
+        task: TaskId,
+        m: MachineId,
+    ) -> impl Iterator<Item = (GpuId, f64, f64)> + 's {
+        let p = partial.problem();
+        let g = p.gpus(task) as usize;
+        let e = p.graph().task(task).gang.efficiency;
+        let (drt_m, holds) = self.machine_drt(partial, task, m);
+        p.cluster()
+            .gpus_of(m)
+            .iter()
+            .filter(move |&&l| p.fits(task, l))
+            .map(move |&l| {
+                let drt = if holds {
+                    self.gpu_drt(partial, task, l)
+                } else {
+                    drt_m
+                };
+                let ready = drt.max(p.ready_time(l));
+                (l, ready, p.exec_time(task, l) / (g as f64 * e))
+            })
     }
 
     /// The start [`earliest`](Self::earliest) gives when it needs no gap search (nothing
@@ -714,22 +696,10 @@ impl GapIndex {
         if gpus.len() < g {
             return None;
         }
-        let e = p.graph().task(task).gang.efficiency;
-        let (drt_m, holds) = self.machine_drt(partial, task, m);
         let GangBuffers { ranked, set } = buffers;
         ranked.clear();
-        for &l in gpus {
-            if !p.fits(task, l) {
-                continue;
-            }
-            let drt = if holds {
-                self.gpu_drt(partial, task, l)
-            } else {
-                drt_m
-            };
-            let ready = drt.max(p.ready_time(l));
+        for (l, ready, share) in self.ready_shares(partial, task, m) {
             // `PartialSchedule::best_set`'s ranking: the compute share alone
-            let share = p.exec_time(task, l) / (g as f64 * e);
             let t = self.earliest(partial, l.index(), ready, share, policy);
             ranked.push((t, l, ready));
         }
@@ -761,6 +731,37 @@ impl GapIndex {
         }
         Some((set[0], start + dur))
     }
+}
+
+/// The latest over the placed predecessors `u` of `task` of the earliest arrival of their
+/// data from a GPU `k` of `u`'s set (its lead alone for a task on one GPU):
+/// `max_u min_k F_u + comm(k, d_uv)`, s, `comm` giving the transfer time of `d_uv` bytes
+/// from `k`; 0 without predecessors. Unplaced predecessors are passed over.
+#[inline]
+fn latest_nearest(
+    partial: &PartialSchedule<'_>,
+    task: TaskId,
+    mut comm: impl FnMut(GpuId, f64) -> f64,
+) -> f64 {
+    let mut drt = 0.0f64;
+    for nb in partial.problem().graph().preds(task) {
+        let (Some(lead), Some(finish)) = (partial.gpu_of(nb.task), partial.finish(nb.task)) else {
+            continue;
+        };
+        let one = [lead];
+        let from = partial.gang_set(nb.task).unwrap_or(&one);
+        let mut nearest = f64::INFINITY;
+        for &k in from {
+            let t = finish + comm(k, nb.bytes);
+            if t < nearest {
+                nearest = t;
+            }
+        }
+        if nearest > drt {
+            drt = nearest;
+        }
+    }
+    drt
 }
 
 /// Scratch buffers of [`GapIndex::gang_candidate`]: per GPU of a machine `(earliest start
