@@ -65,8 +65,8 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 "#;
 
-/// The driver's code after `TASKS`.
-const MAIN: &str = r#"
+/// The driver's code after `TASKS`, up to `main`: the remote task of one GPU.
+const RUN_TASK: &str = r#"
 
 @ray.remote
 def run_task(name, gpu, pin, command, *deps):
@@ -75,37 +75,10 @@ def run_task(name, gpu, pin, command, *deps):
         env["CUDA_VISIBLE_DEVICES"] = str(gpu)
     subprocess.run(command, shell=True, check=True, env=env)
     return name
-
-
-def main():
-    ray.init(address=os.environ.get("RAY_ADDRESS", "auto"))
-    nodes = {}
-    for n in ray.nodes():
-        if n.get("Alive"):
-            nodes.setdefault(n["NodeManagerHostname"], n["NodeID"])
-            nodes.setdefault(n["NodeManagerAddress"], n["NodeID"])
-    missing = sorted({t["host"] for t in TASKS} - set(nodes))
-    if missing:
-        sys.exit("no live Ray node for host(s): " + ", ".join(map(repr, missing)))
-    refs = []
-    for t in TASKS:
-        deps = [refs[i] for i in t["after"]]
-        strategy = NodeAffinitySchedulingStrategy(node_id=nodes[t["host"]], soft=False)
-        refs.append(
-            run_task.options(name=t["name"], num_gpus=1, scheduling_strategy=strategy).remote(
-                t["name"], t["gpu"], PIN_DEVICES, t["command"], *deps
-            )
-        )
-    ray.get(refs)
-    print(f"{len(refs)} tasks done")
-
-
-if __name__ == "__main__":
-    main()
 "#;
 
-/// [`MAIN`] of a plan with gang tasks: `num_gpus` and the index list per task.
-const GANG_MAIN: &str = r#"
+/// [`RUN_TASK`] of a plan with gang tasks: the comma-separated GPU list per task.
+const GANG_RUN_TASK: &str = r#"
 
 @ray.remote
 def run_task(name, gpus, pin, command, *deps):
@@ -115,7 +88,11 @@ def run_task(name, gpus, pin, command, *deps):
         env["CUDA_VISIBLE_DEVICES"] = devices
     subprocess.run(command, shell=True, check=True, env=env)
     return name
+"#;
 
+/// `main` up to the submission of a task: the live nodes by host, the dependencies and
+/// the node affinity of task `t`.
+const MAIN_HEAD: &str = r#"
 
 def main():
     ray.init(address=os.environ.get("RAY_ADDRESS", "auto"))
@@ -131,12 +108,26 @@ def main():
     for t in TASKS:
         deps = [refs[i] for i in t["after"]]
         strategy = NodeAffinitySchedulingStrategy(node_id=nodes[t["host"]], soft=False)
-        refs.append(
+"#;
+
+/// The submission of task `t` on one GPU.
+const SUBMIT: &str = r#"        refs.append(
+            run_task.options(name=t["name"], num_gpus=1, scheduling_strategy=strategy).remote(
+                t["name"], t["gpu"], PIN_DEVICES, t["command"], *deps
+            )
+        )
+"#;
+
+/// [`SUBMIT`] of a plan with gang tasks: `num_gpus` and the index list per task.
+const GANG_SUBMIT: &str = r#"        refs.append(
             run_task.options(
                 name=t["name"], num_gpus=t["num_gpus"], scheduling_strategy=strategy
             ).remote(t["name"], t["gpus"], PIN_DEVICES, t["command"], *deps)
         )
-    ray.get(refs)
+"#;
+
+/// The end of the driver: wait for every task.
+const MAIN_TAIL: &str = r#"    ray.get(refs)
     print(f"{len(refs)} tasks done")
 
 
@@ -202,6 +193,9 @@ pub fn driver(plan: &ExportPlan) -> String {
         ));
     }
     s.push_str("]\n");
-    s.push_str(if gangs { GANG_MAIN } else { MAIN });
+    s.push_str(if gangs { GANG_RUN_TASK } else { RUN_TASK });
+    s.push_str(MAIN_HEAD);
+    s.push_str(if gangs { GANG_SUBMIT } else { SUBMIT });
+    s.push_str(MAIN_TAIL);
     s
 }

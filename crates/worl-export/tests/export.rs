@@ -8,6 +8,35 @@ use worl_export::{
     CommandTemplate, DevicePolicy, Engine, ExportError, ExportOptions, ExportPlan, HostMap, argo,
 };
 
+/// The `submit` lines of a Slurm script, in order.
+fn submit_lines(script: &str) -> Vec<&str> {
+    script
+        .lines()
+        .filter(|l| l.starts_with("submit "))
+        .collect()
+}
+
+/// The workload of `b` on `machines` machines of `gpus` V100s each (`node-0`, `node-1`, ...).
+fn on_v100s(b: WorkloadBuilder, machines: usize, gpus: usize) -> Problem {
+    let w = Arc::new(b.build().unwrap());
+    let cluster = presets::cluster(&presets::ClusterSpec::new(
+        machines,
+        gpus,
+        &GpuModel::v100_16gb(),
+    ))
+    .unwrap();
+    Problem::new(w, Arc::new(cluster)).unwrap()
+}
+
+/// Task planned on GPU `g` over `[s, f]` s.
+fn at(g: usize, s: f64, f: f64) -> ScheduledTask {
+    ScheduledTask {
+        gpu: GpuId::new(g),
+        start: s,
+        finish: f,
+    }
+}
+
 /// `a -> b`, `a -> c`, and `d` alone, on two machines of one GPU each (`node-0`, `node-1`).
 /// Planned: `a` g0 [0, 2], `b` g0 [2, 5], `c` g1 [3, 4], `d` g1 [0, 1].
 fn problem_and_schedule(job_names: [&str; 2]) -> (Problem, Schedule) {
@@ -24,22 +53,14 @@ fn problem_and_schedule(job_names: [&str; 2]) -> (Problem, Schedule) {
     b.add_task(j2, "d", 1.0, None).unwrap();
     b.add_edge(a, bb, 0.0).unwrap();
     b.add_edge(a, c, 0.0).unwrap();
-    let w = Arc::new(b.build().unwrap());
-    let cluster =
-        presets::cluster(&presets::ClusterSpec::new(2, 1, &GpuModel::v100_16gb())).unwrap();
-    let p = Problem::new(w, Arc::new(cluster)).unwrap();
-    let t = |g: usize, s: f64, f: f64| ScheduledTask {
-        gpu: GpuId::new(g),
-        start: s,
-        finish: f,
-    };
+    let p = on_v100s(b, 2, 1);
     let s = Schedule::new(
         2,
         vec![
-            t(0, 0.0, 2.0),
-            t(0, 2.0, 5.0),
-            t(1, 3.0, 4.0),
-            t(1, 0.0, 1.0),
+            at(0, 0.0, 2.0),
+            at(0, 2.0, 5.0),
+            at(1, 3.0, 4.0),
+            at(1, 0.0, 1.0),
         ],
     )
     .unwrap();
@@ -85,10 +106,7 @@ fn slurm_script_pins_and_chains_every_job() {
     assert_eq!(names, ["k-d", "j-a", "j-b", "j-c"]);
     let script = plan.render(Engine::Slurm);
     assert!(script.starts_with("#!/usr/bin/env bash\n"));
-    let submits: Vec<&str> = script
-        .lines()
-        .filter(|l| l.starts_with("submit "))
-        .collect();
+    let submits = submit_lines(&script);
     assert_eq!(
         submits,
         [
@@ -108,7 +126,6 @@ fn slurm_script_pins_and_chains_every_job() {
 
 #[test]
 fn slurm_script_runs_against_a_fake_sbatch() {
-    use std::os::unix::fs::PermissionsExt;
     // a stand-in sbatch: records its arguments and batch script, prints ids 101, 102, ...
     let (p, s) = problem_and_schedule(["j", "j"]);
     let options = ExportOptions {
@@ -116,37 +133,15 @@ fn slurm_script_runs_against_a_fake_sbatch() {
         ..ExportOptions::default()
     };
     let plan = ExportPlan::new(&p, &s, &options).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let script = d.join("submit.sh");
-    std::fs::write(&script, plan.render(Engine::Slurm)).unwrap();
-    let fake = d.join("sbatch");
-    std::fs::write(
-        &fake,
-        "#!/usr/bin/env bash\nn=$(( $(ls \"$LOG\" | wc -l) + 101 ))\n{ echo \"$*\"; cat; } > \"$LOG/$n\"\necho \"$n;cluster\"\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let logs = d.join("logs");
-    std::fs::create_dir(&logs).unwrap();
-    let jobs = d.join("jobs.txt");
-    let out = std::process::Command::new("bash")
-        .arg(&script)
-        .env("SBATCH", &fake)
-        .env("LOG", &logs)
-        .env("WORL_SBATCH_ARGS", "--partition=gpu --time=5")
-        .env("WORL_JOBS_FILE", &jobs)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let run = run_fake_sbatch(
+        &plan.render(Engine::Slurm),
+        &[("WORL_SBATCH_ARGS", "--partition=gpu --time=5")],
+        true,
     );
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = run.stdout;
     assert_eq!(stdout, "d 101\na 102\nb 103\nc 104\n");
-    assert_eq!(std::fs::read_to_string(&jobs).unwrap(), stdout);
-    let job = |id: u32| std::fs::read_to_string(logs.join(id.to_string())).unwrap();
+    assert_eq!(run.jobs_file, stdout);
+    let job = |id: usize| run.records[id - 101].clone();
     let b = job(103);
     let first = b.lines().next().unwrap();
     assert_eq!(
@@ -262,18 +257,13 @@ fn ray_driver_pins_nodes_and_chains_references() {
 fn errors_name_the_task_or_machine() {
     let (p, _) = problem_and_schedule(["j", "j"]);
     // c planned before a finishes
-    let t = |g: usize, s: f64, f: f64| ScheduledTask {
-        gpu: GpuId::new(g),
-        start: s,
-        finish: f,
-    };
     let bad = Schedule::new(
         2,
         vec![
-            t(0, 0.0, 2.0),
-            t(0, 2.0, 5.0),
-            t(1, 1.0, 2.0),
-            t(1, 0.0, 1.0),
+            at(0, 0.0, 2.0),
+            at(0, 2.0, 5.0),
+            at(1, 1.0, 2.0),
+            at(1, 0.0, 1.0),
         ],
     )
     .unwrap();
@@ -291,7 +281,7 @@ fn errors_name_the_task_or_machine() {
         e.to_string(),
         "task `j/c` starts at 1 s before its data predecessor `j/a` finishes at 2 s"
     );
-    let short = Schedule::new(2, vec![t(0, 0.0, 1.0)]).unwrap();
+    let short = Schedule::new(2, vec![at(0, 0.0, 1.0)]).unwrap();
     assert!(matches!(
         ExportPlan::new(&p, &short, &ExportOptions::default()),
         Err(ExportError::Shape {
@@ -351,24 +341,16 @@ fn gang_problem_and_schedule(span: Span, big_set: [usize; 4]) -> (Problem, Sched
         ..GangParams::default()
     };
     b.set_gang(big, 4, params).unwrap();
-    let w = Arc::new(b.build().unwrap());
-    let cluster =
-        presets::cluster(&presets::ClusterSpec::new(2, 4, &GpuModel::v100_16gb())).unwrap();
-    let p = Problem::new(w, Arc::new(cluster)).unwrap();
-    let t = |g: usize, s: f64, f: f64| ScheduledTask {
-        gpu: GpuId::new(g),
-        start: s,
-        finish: f,
-    };
+    let p = on_v100s(b, 2, 4);
     let s = Schedule::with_sets(
         8,
         vec![
-            t(1, 0.0, 2.0),
-            t(big_set[0], 3.0, 5.0),
-            t(4, 6.0, 7.0),
-            t(4, 0.0, 3.0),
-            t(0, 0.0, 1.0),
-            t(2, 5.0, 6.0),
+            at(1, 0.0, 2.0),
+            at(big_set[0], 3.0, 5.0),
+            at(4, 6.0, 7.0),
+            at(4, 0.0, 3.0),
+            at(0, 0.0, 1.0),
+            at(2, 5.0, 6.0),
         ],
         vec![set(1, &big_set)],
     )
@@ -415,10 +397,7 @@ fn a_four_gpu_gang_exports_to_every_engine() {
 
     // Slurm: the GPU count as submit's fifth argument, the planned device list
     let script = plan.render(Engine::Slurm);
-    let submits: Vec<&str> = script
-        .lines()
-        .filter(|l| l.starts_with("submit "))
-        .collect();
+    let submits = submit_lines(&script);
     assert_eq!(
         submits,
         [
@@ -444,7 +423,7 @@ fn a_four_gpu_gang_exports_to_every_engine() {
     ));
     assert!(script.contains("\nexport CUDA_VISIBLE_DEVICES=0 WORL_GPU=0\n"));
     // run against a stand-in sbatch: the options it got
-    let jobs = run_fake_sbatch(&script);
+    let jobs = run_fake_sbatch(&script, &[], false).records;
     assert_eq!(
         jobs[3].lines().next().unwrap(),
         "--parsable --job-name=big --nodelist=node-0 --nodes=1 --ntasks=1 --gres=gpu:4 \
@@ -510,9 +489,19 @@ fn a_four_gpu_gang_exports_to_every_engine() {
     assert!(py.contains("\nPIN_DEVICES = True\n"));
 }
 
+/// What [`run_fake_sbatch`] saw: the script's standard output, the jobs file it wrote and
+/// each job's record (`sbatch`'s options on the first line, then the batch script), in
+/// order of the job ids 101, 102, ...
+struct FakeRun {
+    stdout: String,
+    jobs_file: String,
+    records: Vec<String>,
+}
+
 /// Runs a Slurm `script` against a stand-in `sbatch` that records its options and batch
-/// script and prints job ids 101, 102, ...; returns each job's record, in order.
-fn run_fake_sbatch(script: &str) -> Vec<String> {
+/// script and prints job ids 101, 102, ..., with the environment variables `env` added and
+/// `WORL_JOBS_FILE` (a file of the temporary folder) set when `jobs_file`.
+fn run_fake_sbatch(script: &str, env: &[(&str, &str)], jobs_file: bool) -> FakeRun {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -526,21 +515,33 @@ fn run_fake_sbatch(script: &str) -> Vec<String> {
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let logs = d.join("logs");
     std::fs::create_dir(&logs).unwrap();
-    let out = std::process::Command::new("bash")
-        .arg(d.join("submit.sh"))
+    let jobs = d.join("jobs.txt");
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(d.join("submit.sh"))
         .env("SBATCH", &fake)
         .env("LOG", &logs)
-        .output()
-        .unwrap();
+        .envs(env.iter().copied());
+    if jobs_file {
+        cmd.env("WORL_JOBS_FILE", &jobs);
+    }
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let n = std::fs::read_dir(&logs).unwrap().count();
-    (101..101 + n)
-        .map(|id| std::fs::read_to_string(logs.join(id.to_string())).unwrap())
-        .collect()
+    FakeRun {
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        jobs_file: if jobs_file {
+            std::fs::read_to_string(&jobs).unwrap()
+        } else {
+            String::new()
+        },
+        records: (101..101 + n)
+            .map(|id| std::fs::read_to_string(logs.join(id.to_string())).unwrap())
+            .collect(),
+    }
 }
 
 #[test]

@@ -464,19 +464,25 @@ fn argo_names_come_back_as_data_from_yaml_and_sh() {
     eprintln!("argo: {} task names through YAML", count_names(plans));
 }
 
+/// The reference driver's names: workload `w`, cluster `c`, one task `a` of job `j` on
+/// GPU 0, machines `m0` and `m1`.
+fn reference_names() -> Names {
+    Names {
+        workload: "w".into(),
+        cluster: "c".into(),
+        jobs: vec!["j".into()],
+        tasks: vec![(0, "a".into())],
+        machines: vec!["m0".into(), "m1".into()],
+        edges: vec![],
+        gpus: vec![0],
+    }
+}
+
 #[test]
 fn ray_names_come_back_as_data_from_python_ast() {
     let plans = plans();
     let reference = {
-        let n = Names {
-            workload: "w".into(),
-            cluster: "c".into(),
-            jobs: vec!["j".into()],
-            tasks: vec![(0, "a".into())],
-            machines: vec!["m0".into(), "m1".into()],
-            edges: vec![],
-            gpus: vec![0],
-        };
+        let n = reference_names();
         let (p, s) = common::problem(&n);
         ExportPlan::new(&p, &s, &ExportOptions::default())
             .unwrap()
@@ -608,15 +614,7 @@ fn ray_gang_sets_come_back_from_python_ast() {
     let plans = gang_cases_checked();
     // a plain gang driver: one 2-GPU task on a machine of 2 GPUs
     let reference = {
-        let n = Names {
-            workload: "w".into(),
-            cluster: "c".into(),
-            jobs: vec!["j".into()],
-            tasks: vec![(0, "a".into())],
-            machines: vec!["m0".into(), "m1".into()],
-            edges: vec![],
-            gpus: vec![0],
-        };
+        let n = reference_names();
         let p = common::gang_problem(&n, &[2, 1], &[0, 0], &[2], Span::Machine);
         let plan = ExportPlan::new(&p, &common::heft(&p), &ExportOptions::default()).unwrap();
         assert!(plan.has_gangs());
