@@ -329,6 +329,45 @@ pub fn quick_schedulers() -> Vec<Box<dyn crate::Scheduler>> {
         .collect()
 }
 
+/// The registry names of the built-in schedulers that place gang tasks
+/// ([`Scheduler::supports_gangs`](crate::Scheduler::supports_gangs)): the 8 list
+/// schedulers, WOA, PSO, GA, ILS, exact, RTGS and, with the `ddqn` feature, both WORL-RTGS
+/// presets. Spelled out (not read from the registry) so that a test fails when one stops.
+pub fn gang_schedulers() -> Vec<&'static str> {
+    let mut names = vec![
+        "heft",
+        "cpop",
+        "peft",
+        "min-min",
+        "max-min",
+        "least-connection",
+        "round-robin",
+        "random",
+        "woa",
+        "pso",
+        "ga",
+        "ils",
+        "exact",
+        "rtgs",
+    ];
+    if cfg!(feature = "ddqn") {
+        names.extend(["worl-rtgs", "worl-rtgs-paper"]);
+    }
+    names
+}
+
+/// HEFT's makespan on `p` (the registry's `heft`, default options), s.
+///
+/// # Panics
+/// If HEFT fails on `p` (it places every valid problem).
+pub fn heft_makespan(p: &Problem) -> f64 {
+    crate::Registry::with_builtins()
+        .build_spec("heft")
+        .and_then(|mut s| s.schedule(p, &mut crate::RunContext::new(0)))
+        .unwrap_or_else(|e| panic!("HEFT: {e}"))
+        .makespan()
+}
+
 /// Whether `schedule`, made by `scheduler` for `p`, is what its own plan decodes to: the
 /// [`Evaluator`](worl_cluster::Evaluator) placing its tasks in start order on the same GPUs
 /// (sets kept), each at its earliest append start (past data, the GPU's previous task and

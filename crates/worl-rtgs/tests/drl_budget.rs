@@ -122,12 +122,7 @@ fn a_spent_time_budget_stops_the_agent_and_still_returns_a_schedule() {
     }
     // Both then place every task, in upward-rank order, on its smallest-EFT GPU at its
     // earliest (insertion) slot: HEFT's schedule.
-    let heft = Registry::with_builtins()
-        .build_spec("heft")
-        .unwrap()
-        .schedule(&p, &mut RunContext::new(0))
-        .unwrap()
-        .makespan();
+    let heft = worl_rtgs::testing::heft_makespan(&p);
     for name in ["dqn", "mdts"] {
         let (m, ..) = run(name, "episodes=5", &p, Budget::cpu_time(Duration::ZERO));
         assert_eq!(m, heft, "{name}");

@@ -50,31 +50,6 @@ fn first_gang(p: &Problem) -> (String, u32) {
     (p.task_label(v), p.gpus(v))
 }
 
-/// The registry names of the schedulers that must place gangs (the others may refuse
-/// them): the 8 list schedulers, WOA, PSO, GA, ILS, RTGS, and with the `ddqn` feature both
-/// WORL-RTGS presets.
-fn must_place() -> Vec<&'static str> {
-    let mut names = vec![
-        "heft",
-        "cpop",
-        "peft",
-        "min-min",
-        "max-min",
-        "least-connection",
-        "round-robin",
-        "random",
-        "woa",
-        "pso",
-        "ga",
-        "ils",
-        "rtgs",
-    ];
-    if cfg!(feature = "ddqn") {
-        names.extend(["worl-rtgs", "worl-rtgs-paper"]);
-    }
-    names
-}
-
 /// Runs every registered scheduler on `p`: the gang-aware ones conform, the others refuse.
 /// Returns the registry names of those that conformed.
 fn check_all(p: &Problem, seed: u64) -> Result<Vec<&'static str>, String> {
@@ -141,7 +116,7 @@ fn every_registered_scheduler_places_or_refuses_gangs_on_every_cluster_kind() {
         for windows in [false, true] {
             let p = random_problem_with_gangs(18, 8, 0.2, kind, 1.0, 700 + i as u64, windows);
             let placed = check_all(&p, 7).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
-            for name in must_place() {
+            for name in worl_rtgs::testing::gang_schedulers() {
                 assert!(
                     placed.contains(&name),
                     "{kind:?}: {name} did not place gangs"

@@ -36,31 +36,12 @@ fn gang_problem() -> Problem {
     Problem::new(Arc::new(b.build().unwrap()), Arc::new(cluster)).unwrap()
 }
 
-/// The registry names of the built-in schedulers that place gang tasks.
-const GANG_AWARE: &[&str] = &[
-    "heft",
-    "cpop",
-    "peft",
-    "min-min",
-    "max-min",
-    "least-connection",
-    "round-robin",
-    "random",
-    "woa",
-    "pso",
-    "ga",
-    "ils",
-    "exact",
-    "rtgs",
-    "worl-rtgs",
-    "worl-rtgs-paper",
-];
-
 #[test]
 fn gang_aware_schedulers_place_gangs_and_the_others_refuse_naming_themselves_and_the_task() {
     let p = gang_problem();
     assert!(p.graph().has_gangs());
     let registry = Registry::with_builtins();
+    let gang_aware = worl_rtgs::testing::gang_schedulers();
     let (mut refused, mut placed) = (0, 0);
     for b in BUILTINS {
         // short runs (the registry's quick options); the refusal also under a time budget
@@ -71,7 +52,7 @@ fn gang_aware_schedulers_place_gangs_and_the_others_refuse_naming_themselves_and
             (q, "") => format!("{}[{q}]", b.name),
             (q, e) => format!("{}[{q},{e}]", b.name),
         };
-        let aware = GANG_AWARE.contains(&b.name);
+        let aware = gang_aware.contains(&b.name);
         let mut specs = vec![quick("")];
         if !aware {
             specs.push(quick("time=10s"));
@@ -118,7 +99,7 @@ fn gang_aware_schedulers_place_gangs_and_the_others_refuse_naming_themselves_and
     // the registry holds worl-rtgs and worl-rtgs-paper only with the `ddqn` feature
     let aware = BUILTINS
         .iter()
-        .filter(|b| GANG_AWARE.contains(&b.name))
+        .filter(|b| gang_aware.contains(&b.name))
         .count();
     assert_eq!(placed, aware + 3);
     assert_eq!(refused, 2 * (BUILTINS.len() - aware));
