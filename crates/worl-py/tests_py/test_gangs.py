@@ -156,9 +156,11 @@ def test_bad_gang_attributes_are_named(gang_nx):
     with pytest.raises(worl.LoadError) as e:
         worl.Workload.from_networkx(gang_nx)
     assert "j/G" in str(e.value) and "efficiency" in str(e.value)
-    # a scheduler that does not place gangs says so, naming itself and the task
+    # every scheduler of the default wheel places gangs; exact, optimal, is never worse than HEFT
     del gang_nx.nodes["G"]["gang"]
     w = worl.Workload.from_networkx(gang_nx)
-    with pytest.raises(worl.ScheduleError) as e:
-        worl.schedule(w, "2x4:V100-16GB:25GbE", "exact")
-    assert "j/G" in str(e.value)
+    c = "2x4:V100-16GB:25GbE"
+    s = worl.schedule(w, c, "exact")
+    assert s.validate() == []
+    assert [len(r.get("gpus", [r["gpu_id"]])) for r in s.rows()] == [1, 4, 1, 1]
+    assert s.makespan <= worl.schedule(w, c, "heft").makespan
