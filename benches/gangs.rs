@@ -7,11 +7,11 @@
 //!   `GapIndex::best_slot`). Skipped with a notice when the shared data directory is absent.
 //! * A 100,000-task Alibaba-like workload (`generators::alibaba_like`, seed 1) of which 20 %
 //!   are made gangs of 2–8 GPUs on one machine (`generators::gangs::assign`, seed 1), with
-//!   HEFT on 1,000 A100s (125 machines of 8). Target: under 2 s; measured 5.4 s on 2 cores,
+//!   HEFT on 1,000 A100s (125 machines of 8). Target: under 2 s; measured 4.4 s on 2 cores,
 //!   not met (222 s when every GPU was tried as a gang's lead with a walk of `best_set`;
 //!   the same workload without gangs: 1.1 s). What is left is the insertion policy's search
-//!   for a common gap: about 31 candidate machines per gang, each 8 gap searches to rank its
-//!   GPUs and about 12 for the common start (13 M tree searches in all).
+//!   for a common gap: about 31 candidate machines per gang, each ranking its GPUs by 8 gap
+//!   searches (about 5.4 M tree searches in all, plus 2.6 M for single-GPU tasks).
 //!
 //! Each input is timed once before criterion's samples (`one run: ... s` on stderr), so that
 //! `cargo bench --bench gangs -- none` gives the figures without a full benchmark run.

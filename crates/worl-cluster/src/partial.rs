@@ -873,6 +873,22 @@ impl PartialSchedule<'_> {
     /// [`ClusterError::MemoryInfeasible`] for a GPU without the task's memory;
     /// [`ClusterError::NotTopological`] if a predecessor is not placed.
     pub fn slot_set(&self, task: TaskId, gpus: &[GpuId], policy: Policy) -> Result<SetSlot> {
+        self.slot_set_from(task, gpus, policy, f64::NEG_INFINITY)
+    }
+
+    /// [`slot_set`](Self::slot_set) with a known lower bound `from` on the set's earliest
+    /// common start (s): the search for it starts there instead of at the data-ready time,
+    /// which saves walks of the set's timelines. With `from` at most the earliest common
+    /// start the slot is exactly `slot_set`'s; a larger `from` gives the earliest common
+    /// start at or after it (still a valid slot). For callers that computed the start
+    /// otherwise (the list schedulers' gap index). Errors: as `slot_set`.
+    pub fn slot_set_from(
+        &self,
+        task: TaskId,
+        gpus: &[GpuId],
+        policy: Policy,
+        from: f64,
+    ) -> Result<SetSlot> {
         let p = self.problem;
         p.check_task(task)?;
         for &k in gpus {
@@ -920,20 +936,22 @@ impl PartialSchedule<'_> {
             .iter()
             .fold(self.drt_set(task, gpus)?, |r, &k| r.max(p.ready_time(k)));
         let dur = p.exec_time_on(task, gpus);
-        let mut start = ready;
+        // the least common start `>= max(ready, from)`: each GPU's earliest start from the
+        // candidate, until none moves it (the last round's nodes are the set's `after`)
+        let mut start = ready.max(from);
+        let mut after = vec![NONE; gpus.len()];
         loop {
-            let next = gpus.iter().fold(start, |t, &k| {
-                t.max(self.earliest_on(k.index(), start, dur, policy).0)
-            });
+            let mut next = start;
+            for (a, &k) in after.iter_mut().zip(gpus) {
+                let (at, prev) = self.earliest_on(k.index(), start, dur, policy);
+                *a = prev;
+                next = next.max(at);
+            }
             if next == start {
                 break;
             }
             start = next;
         }
-        let after = gpus
-            .iter()
-            .map(|&k| self.earliest_on(k.index(), start, dur, policy).1)
-            .collect();
         Ok(SetSlot {
             task,
             gpus: gpus.to_vec(),

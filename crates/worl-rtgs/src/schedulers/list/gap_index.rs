@@ -364,9 +364,11 @@ impl GapIndex {
                     return Ok(slot);
                 }
             } else if p.graph().task(task).gang.span == Span::Machine
-                && let Some(set) = self.best_gang_on_machine(partial, task, policy, &mut extra)
+                && let Some((set, start)) =
+                    self.best_gang_on_machine(partial, task, policy, &mut extra)
             {
-                let set = partial.slot_set(task, &set, policy)?;
+                // the common start found from the index: the walks only confirm it
+                let set = partial.slot_set_from(task, &set, policy, start)?;
                 let slot = partial.lead_slot(&set, policy);
                 *self.pending.borrow_mut() = Some(set);
                 return Ok(slot);
@@ -443,24 +445,40 @@ impl GapIndex {
         dur: f64,
         policy: Policy,
     ) -> f64 {
+        self.earliest_span(partial, k, from, dur, policy).0
+    }
+
+    /// [`earliest`](Self::earliest)'s start `S` and the end `E` of the idle interval it
+    /// lies in (the start of the next task on the GPU, `inf` after the last): `[S, E)` is
+    /// free, so for any `s` with `S <= s` and `s + d <= E` the earliest start from `s` of a
+    /// task of duration `d` is `s` itself (the walk's own test, `s + d <= E`).
+    fn earliest_span(
+        &self,
+        partial: &PartialSchedule<'_>,
+        k: usize,
+        from: f64,
+        dur: f64,
+        policy: Policy,
+    ) -> (f64, f64) {
         if let Some(start) = self.start_without_search(partial, k, from, dur, policy) {
-            return start;
+            return (start, f64::INFINITY);
         }
         let min_gap = dur - self.margin(k);
         let mut candidate = self.tree.first_from(k, from, min_gap);
         while let Some(c) = candidate {
             if from.max(self.before[c]) + dur <= self.tree.start(c) {
-                return match self.prev[c] {
+                let start = match self.prev[c] {
                     NONE => from,
                     q => {
                         let q = TaskId::new(self.task_of(q as usize));
                         from.max(partial.finish(q).unwrap_or(from))
                     }
                 };
+                return (start, self.tree.start(c));
             }
             candidate = self.tree.first_after(c, min_gap);
         }
-        from.max(partial.available(GpuId::new(k)))
+        (from.max(partial.available(GpuId::new(k))), f64::INFINITY)
     }
 
     /// The minimum-key GPU for single-GPU `task` (see [`best_slot`](Self::best_slot)),
@@ -555,7 +573,7 @@ impl GapIndex {
         best.map(|(k, _)| GpuId::new(k))
     }
 
-    /// The minimum-key set (lead first) for gang `task` of span `machine` (see
+    /// The minimum-key set (lead first) and its earliest common start for gang `task` of span `machine` (see
     /// [`best_slot`](Self::best_slot)), `None` if no machine can hold it. No busy windows;
     /// every predecessor placed.
     ///
@@ -570,7 +588,7 @@ impl GapIndex {
         task: TaskId,
         policy: Policy,
         extra: &mut impl FnMut(GpuId) -> f64,
-    ) -> Option<Vec<GpuId>> {
+    ) -> Option<(Vec<GpuId>, f64)> {
         let p = partial.problem();
         let g = p.gpus(task) as usize;
         let mut bounds: Vec<(f64, MachineId)> = Vec::new();
@@ -601,6 +619,7 @@ impl GapIndex {
         bounds.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut best: Option<(MachineId, f64)> = None;
         let mut best_set = Vec::with_capacity(g);
+        let mut best_start = 0.0;
         let mut buffers = GangBuffers::default();
         for &(bound, m) in &bounds {
             if best.is_some_and(|(bm, b)| bound > b || (bound == b && m > bm)) {
@@ -617,10 +636,11 @@ impl GapIndex {
                 if best.is_none_or(|(bm, b)| key < b || (key == b && m < bm)) {
                     best = Some((m, key));
                     best_set.clone_from(&buffers.set);
+                    best_start = buffers.start;
                 }
             }
         }
-        best.map(|_| best_set)
+        best.map(|_| (best_set, best_start))
     }
 
     /// The GPUs `l` of machine `m` that fit gang `task` (of `g` GPUs, efficiency `e`), in
@@ -696,12 +716,12 @@ impl GapIndex {
         if gpus.len() < g {
             return None;
         }
-        let GangBuffers { ranked, set } = buffers;
+        let GangBuffers { ranked, set, .. } = buffers;
         ranked.clear();
         for (l, ready, share) in self.ready_shares(partial, task, m) {
             // `PartialSchedule::best_set`'s ranking: the compute share alone
-            let t = self.earliest(partial, l.index(), ready, share, policy);
-            ranked.push((t, l, ready));
+            let (t, end) = self.earliest_span(partial, l.index(), ready, share, policy);
+            ranked.push((t, l, ready, end));
         }
         if ranked.len() < g {
             return None;
@@ -719,16 +739,27 @@ impl GapIndex {
         if !cutoff(from + dur) {
             return None;
         }
+        // each GPU's last known free interval `[S, E)` answers without a search while the
+        // common start stays inside it
         let mut start = from;
         loop {
-            let next = set.iter().fold(start, |t, &k| {
-                t.max(self.earliest(partial, k.index(), start, dur, policy))
-            });
+            let mut next = start;
+            for (k, span) in set.iter().zip(ranked.iter_mut()) {
+                let at = if span.0 <= start && start + dur <= span.3 {
+                    start
+                } else {
+                    let (t, end) = self.earliest_span(partial, k.index(), start, dur, policy);
+                    (span.0, span.3) = (t, end);
+                    t
+                };
+                next = next.max(at);
+            }
             if next == start {
                 break;
             }
             start = next;
         }
+        buffers.start = start;
         Some((set[0], start + dur))
     }
 }
@@ -765,10 +796,13 @@ fn latest_nearest(
 }
 
 /// Scratch buffers of [`GapIndex::gang_candidate`]: per GPU of a machine `(earliest start
-/// of the compute share, GPU, ready time)`, and the set.
+/// of the compute share, GPU, ready time, end of the idle interval of that start)`, the
+/// set and its common start.
 #[derive(Default)]
 struct GangBuffers {
-    ranked: Vec<(f64, GpuId, f64)>,
+    ranked: Vec<(f64, GpuId, f64, f64)>,
+    /// The set's earliest common start, s (set with a candidate).
+    start: f64,
     set: Vec<GpuId>,
 }
 
