@@ -480,6 +480,12 @@ fn insertion_finds_the_common_gap_of_the_set() {
     assert_eq!((s.start(q), s.start(r)), (Some(3.25), Some(5.25)));
     let slot = s.slot_set(gg, &gs(&[0, 1]), ins).unwrap();
     assert_eq!((slot.start(), slot.finish()), (1.0, 2.0));
+    // from a lower bound the same slot; from 2.5 the common gap [2.5, 3.25) is too short for
+    // 1 s, so after r on g1: 6.25
+    assert_eq!(s.slot_set_from(gg, &gs(&[0, 1]), ins, 0.5).unwrap(), slot);
+    assert_eq!(s.slot_set_from(gg, &gs(&[0, 1]), ins, 1.0).unwrap(), slot);
+    let later = s.slot_set_from(gg, &gs(&[0, 1]), ins, 2.5).unwrap();
+    assert_eq!((later.start(), later.finish()), (6.25, 7.25));
     let slot = s.slot_set(gg, &gs(&[1, 0]), Policy::Append).unwrap();
     assert_eq!((slot.start(), slot.finish()), (6.25, 7.25));
     // HEFT's step through `slot` with the lead only: around g0 the greedy rule ranks g1, g2
