@@ -434,25 +434,14 @@ impl GapIndex {
         latest_nearest(partial, task, |k, bytes| p.comm_time(bytes, k, gpu))
     }
 
-    /// The earliest start `>= from` of a task of duration `dur` on GPU `k` under `policy`
+    /// The earliest start `S >= from` of a task of duration `dur` on GPU `k` under `policy`
     /// on a problem without busy windows, from the index: the start the walk of
-    /// [`PartialSchedule::slot`] gives (`from` must be at least `k`'s ready time).
+    /// [`PartialSchedule::slot`] gives (`from` must be at least `k`'s ready time); and the
+    /// end `E` of the idle interval it lies in (the start of the next task on the GPU, `inf`
+    /// after the last). `[S, E)` is free, so for any `s` with `S <= s` and `s + d <= E` the
+    /// earliest start from `s` of a task of duration `d` is `s` itself (the walk's own
+    /// test, `s + d <= E`).
     fn earliest(
-        &self,
-        partial: &PartialSchedule<'_>,
-        k: usize,
-        from: f64,
-        dur: f64,
-        policy: Policy,
-    ) -> f64 {
-        self.earliest_span(partial, k, from, dur, policy).0
-    }
-
-    /// [`earliest`](Self::earliest)'s start `S` and the end `E` of the idle interval it
-    /// lies in (the start of the next task on the GPU, `inf` after the last): `[S, E)` is
-    /// free, so for any `s` with `S <= s` and `s + d <= E` the earliest start from `s` of a
-    /// task of duration `d` is `s` itself (the walk's own test, `s + d <= E`).
-    fn earliest_span(
         &self,
         partial: &PartialSchedule<'_>,
         k: usize,
@@ -535,6 +524,15 @@ impl GapIndex {
                 None => deferred.push((k as u32, ready_at, dur, x)),
             }
         }
+        // the exact key of a deferred GPU, kept if it wins
+        let search = |best: &mut Option<(usize, f64)>,
+                      (k, ready_at, dur, x): (u32, f64, f64, f64)| {
+            let k = k as usize;
+            let key = (self.earliest(partial, k, ready_at, dur, policy).0 + dur) + x;
+            if better(*best, k, key) {
+                *best = Some((k, key));
+            }
+        };
         // Most promising first: the deferred GPU of least bound (ties: smaller id) while one
         // can still win, a few rounds (a gap at the data-ready time usually settles it),
         // then the rest in id order.
@@ -551,23 +549,11 @@ impl GapIndex {
             let Some((i, _)) = next else {
                 return best.map(|(k, _)| GpuId::new(k));
             };
-            let (k, ready_at, dur, x) = deferred.swap_remove(i);
-            let k = k as usize;
-            let start = self.earliest(partial, k, ready_at, dur, policy);
-            let key = (start + dur) + x;
-            if better(best, k, key) {
-                best = Some((k, key));
-            }
+            search(&mut best, deferred.swap_remove(i));
         }
         for &(k, ready_at, dur, x) in deferred.iter() {
-            let k = k as usize;
-            if !better(best, k, (ready_at + dur) + x) {
-                continue;
-            }
-            let start = self.earliest(partial, k, ready_at, dur, policy);
-            let key = (start + dur) + x;
-            if better(best, k, key) {
-                best = Some((k, key));
+            if better(best, k as usize, (ready_at + dur) + x) {
+                search(&mut best, (k, ready_at, dur, x));
             }
         }
         best.map(|(k, _)| GpuId::new(k))
@@ -720,7 +706,7 @@ impl GapIndex {
         ranked.clear();
         for (l, ready, share) in self.ready_shares(partial, task, m) {
             // `PartialSchedule::best_set`'s ranking: the compute share alone
-            let (t, end) = self.earliest_span(partial, l.index(), ready, share, policy);
+            let (t, end) = self.earliest(partial, l.index(), ready, share, policy);
             ranked.push((t, l, ready, end));
         }
         if ranked.len() < g {
@@ -748,7 +734,7 @@ impl GapIndex {
                 let at = if span.0 <= start && start + dur <= span.3 {
                     start
                 } else {
-                    let (t, end) = self.earliest_span(partial, k.index(), start, dur, policy);
+                    let (t, end) = self.earliest(partial, k.index(), start, dur, policy);
                     (span.0, span.3) = (t, end);
                     t
                 };
