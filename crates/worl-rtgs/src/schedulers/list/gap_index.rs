@@ -81,7 +81,7 @@ pub struct GapIndex {
     deferred: RefCell<Vec<(u32, f64, f64, f64)>>,
     /// The set slot of the gang [`best_slot`](Self::best_slot) chose last, for
     /// [`commit`](Self::commit) to place without choosing it again.
-    pending: RefCell<Option<SetSlot>>,
+    pending: RefCell<Option<(SetSlot, Policy)>>,
 }
 
 impl GapIndex {
@@ -207,11 +207,7 @@ impl GapIndex {
         let task = slot.task();
         if self.gangs && task.index() < self.n && partial.problem().gpus(task) > 1 {
             match self.pending.get_mut().take() {
-                Some(set)
-                    if [Policy::Append, Policy::Insertion]
-                        .into_iter()
-                        .any(|policy| partial.lead_slot(&set, policy) == slot) =>
-                {
+                Some((set, policy)) if partial.lead_slot(&set, policy) == slot => {
                     partial.commit_set(set)?
                 }
                 _ => partial.commit(slot)?,
@@ -370,7 +366,7 @@ impl GapIndex {
                 // the common start found from the index: the walks only confirm it
                 let set = partial.slot_set_from(task, &set, policy, start)?;
                 let slot = partial.lead_slot(&set, policy);
-                *self.pending.borrow_mut() = Some(set);
+                *self.pending.borrow_mut() = Some((set, policy));
                 return Ok(slot);
             }
         }
