@@ -3,7 +3,7 @@
 //! under a [`Policy`], and placing it.
 
 use crate::error::{ClusterError, Result};
-use crate::ids::GpuId;
+use crate::ids::{GpuId, MachineId};
 use crate::plan::Policy;
 use crate::problem::Problem;
 use crate::schedule::{GpuSet, Schedule, ScheduledTask, set_label};
@@ -839,6 +839,50 @@ impl PartialSchedule<'_> {
         Ok(drt)
     }
 
+    /// The data-ready time of `task` on the GPUs of machine `m` that hold no GPU of a
+    /// predecessor (`max_u min_{k∈S_u} F_u + comm(d_uv, k, ·)`, s: the same on all of them,
+    /// since a transfer's time depends only on the two machines), and whether some GPU of
+    /// `m` holds one (its own [`data_ready_time_on`](Self::data_ready_time_on) may be
+    /// earlier). Bit for bit the per-GPU value; `O(Σ_u |S_u|)`, for schedulers that rank
+    /// many GPUs of a machine.
+    ///
+    /// Errors: [`ClusterError::UnknownId`] for a task or machine out of range;
+    /// [`ClusterError::NotTopological`] naming the first predecessor not placed yet.
+    pub fn data_ready_time_on_machine(&self, task: TaskId, m: MachineId) -> Result<(f64, bool)> {
+        let p = self.problem;
+        p.check_task(task)?;
+        let machines = p.cluster().n_machines();
+        if m.index() >= machines {
+            return Err(ClusterError::UnknownId {
+                kind: "machine",
+                index: m.index(),
+                len: machines,
+            });
+        }
+        let (mut drt, mut holds) = (0.0f64, false);
+        for nb in p.graph().preds(task) {
+            let u = self.placed_pred(task, nb.task)?;
+            let lead = [GpuId::new(u.gpu as usize)];
+            let from = match self.set_gpus.get(nb.task.index()) {
+                Some(s) if !s.is_empty() => s.as_slice(),
+                _ => &lead[..],
+            };
+            let mut nearest = f64::INFINITY;
+            for &k in from {
+                let km = p.machine_of(k);
+                holds |= km == m;
+                let t = u.finish + p.comm_time_between(nb.bytes, km, m);
+                if t < nearest {
+                    nearest = t;
+                }
+            }
+            if nearest > drt {
+                drt = nearest;
+            }
+        }
+        Ok((drt, holds))
+    }
+
     /// A gang task's [`Slot`]: on [`best_set`](Self::best_set) around `lead`.
     fn gang_slot(&self, task: TaskId, lead: GpuId, policy: Policy) -> Result<Slot> {
         let set = self.best_set(task, lead, policy)?;
@@ -1038,24 +1082,34 @@ impl PartialSchedule<'_> {
         }
         let params = p.graph().task(task).gang;
         let share = |k: GpuId| p.exec_time(task, k) / (g as f64 * params.efficiency);
-        let ranked = |gpus: &mut dyn Iterator<Item = GpuId>| -> Result<Vec<(f64, GpuId)>> {
+        // the data-ready time once per machine (per GPU only on those holding a predecessor)
+        let ranked = |machines: &mut dyn Iterator<Item = MachineId>| -> Result<Vec<(f64, GpuId)>> {
             let mut out = Vec::new();
-            for k in gpus {
-                if k == lead || !p.fits(task, k) {
-                    continue;
+            for m in machines {
+                let (drt_m, holds) = self.data_ready_time_on_machine(task, m)?;
+                for &k in p.cluster().gpus_of(m) {
+                    if k == lead || !p.fits(task, k) {
+                        continue;
+                    }
+                    let drt = if holds {
+                        self.drt_set(task, &[k])?
+                    } else {
+                        drt_m
+                    };
+                    let ready = drt.max(p.ready_time(k));
+                    out.push((self.earliest_on(k.index(), ready, share(k), policy).0, k));
                 }
-                let ready = self.drt_set(task, &[k])?.max(p.ready_time(k));
-                out.push((self.earliest_on(k.index(), ready, share(k), policy).0, k));
             }
             out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             Ok(out)
         };
         let home = p.machine_of(lead);
         let mut set = vec![lead];
-        let near = ranked(&mut p.cluster().gpus_of(home).iter().copied())?;
+        let near = ranked(&mut std::iter::once(home))?;
         set.extend(near.iter().take(g - 1).map(|x| x.1));
         if set.len() < g && params.span == worl_dag::Span::Cluster {
-            let far = ranked(&mut p.cluster().gpu_ids().filter(|&k| p.machine_of(k) != home))?;
+            let machines = p.cluster().n_machines();
+            let far = ranked(&mut (0..machines).map(MachineId::new).filter(|&m| m != home))?;
             let missing = g - set.len();
             set.extend(far.iter().take(missing).map(|x| x.1));
         }

@@ -681,6 +681,77 @@ proptest! {
 }
 
 #[test]
+fn the_data_ready_time_of_a_machine_is_each_of_its_gpus_bit_for_bit() {
+    // Random problems with gangs, tasks placed in topological order on random leads: at
+    // every step, for every ready task and machine, the machine's value equals the
+    // data-ready time on each of its GPUs that holds no predecessor's GPU, and `holds` says
+    // whether one does.
+    let (mut checked, mut held) = (0, 0);
+    for seed in 0..200u64 {
+        let (p, _) = random_case(seed);
+        let mut s = PartialSchedule::new(&p);
+        for &v in p.graph().topo_order() {
+            for u in p.graph().task_ids().filter(|&u| !s.is_placed(u)) {
+                let preds = p.graph().preds(u);
+                if !preds.iter().all(|e| s.is_placed(e.task)) {
+                    let m = worl_cluster::MachineId::new(0);
+                    assert!(matches!(
+                        s.data_ready_time_on_machine(u, m),
+                        Err(ClusterError::NotTopological { .. })
+                    ));
+                    continue;
+                }
+                let sources: Vec<GpuId> = preds
+                    .iter()
+                    .flat_map(|e| match s.gang_set(e.task) {
+                        Some(set) => set.to_vec(),
+                        None => vec![s.gpu_of(e.task).unwrap()],
+                    })
+                    .collect();
+                for m in (0..p.cluster().n_machines()).map(worl_cluster::MachineId::new) {
+                    let (drt, holds) = s.data_ready_time_on_machine(u, m).unwrap();
+                    let gpus = p.cluster().gpus_of(m);
+                    assert_eq!(
+                        holds,
+                        gpus.iter().any(|k| sources.contains(k)),
+                        "seed {seed}"
+                    );
+                    held += usize::from(holds);
+                    for &k in gpus.iter().filter(|k| !sources.contains(k)) {
+                        let want = s.data_ready_time_on(u, &[k]).unwrap();
+                        assert_eq!(drt.to_bits(), want.to_bits(), "seed {seed}: {u:?} on {k:?}");
+                        checked += 1;
+                    }
+                }
+            }
+            let n = p.cluster().n_machines();
+            let err = s
+                .data_ready_time_on_machine(v, worl_cluster::MachineId::new(n))
+                .unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ClusterError::UnknownId {
+                        kind: "machine",
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ v.index() as u64);
+            let leads: Vec<GpuId> = p
+                .cluster()
+                .gpu_ids()
+                .filter(|&k| p.can_lead(v, k))
+                .collect();
+            let lead = leads[rng.random_range(0..leads.len())];
+            s.place(v, lead, Policy::Insertion).unwrap();
+        }
+    }
+    assert!(checked > 1000 && held > 100, "{checked} {held}");
+}
+
+#[test]
 fn the_lower_bound_counts_gangs_by_their_share() {
     // G: work 8 on 4 GPUs, efficiency 0.5, span machine, on two machines of 4 GPUs of
     // speed 1. Critical path: 8 / (4 · 0.5) = 4 s. Area: 8 / 0.5 = 16 reference-seconds on

@@ -403,31 +403,21 @@ impl GapIndex {
                 .all(|nb| partial.is_placed(nb.task))
     }
 
-    /// The data-ready time of `task` on the GPUs of machine `m` that hold none of its
-    /// predecessors (`max_u min_{k∈S_u} F_u + comm(d_uv, k, ·)`, the same for all of them),
-    /// and whether some GPU of `m` holds one (then [`gpu_drt`](Self::gpu_drt) answers for
-    /// that machine's GPUs). Every predecessor must be placed.
+    /// [`PartialSchedule::data_ready_time_on_machine`] (every predecessor placed).
     fn machine_drt(
         &self,
         partial: &PartialSchedule<'_>,
         task: TaskId,
         m: MachineId,
     ) -> (f64, bool) {
-        let p = partial.problem();
-        let mut holds = false;
-        let drt = latest_nearest(partial, task, |k, bytes| {
-            let km = p.machine_of(k);
-            holds |= km == m;
-            p.comm_time_between(bytes, km, m)
-        });
-        (drt, holds)
+        partial
+            .data_ready_time_on_machine(task, m)
+            .unwrap_or((0.0, true))
     }
 
-    /// The data-ready time of `task` on `gpu`, as [`PartialSchedule::data_ready_time`]
-    /// computes it (every predecessor placed).
+    /// [`PartialSchedule::data_ready_time`] (every predecessor placed).
     fn gpu_drt(&self, partial: &PartialSchedule<'_>, task: TaskId, gpu: GpuId) -> f64 {
-        let p = partial.problem();
-        latest_nearest(partial, task, |k, bytes| p.comm_time(bytes, k, gpu))
+        partial.data_ready_time(task, gpu).unwrap_or(0.0)
     }
 
     /// The earliest start `S >= from` of a task of duration `dur` on GPU `k` under `policy`
@@ -744,37 +734,6 @@ impl GapIndex {
         buffers.start = start;
         Some((set[0], start + dur))
     }
-}
-
-/// The latest over the placed predecessors `u` of `task` of the earliest arrival of their
-/// data from a GPU `k` of `u`'s set (its lead alone for a task on one GPU):
-/// `max_u min_k F_u + comm(k, d_uv)`, s, `comm` giving the transfer time of `d_uv` bytes
-/// from `k`; 0 without predecessors. Unplaced predecessors are passed over.
-#[inline]
-fn latest_nearest(
-    partial: &PartialSchedule<'_>,
-    task: TaskId,
-    mut comm: impl FnMut(GpuId, f64) -> f64,
-) -> f64 {
-    let mut drt = 0.0f64;
-    for nb in partial.problem().graph().preds(task) {
-        let (Some(lead), Some(finish)) = (partial.gpu_of(nb.task), partial.finish(nb.task)) else {
-            continue;
-        };
-        let one = [lead];
-        let from = partial.gang_set(nb.task).unwrap_or(&one);
-        let mut nearest = f64::INFINITY;
-        for &k in from {
-            let t = finish + comm(k, nb.bytes);
-            if t < nearest {
-                nearest = t;
-            }
-        }
-        if nearest > drt {
-            drt = nearest;
-        }
-    }
-    drt
 }
 
 /// Scratch buffers of [`GapIndex::gang_candidate`]: per GPU of a machine `(earliest start
