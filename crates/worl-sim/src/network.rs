@@ -123,10 +123,8 @@ struct Class {
     updated: f64,
     /// Each flow's finish target (`progress` at its start + its bytes), earliest first.
     targets: BinaryHeap<Target>,
-    /// Time its earliest flow finishes at the current rate, s (its key in the due heap).
+    /// Time its earliest flow finishes at the current rate, s (in its key in the due heap).
     due: f64,
-    /// Its position in the due heap (`FREE` while it has no flow).
-    slot: u32,
     /// Target of the earliest flow when `due` was set.
     event_target: f64,
     /// The count and rate before its first count change since the last recomputation.
@@ -179,6 +177,19 @@ fn share_key(share: f64, res: u32) -> Reverse<u128> {
     Reverse((((share.max(0.0) + 0.0).to_bits() as u128) << 32) | res as u128)
 }
 
+/// Due-heap key of class `class` due at `due` s: `due`'s bits mapped to an unsigned
+/// integer in the order of `f64::total_cmp` (sign bit flipped for a non-negative `due`,
+/// every bit for a negative one), above `class`: the least key is the least `(due, class)`.
+fn due_key(due: f64, class: u32) -> u128 {
+    let bits = due.to_bits();
+    let ordered = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    };
+    ((ordered as u128) << 32) | class as u128
+}
+
 /// The share and resource of a [`share_key`].
 fn share_of(key: Reverse<u128>) -> (f64, u32) {
     (f64::from_bits((key.0 >> 32) as u64), key.0 as u32)
@@ -201,13 +212,15 @@ fn share_of(key: Reverse<u128>) -> (f64, u32) {
 /// * **Classes.** The flows of one machine pair `(a, b)` cross identical resources, and
 ///   max-min fairness gives flows with identical resource sets equal rates, so progressive
 ///   filling runs over *classes* (one per active pair, weighted by its flow count) with a
-///   heap of resource shares: `O(C log R)` for `C` classes over `R` resources. A flow's
+///   min-queue of resource shares (the initial ones sorted, plus a heap of those that
+///   grew): `O(C + R log R)` for `C` classes over `R` resources. A flow's
 ///   start or finish changes one class's count.
 /// * **Virtual progress.** A class keeps the bytes delivered to each of its flows since it
 ///   was last empty (`progress`, advanced at its rate) and a min-heap of its flows'
 ///   targets (`progress` at the flow's start + its bytes): a rate change touches the class,
 ///   not its flows. Its due time (its earliest target reached at its rate) sits in an
-///   indexed min-heap of the classes, so the engine keeps one pending event, at the
+///   indexed min-heap of the classes (keys `(due, class)` packed in its own array), so
+///   the engine keeps one pending event, at the
 ///   network's earliest due time.
 /// * **Restart level.** A recomputation after the count changes of a set `D` of classes
 ///   keeps the old rate of every class whose rate is below `L0`, the least of the old
@@ -237,12 +250,19 @@ pub(crate) struct FlowNet {
     free: Vec<u32>,
     /// Classes whose count changed since the last recomputation.
     dirty: Vec<u32>,
-    /// Min-heap of the classes with flows by `(due, class)`.
-    due: Vec<u32>,
+    /// Min-heap of the classes with flows by `(due, class)`, as [`due_key`]s: comparisons
+    /// read the heap's own array.
+    due: Vec<u128>,
+    /// Each class's position in `due` (`FREE` while it has no flow), same index as
+    /// `classes`.
+    slots: Vec<u32>,
     stamp: u32,
     // Scratch of `recompute`.
     comp_classes: Vec<u32>,
     comp_res: Vec<u32>,
+    /// The visited resources' initial share keys, sorted.
+    sorted: Vec<u128>,
+    /// The share keys pushed back during the filling.
     heap: BinaryHeap<Reverse<u128>>,
     /// `(rate, flows)` of a resource's classes.
     scratch: Vec<(f64, u32)>,
@@ -288,9 +308,11 @@ impl FlowNet {
             free: Vec::new(),
             dirty: Vec::new(),
             due: Vec::new(),
+            slots: Vec::new(),
             stamp: 0,
             comp_classes: Vec::new(),
             comp_res: Vec::new(),
+            sorted: Vec::new(),
             heap: BinaryHeap::new(),
             scratch: Vec::new(),
         }
@@ -332,13 +354,13 @@ impl FlowNet {
             dirty: false,
         });
         self.next.push(0.0);
+        self.slots.push(FREE);
         self.classes.push(Class {
             pos: [FREE; 3],
             progress: 0.0,
             updated: 0.0,
             targets: BinaryHeap::new(),
             due: f64::INFINITY,
-            slot: FREE,
             event_target: 0.0,
             old_n: 0,
             old_rate: 0.0,
@@ -407,7 +429,9 @@ impl FlowNet {
 
     /// Earliest time a flow finishes at the current rates, s (`None` without flows).
     pub(crate) fn next_due(&self) -> Option<f64> {
-        self.due.first().map(|&c| self.classes[c as usize].due)
+        self.due
+            .first()
+            .map(|&k| self.classes[k as u32 as usize].due)
     }
 
     /// Removes every flow finished at `now`: of each class due by `now`, its earliest flow
@@ -415,7 +439,8 @@ impl FlowNet {
     /// class in `(due, class)` order, then by target (ties by flow id). The rates change at
     /// the next [`recompute`](Self::recompute).
     pub(crate) fn finish_due(&mut self, now: f64, tokens: &mut Vec<u32>) {
-        while let Some(&c) = self.due.first() {
+        while let Some(&k) = self.due.first() {
+            let c = k as u32;
             if self.classes[c as usize].due > now {
                 break;
             }
@@ -449,71 +474,68 @@ impl FlowNet {
         cl.progress = reached;
     }
 
-    /// Whether class `a` comes before class `b` in the due heap.
-    fn before(&self, a: u32, b: u32) -> bool {
-        let (da, db) = (self.classes[a as usize].due, self.classes[b as usize].due);
-        da.total_cmp(&db).then(a.cmp(&b)) == Ordering::Less
-    }
-
     /// Sets class `c`'s due time: `INFINITY` takes it out of the due heap.
     fn set_due(&mut self, c: u32, due: f64) {
-        let slot = self.classes[c as usize].slot;
+        let slot = self.slots[c as usize];
         if due == f64::INFINITY {
             if slot == FREE {
                 return;
             }
             let last = self.due.pop().expect("the class is in the heap");
-            self.classes[c as usize].slot = FREE;
+            self.slots[c as usize] = FREE;
             self.classes[c as usize].due = f64::INFINITY;
-            if last != c {
+            if last as u32 != c {
                 self.due[slot as usize] = last;
-                self.classes[last as usize].slot = slot;
                 self.sift(slot as usize);
             }
             return;
         }
         self.classes[c as usize].due = due;
+        let key = due_key(due, c);
         let i = if slot == FREE {
-            self.due.push(c);
-            self.classes[c as usize].slot = (self.due.len() - 1) as u32;
+            self.due.push(key);
             self.due.len() - 1
         } else {
+            self.due[slot as usize] = key;
             slot as usize
         };
         self.sift(i);
     }
 
-    /// Restores the due heap's order around position `i` (up, then down).
+    /// Restores the due heap's order around position `i` (up, then down), moving the
+    /// entries it passes into the hole and setting the moved classes' `slots`.
     fn sift(&mut self, mut i: usize) {
+        let key = self.due[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if !self.before(self.due[i], self.due[parent]) {
+            let up = self.due[parent];
+            if key >= up {
                 break;
             }
-            self.swap_due(i, parent);
+            self.due[i] = up;
+            self.slots[up as u32 as usize] = i as u32;
             i = parent;
         }
+        let n = self.due.len();
         loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut best = i;
-            if l < self.due.len() && self.before(self.due[l], self.due[best]) {
-                best = l;
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
             }
-            if r < self.due.len() && self.before(self.due[r], self.due[best]) {
-                best = r;
+            let mut child = l;
+            if l + 1 < n && self.due[l + 1] < self.due[l] {
+                child = l + 1;
             }
-            if best == i {
-                return;
+            let down = self.due[child];
+            if down >= key {
+                break;
             }
-            self.swap_due(i, best);
-            i = best;
+            self.due[i] = down;
+            self.slots[down as u32 as usize] = i as u32;
+            i = child;
         }
-    }
-
-    fn swap_due(&mut self, i: usize, j: usize) {
-        self.due.swap(i, j);
-        self.classes[self.due[i] as usize].slot = i as u32;
-        self.classes[self.due[j] as usize].slot = j as u32;
+        self.due[i] = key;
+        self.slots[key as u32 as usize] = i as u32;
     }
 
     /// Puts class `c` into its resources' lists.
@@ -728,18 +750,24 @@ impl FlowNet {
     ///
     /// Freezing a class at the current level never lowers another resource's share
     /// (`(left − w · level) / (weight − w) >= left / weight` when `level <= left / weight`),
-    /// so the heap keeps stale entries as lower bounds: a popped entry below its resource's
-    /// current share goes back with the current share.
+    /// so the queue keeps stale entries as lower bounds: a popped entry below its resource's
+    /// current share goes back with the current share. The queue is the initial shares
+    /// sorted (most are taken: a resource whose classes all froze elsewhere, or whose entry
+    /// is stale, costs one step along the array instead of a heap pop) plus a binary heap
+    /// of the shares put back; the least of the two heads comes next. Any exact min-queue
+    /// takes the same entries in the same order (keys are distinct: one per resource), so
+    /// the rates are the same bits.
     fn fill(&mut self, seen: u32, frozen: u32) {
-        let mut keys = std::mem::take(&mut self.heap).into_vec();
-        keys.clear();
+        self.sorted.clear();
         for &r in &self.comp_res {
             let res = &self.resources[r as usize];
             if res.weight > 0 {
-                keys.push(share_key(res.left / res.weight as f64, r));
+                self.sorted
+                    .push(share_key(res.left / res.weight as f64, r).0);
             }
         }
-        self.heap = BinaryHeap::from(keys);
+        self.sorted.sort_unstable();
+        self.heap.clear();
         // Once every class with flows is frozen, every resource left has weight 0.
         let mut unfrozen = self
             .comp_classes
@@ -747,9 +775,24 @@ impl FlowNet {
             .filter(|&&c| self.hot[c as usize].n > 0)
             .count();
         let mut level = 0.0f64;
-        while unfrozen > 0
-            && let Some(key) = self.heap.pop()
-        {
+        // The least key is the first of `sorted[next..]` or the top of `heap`.
+        let mut next = 0;
+        while unfrozen > 0 {
+            let key = match (self.sorted.get(next), self.heap.peek()) {
+                (Some(&a), Some(&Reverse(b))) if b < a => {
+                    self.heap.pop();
+                    Reverse(b)
+                }
+                (Some(&a), _) => {
+                    next += 1;
+                    Reverse(a)
+                }
+                (None, Some(&b)) => {
+                    self.heap.pop();
+                    b
+                }
+                (None, None) => break,
+            };
             let (share, r) = share_of(key);
             let res = &self.resources[r as usize];
             if res.weight == 0 {
@@ -760,7 +803,12 @@ impl FlowNet {
                 // A stale lower bound: back into the heap with the current share, unless it
                 // would come straight out again.
                 let key = share_key(current, r);
-                if self.heap.peek().is_some_and(|top| top.0 < key.0) {
+                let top = match (self.sorted.get(next), self.heap.peek()) {
+                    (Some(&a), Some(&Reverse(b))) => Some(a.min(b)),
+                    (Some(&a), None) => Some(a),
+                    (None, b) => b.map(|b| b.0),
+                };
+                if top.is_some_and(|top| top < key.0) {
                     self.heap.push(key);
                     continue;
                 }
