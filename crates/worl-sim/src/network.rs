@@ -590,8 +590,8 @@ impl FlowNet {
             self.stamp.wrapping_add(2),
         );
         let level0 = self.restart_level(acc);
-        self.visit(level0, seen);
-        self.fill(seen, frozen);
+        let with_flows = self.visit(level0, seen);
+        self.fill(seen, frozen, with_flows);
         // New rates and due times; emptied classes leave their resources' lists.
         for i in 0..self.comp_classes.len() {
             let c = self.comp_classes[i];
@@ -698,8 +698,8 @@ impl FlowNet {
     /// rate `>= level0` reachable from them through shared resources (listed in
     /// `comp_res`), and sets each visited resource's `left` (capacity minus the load of its
     /// unvisited classes, which keep their rates) and `weight` (flows of its visited
-    /// classes).
-    fn visit(&mut self, level0: f64, seen: u32) {
+    /// classes). Returns how many visited classes have flows.
+    fn visit(&mut self, level0: f64, seen: u32) -> usize {
         let Self {
             resources,
             hot,
@@ -708,10 +708,15 @@ impl FlowNet {
             dirty,
             ..
         } = self;
+        // Slices: their pointers and lengths stay in registers across the pushes.
+        let (resources, hot) = (&mut resources[..], &mut hot[..]);
         comp_classes.clear();
         comp_res.clear();
+        let mut with_flows = 0;
         for &c in dirty.iter() {
-            hot[c as usize].stamp = seen;
+            let h = &mut hot[c as usize];
+            h.stamp = seen;
+            with_flows += (h.n > 0) as usize;
             comp_classes.push(c);
         }
         let mut i = 0;
@@ -732,8 +737,10 @@ impl FlowNet {
                     if cd.stamp == seen {
                         weight += cd.n as u64;
                     } else if cd.rate >= level0 {
+                        // Listed and not changed: it has flows.
                         cd.stamp = seen;
                         comp_classes.push(d);
+                        with_flows += 1;
                         weight += cd.n as u64;
                     } else {
                         left -= cd.n as f64 * cd.rate;
@@ -743,10 +750,12 @@ impl FlowNet {
                 res.weight = weight;
             }
         }
+        with_flows
     }
 
-    /// Progressive filling of the classes stamped `seen` over the resources of `comp_res`
-    /// (`left` and `weight` set): sets each one's `next` rate and stamps it `frozen`.
+    /// Progressive filling of the classes stamped `seen` (`unfrozen` of them with flows)
+    /// over the resources of `comp_res` (`left` and `weight` set): sets each one's `next`
+    /// rate and stamps it `frozen`.
     ///
     /// Freezing a class at the current level never lowers another resource's share
     /// (`(left − w · level) / (weight − w) >= left / weight` when `level <= left / weight`),
@@ -757,82 +766,87 @@ impl FlowNet {
     /// of the shares put back; the least of the two heads comes next. Any exact min-queue
     /// takes the same entries in the same order (keys are distinct: one per resource), so
     /// the rates are the same bits.
-    fn fill(&mut self, seen: u32, frozen: u32) {
-        self.sorted.clear();
-        for &r in &self.comp_res {
-            let res = &self.resources[r as usize];
+    fn fill(&mut self, seen: u32, frozen: u32, mut unfrozen: usize) {
+        let Self {
+            resources,
+            hot,
+            next: rates,
+            comp_res,
+            sorted,
+            heap,
+            ..
+        } = self;
+        // Slices: their pointers and lengths stay in registers across the heap's calls.
+        let (resources, hot, rates) = (&mut resources[..], &mut hot[..], &mut rates[..]);
+        sorted.clear();
+        for &r in comp_res.iter() {
+            let res = &resources[r as usize];
             if res.weight > 0 {
-                self.sorted
-                    .push(share_key(res.left / res.weight as f64, r).0);
+                sorted.push(share_key(res.left / res.weight as f64, r).0);
             }
         }
-        self.sorted.sort_unstable();
-        self.heap.clear();
+        sorted.sort_unstable();
+        heap.clear();
         // Once every class with flows is frozen, every resource left has weight 0.
-        let mut unfrozen = self
-            .comp_classes
-            .iter()
-            .filter(|&&c| self.hot[c as usize].n > 0)
-            .count();
         let mut level = 0.0f64;
         // The least key is the first of `sorted[next..]` or the top of `heap`.
         let mut next = 0;
         while unfrozen > 0 {
-            let key = match (self.sorted.get(next), self.heap.peek()) {
+            let key = match (sorted.get(next), heap.peek()) {
                 (Some(&a), Some(&Reverse(b))) if b < a => {
-                    self.heap.pop();
-                    Reverse(b)
+                    heap.pop();
+                    b
                 }
                 (Some(&a), _) => {
                     next += 1;
-                    Reverse(a)
+                    a
                 }
-                (None, Some(&b)) => {
-                    self.heap.pop();
+                (None, Some(&Reverse(b))) => {
+                    heap.pop();
                     b
                 }
                 (None, None) => break,
             };
-            let (share, r) = share_of(key);
-            let res = &self.resources[r as usize];
+            let (share, r) = share_of(Reverse(key));
+            let res = &resources[r as usize];
             if res.weight == 0 {
                 continue;
             }
             let current = (res.left / res.weight as f64).max(0.0);
             if current > share {
-                // A stale lower bound: back into the heap with the current share, unless it
+                // A stale lower bound: back into the queue with the current share, unless it
                 // would come straight out again.
-                let key = share_key(current, r);
-                let top = match (self.sorted.get(next), self.heap.peek()) {
+                let key = share_key(current, r).0;
+                let top = match (sorted.get(next), heap.peek()) {
                     (Some(&a), Some(&Reverse(b))) => Some(a.min(b)),
                     (Some(&a), None) => Some(a),
                     (None, b) => b.map(|b| b.0),
                 };
-                if top.is_some_and(|top| top < key.0) {
-                    self.heap.push(key);
+                if top.is_some_and(|top| top < key) {
+                    heap.push(Reverse(key));
                     continue;
                 }
             }
             // Shares popped never decrease in exact arithmetic; keep it so under rounding.
             level = level.max(current);
             // Its list, taken out while its classes update their resources (itself included).
-            let list = std::mem::take(&mut self.resources[r as usize].classes);
+            let list = std::mem::take(&mut resources[r as usize].classes);
             for &c in &list {
-                let cl = &mut self.hot[c as usize];
+                let cl = &mut hot[c as usize];
                 if cl.stamp != seen {
                     continue;
                 }
                 cl.stamp = frozen;
-                self.next[c as usize] = level;
+                rates[c as usize] = level;
                 let w = cl.n as u64;
                 unfrozen -= (w > 0) as usize;
                 for &r2 in &cl.res[..cl.n_res as usize] {
-                    let res2 = &mut self.resources[r2 as usize];
+                    let res2 = &mut resources[r2 as usize];
                     res2.left -= w as f64 * level;
                     res2.weight -= w;
                 }
             }
-            self.resources[r as usize].classes = list;
+            resources[r as usize].classes = list;
         }
     }
 
