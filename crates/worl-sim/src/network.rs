@@ -251,7 +251,8 @@ pub(crate) struct FlowNet {
     /// Classes whose count changed since the last recomputation.
     dirty: Vec<u32>,
     /// Min-heap of the classes with flows by `(due, class)`, as [`due_key`]s: comparisons
-    /// read the heap's own array.
+    /// read the heap's own array. An entry may be below its class's current key (a later
+    /// due time waits until the entry reaches the top: see [`settle`](Self::settle)).
     due: Vec<u128>,
     /// Each class's position in `due` (`FREE` while it has no flow), same index as
     /// `classes`.
@@ -428,7 +429,8 @@ impl FlowNet {
     }
 
     /// Earliest time a flow finishes at the current rates, s (`None` without flows).
-    pub(crate) fn next_due(&self) -> Option<f64> {
+    pub(crate) fn next_due(&mut self) -> Option<f64> {
+        self.settle();
         self.due
             .first()
             .map(|&k| self.classes[k as u32 as usize].due)
@@ -439,6 +441,7 @@ impl FlowNet {
     /// class in `(due, class)` order, then by target (ties by flow id). The rates change at
     /// the next [`recompute`](Self::recompute).
     pub(crate) fn finish_due(&mut self, now: f64, tokens: &mut Vec<u32>) {
+        self.settle();
         while let Some(&k) = self.due.first() {
             let c = k as u32;
             if self.classes[c as usize].due > now {
@@ -446,6 +449,7 @@ impl FlowNet {
             }
             self.finish(c, now, tokens);
             self.set_due(c, f64::INFINITY);
+            self.settle();
         }
     }
 
@@ -496,10 +500,30 @@ impl FlowNet {
             self.due.push(key);
             self.due.len() - 1
         } else {
+            if key >= self.due[slot as usize] {
+                // Later: the entry stays as a lower bound, moved down once it comes to the
+                // top (see `settle`); a class's due time often changes several times before.
+                return;
+            }
             self.due[slot as usize] = key;
             slot as usize
         };
         self.sift(i);
+    }
+
+    /// Makes the due heap's top entry its class's current key: entries are lower bounds
+    /// of their classes' keys ([`set_due`](Self::set_due) leaves an entry as it is when
+    /// the due time grows), so a top entry that is current is the least key.
+    fn settle(&mut self) {
+        while let Some(&top) = self.due.first() {
+            let c = top as u32;
+            let key = due_key(self.classes[c as usize].due, c);
+            if key == top {
+                return;
+            }
+            self.due[0] = key;
+            self.sift(0);
+        }
     }
 
     /// Restores the due heap's order around position `i` (up, then down), moving the
