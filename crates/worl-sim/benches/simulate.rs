@@ -7,10 +7,12 @@
 //! * `simulate_100k_tasks_1000_gpus`: 100,000 tasks (a layered DAG from
 //!   `worl_dag::generators::layered`, mean level width 1,000, about 3 parents per task,
 //!   CCR 1), with max-min fair contention and without (the event engine alone). Target:
-//!   under 5 s per simulation on 2 cores; not met: exact max-min rates take 7.4 s (median
-//!   on 2 shared cores; 8.8 s before the share heap's packed keys and early stop), about
-//!   393,000 recomputations visiting 208 classes each of which 64 change rate; 70 ms
-//!   without contention.
+//!   under 5 s per simulation on 2 cores; not met: exact max-min rates take 6.6 s (median
+//!   of 3 one-run timings on 2 shared cores, interleaved with the code before the sorted
+//!   initial shares, the packed due-heap keys and the lazy later due times: 7.4 s; 8.8 s
+//!   before the share heap's packed keys and early stop; makespan 20,959.7 s and 1.903e16
+//!   bytes moved throughout), about 393,000 recomputations visiting 208 classes each of
+//!   which 64 change rate; 70 ms without contention.
 //! * `simulate_edge_dense_3k_tasks`: 3,000 tasks with about 200,000 edges (mean level width
 //!   3000^0.7 ≈ 270, each task of the level above a parent with probability 0.25, CCR 1),
 //!   max-min fair contention: thousands of flows at once, the worst case of the flow

@@ -57,8 +57,9 @@
 //!   the highest level below which the allocation provably stays as it was, over the
 //!   classes it can reach. On 1,000 GPUs (`benches/simulate.rs`, 2 cores), a 3,000-task
 //!   workload with 190,000 edges takes 3.4 s (305 s with the former flow-by-flow network)
-//!   and the 100,000-task benchmark 7.4 s (2.8 s with the former approximate re-rating
-//!   beyond 256 flows, whose makespan was 1.5% off). Transfers inside one GPU cost nothing.
+//!   and the 100,000-task benchmark 6.6 s (7.4 s before the sorted initial shares and the
+//!   lazy due heap, same results bit for bit; target 5 s not met; 2.8 s with the former
+//!   approximate re-rating beyond 256 flows, whose makespan was 1.5% off). Transfers inside one GPU cost nothing.
 //!   Parents' outputs persist (a failed GPU loses only the running attempt).
 //! * **Gang tasks** (issue 21: a task needing `g > 1` GPUs at once,
 //!   [`Problem::gpus`](worl_cluster::Problem::gpus)) are dispatched to a GPU set (lead
