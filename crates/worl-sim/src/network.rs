@@ -219,9 +219,9 @@ fn share_of(key: Reverse<u128>) -> (f64, u32) {
 ///   was last empty (`progress`, advanced at its rate) and a min-heap of its flows'
 ///   targets (`progress` at the flow's start + its bytes): a rate change touches the class,
 ///   not its flows. Its due time (its earliest target reached at its rate) sits in an
-///   indexed min-heap of the classes (keys `(due, class)` packed in its own array), so
-///   the engine keeps one pending event, at the
-///   network's earliest due time.
+///   indexed min-heap of the classes (keys `(due, class)` packed in its own array; a due
+///   time that grows leaves the class's entry as a lower bound until it reaches the top),
+///   so the engine keeps one pending event, at the network's earliest due time.
 /// * **Restart level.** A recomputation after the count changes of a set `D` of classes
 ///   keeps the old rate of every class whose rate is below `L0`, the least of the old
 ///   rates of `D` and, over each resource `R` crossed by `D` with flows left, the level `x`
