@@ -552,8 +552,8 @@ impl GapIndex {
     /// Machines are tried in increasing order of a lower bound on their key (the `g`-th
     /// earliest start bound of a GPU's compute share, plus the machine's shortest share,
     /// plus its smallest `extra`), and a machine whose bound cannot beat the best key so
-    /// far is skipped; ties go to the smaller machine id, so the answer is the in-order
-    /// loop's.
+    /// far is skipped, as is one whose common start, rising while it is searched, can no
+    /// longer win; ties go to the smaller machine id, so the answer is the in-order loop's.
     fn best_gang_on_machine(
         &self,
         partial: &PartialSchedule<'_>,
@@ -671,8 +671,8 @@ impl GapIndex {
     /// share could start earliest (ties by id) — the `g` earliest GPUs of `m` —, and the
     /// set's common finish, bit for bit [`PartialSchedule::slot`]'s on that lead. `None` if
     /// fewer than `g` GPUs of `m` fit the task, or if `cutoff` is false for a lower bound
-    /// of the common finish (known before the set's common start is searched). No busy
-    /// windows; every predecessor placed.
+    /// of the common finish (checked before the set's common start is searched and at each
+    /// rise of it). No busy windows; every predecessor placed.
     fn gang_candidate(
         &self,
         partial: &PartialSchedule<'_>,
@@ -713,6 +713,7 @@ impl GapIndex {
         }
         // each GPU's last known free interval `[S, E)` answers without a search while the
         // common start stays inside it
+        buffers.from = from;
         let mut start = from;
         loop {
             let mut next = start;
@@ -729,6 +730,10 @@ impl GapIndex {
             if next == start {
                 break;
             }
+            // the common start only rises: once it cannot win, it never will
+            if !cutoff(next + dur) {
+                return None;
+            }
             start = next;
         }
         buffers.start = start;
@@ -744,6 +749,8 @@ struct GangBuffers {
     ranked: Vec<(f64, GpuId, f64, f64)>,
     /// The set's earliest common start, s (set with a candidate).
     start: f64,
+    /// The lower bound of the common start the search began from, s.
+    from: f64,
     set: Vec<GpuId>,
 }
 
@@ -958,14 +965,38 @@ mod tests {
 
     #[test]
     fn per_machine_kernels_answer_as_the_walk_bit_for_bit() {
-        // Random leads in topological order (to leave gaps) on 4 machines of 4 GPUs with a
-        // slow inter-machine link, with and without gangs (span machine), both policies, a
-        // PEFT-like `extra`: at every step, for every ready task, `best_slot` equals the
-        // walk's minimum over every GPU (single-GPU tasks), and every machine's gang
-        // candidate finishes exactly when `PartialSchedule::slot` on its lead does, on a
-        // set of that machine, the minimum of them being `best_slot`'s.
-        let (mut singles, mut gangs, mut holding) = (0, 0, 0);
-        for seed in 0..8u64 {
+        let (singles, gangs, holding, rounds) = kernels_against_the_walk(4, 0..8);
+        assert!(
+            singles > 500 && gangs > 50 && holding > 100 && rounds > 20,
+            "{singles} {gangs} {holding} {rounds}"
+        );
+    }
+
+    #[test]
+    fn among_many_machines_the_pruned_gang_search_answers_as_the_walk() {
+        // 20 machines: most candidate machines are pruned by their bound or mid-search
+        let (singles, gangs, _, rounds) = kernels_against_the_walk(20, 0..4);
+        assert!(
+            singles > 200 && gangs > 50 && rounds > 20,
+            "{singles} {gangs} {rounds}"
+        );
+    }
+
+    /// Random leads in topological order (to leave gaps) on `machines` machines of 4 GPUs
+    /// with a slow inter-machine link, with and without gangs (span machine; seeds below 6),
+    /// both policies, a PEFT-like `extra`: at every step, for every ready task, `best_slot`
+    /// equals the walk's minimum over every GPU (single-GPU tasks), and every machine's
+    /// gang candidate finishes exactly when `PartialSchedule::slot` on its lead does, on a
+    /// set of that machine, the minimum of them being `best_slot`'s, and it comes back from
+    /// a cutoff exactly when its finish passes it. Returns the single-GPU queries, the gang
+    /// queries, the single-GPU queries with a placed predecessor and the gang candidates
+    /// whose common start rose past its first bound.
+    fn kernels_against_the_walk(
+        machines: usize,
+        seeds: std::ops::Range<u64>,
+    ) -> (usize, usize, usize, usize) {
+        let (mut singles, mut gangs, mut holding, mut rounds) = (0, 0, 0, 0);
+        for seed in seeds {
             let policy = if seed % 2 == 0 {
                 Policy::Insertion
             } else {
@@ -978,7 +1009,8 @@ mod tests {
             } else {
                 w
             };
-            let mut spec = presets::ClusterSpec::new(4, 4, &worl_cluster::GpuModel::v100_16gb());
+            let mut spec =
+                presets::ClusterSpec::new(machines, 4, &worl_cluster::GpuModel::v100_16gb());
             spec.inter = presets::link_by_name("1GbE").unwrap();
             let c = presets::cluster(&spec).unwrap();
             let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
@@ -1031,6 +1063,23 @@ mod tests {
                         let set = s.best_set(u, lead, policy).unwrap();
                         assert!(set.iter().all(|&k| p.machine_of(k) == m), "{set:?}");
                         assert_eq!(set, buffers.set, "seed {seed}: {u:?}");
+                        // the cutoff sees every common start tried, the last one included:
+                        // a candidate comes back exactly when its finish passes it
+                        let mut scratch = GangBuffers::default();
+                        let cut = |c: &dyn Fn(f64) -> bool, b: &mut GangBuffers| {
+                            index.gang_candidate(&s, u, m, policy, b, c)
+                        };
+                        assert_eq!(
+                            cut(&|x| x <= finish, &mut scratch),
+                            Some((lead, finish)),
+                            "seed {seed}: {u:?}"
+                        );
+                        assert_eq!(
+                            cut(&|x| x < finish, &mut scratch),
+                            None,
+                            "seed {seed}: {u:?}"
+                        );
+                        rounds += usize::from(buffers.start > buffers.from);
                         let key = finish + extra(lead);
                         if want.is_none_or(|(_, b)| key < b) {
                             want = Some((slot, key));
@@ -1065,10 +1114,7 @@ mod tests {
             }
             assert_eq!(s.to_schedule().unwrap().validate(&p), vec![], "seed {seed}");
         }
-        assert!(
-            singles > 500 && gangs > 50 && holding > 100,
-            "{singles} {gangs} {holding}"
-        );
+        (singles, gangs, holding, rounds)
     }
 
     #[test]
