@@ -816,17 +816,11 @@ impl PartialSchedule<'_> {
     fn drt_set(&self, task: TaskId, to: &[GpuId]) -> Result<f64> {
         let p = self.problem;
         let mut drt = 0.0f64;
-        for nb in p.graph().preds(task) {
-            let u = self.placed_pred(task, nb.task)?;
-            let lead = [GpuId::new(u.gpu as usize)];
-            let from = match self.set_gpus.get(nb.task.index()) {
-                Some(s) if !s.is_empty() => s.as_slice(),
-                _ => &lead[..],
-            };
+        self.for_each_input(task, |finish, from, bytes| {
             for &l in to {
                 let mut nearest = f64::INFINITY;
                 for &k in from {
-                    let t = u.finish + p.comm_time(nb.bytes, k, l);
+                    let t = finish + p.comm_time(bytes, k, l);
                     if t < nearest {
                         nearest = t;
                     }
@@ -835,8 +829,26 @@ impl PartialSchedule<'_> {
                     drt = nearest;
                 }
             }
-        }
+        })?;
         Ok(drt)
+    }
+
+    /// Calls `f(finish, gpus, bytes)` for each predecessor of `task` in edge order: its
+    /// finish time (s), the GPUs it ran on (its set, or its one GPU) and the edge's bytes.
+    ///
+    /// Errors: [`ClusterError::NotTopological`] naming the first predecessor not placed yet.
+    #[inline]
+    fn for_each_input(&self, task: TaskId, mut f: impl FnMut(f64, &[GpuId], f64)) -> Result<()> {
+        for nb in self.problem.graph().preds(task) {
+            let u = self.placed_pred(task, nb.task)?;
+            let lead = [GpuId::new(u.gpu as usize)];
+            let from = match self.set_gpus.get(nb.task.index()) {
+                Some(s) if !s.is_empty() => s.as_slice(),
+                _ => &lead[..],
+            };
+            f(u.finish, from, nb.bytes);
+        }
+        Ok(())
     }
 
     /// The data-ready time of `task` on the GPUs of machine `m` that hold no GPU of a
@@ -860,18 +872,12 @@ impl PartialSchedule<'_> {
             });
         }
         let (mut drt, mut holds) = (0.0f64, false);
-        for nb in p.graph().preds(task) {
-            let u = self.placed_pred(task, nb.task)?;
-            let lead = [GpuId::new(u.gpu as usize)];
-            let from = match self.set_gpus.get(nb.task.index()) {
-                Some(s) if !s.is_empty() => s.as_slice(),
-                _ => &lead[..],
-            };
+        self.for_each_input(task, |finish, from, bytes| {
             let mut nearest = f64::INFINITY;
             for &k in from {
                 let km = p.machine_of(k);
                 holds |= km == m;
-                let t = u.finish + p.comm_time_between(nb.bytes, km, m);
+                let t = finish + p.comm_time_between(bytes, km, m);
                 if t < nearest {
                     nearest = t;
                 }
@@ -879,7 +885,7 @@ impl PartialSchedule<'_> {
             if nearest > drt {
                 drt = nearest;
             }
-        }
+        })?;
         Ok((drt, holds))
     }
 
