@@ -13,6 +13,10 @@
 /// No node.
 const NIL: u32 = u32::MAX;
 
+/// Pending nodes [`GapTree::first_in`] keeps without recursing (a treap's expected depth is
+/// about `2 ln t`, so deeper searches are rare).
+const STACK: usize = 48;
+
 /// SplitMix64 finaliser: a fixed, well-mixed priority per task index.
 fn priority(t: usize) -> u32 {
     let mut z = (t as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -182,28 +186,117 @@ impl GapTree {
     }
 
     /// The first task of GPU `k`'s timeline that starts at or after `at` and has a gap of at
-    /// least `min_gap` before it.
+    /// least `min_gap` before it: `O(log t)` expected.
     pub(crate) fn first_from(&self, k: usize, at: f64, min_gap: f64) -> Option<usize> {
         self.first_in(self.root[k], at, min_gap)
     }
 
+    /// The first node of `x`'s subtree in timeline order that starts at or after `at` and
+    /// has a gap of at least `min_gap`: exactly [`first_in_rec`](Self::first_in_rec)'s
+    /// answer, without its recursion.
+    ///
+    /// The in-order search of the recursion with an explicit stack of the pending nodes
+    /// (those passed on the way left, with their own gap and right subtree still to try):
+    /// descend towards `at`, skipping subtrees whose longest gap is shorter than `min_gap`;
+    /// then take the latest pending node, which answers if its own gap is long enough, or
+    /// else descend into its right subtree the same way. Since starts are non-decreasing,
+    /// the first pending node whose gap or right subtree's longest gap is long enough
+    /// answers, so a search visits `O(depth)` nodes. Pending nodes are at most the depth
+    /// of the tree; past [`STACK`] of them the recursion finishes the subtree.
     fn first_in(&self, x: u32, at: f64, min_gap: f64) -> Option<usize> {
+        self.first_in_with::<STACK>(x, at, min_gap)
+    }
+
+    /// [`first_in`](Self::first_in) with room for `N` pending nodes.
+    fn first_in_with<const N: usize>(&self, mut x: u32, at: f64, min_gap: f64) -> Option<usize> {
+        let nodes = &self.nodes[..];
+        let mut stack = [0u32; N];
+        let mut len = 0;
+        loop {
+            // Descend towards `at`, keeping the nodes passed on the way left.
+            while x != NIL {
+                let n = &nodes[x as usize];
+                if n.max_gap < min_gap {
+                    break;
+                }
+                if n.start < at {
+                    // `x` and its left subtree start before `at`.
+                    x = n.right;
+                } else if len < N {
+                    stack[len] = x;
+                    len += 1;
+                    x = n.left;
+                } else {
+                    if let Some(y) = self.first_in_rec(x, at, min_gap) {
+                        return Some(y);
+                    }
+                    break;
+                }
+            }
+            // The latest pending node, then its right subtree.
+            if len == 0 {
+                return None;
+            }
+            len -= 1;
+            let p = stack[len];
+            let n = &nodes[p as usize];
+            if n.gap >= min_gap {
+                return Some(p as usize);
+            }
+            x = n.right;
+        }
+    }
+
+    /// [`first_in`](Self::first_in) as a recursion (for subtrees deeper than its stack).
+    fn first_in_rec(&self, x: u32, at: f64, min_gap: f64) -> Option<usize> {
         if x == NIL || self.nodes[x as usize].max_gap < min_gap {
             return None;
         }
         let i = x as usize;
         if self.nodes[i].start < at {
             // `x` and its left subtree start before `at` (starts are non-decreasing).
-            return self.first_in(self.nodes[i].right, at, min_gap);
+            return self.first_in_rec(self.nodes[i].right, at, min_gap);
         }
-        self.first_in(self.nodes[i].left, at, min_gap)
+        self.first_in_rec(self.nodes[i].left, at, min_gap)
             .or_else(|| (self.nodes[i].gap >= min_gap).then_some(i))
-            .or_else(|| self.first_in(self.nodes[i].right, at, min_gap))
+            .or_else(|| self.first_in_rec(self.nodes[i].right, at, min_gap))
     }
 
-    /// The first task after task `t` on its timeline with a gap of at least `min_gap`.
+    /// The first node of `root`'s subtree in timeline order with a gap of at least
+    /// `min_gap` ([`first_in`](Self::first_in) with `at = -inf`): one descent, `O(depth)`. The
+    /// subtree's longest gap is its root's gap or a child's longest gap, so below a subtree
+    /// whose longest gap is long enough, the left subtree (if long enough), else the node
+    /// itself, else the right subtree answers. A dead end (possible only where a gap is
+    /// NaN) hands the subtree to [`first_in`](Self::first_in), so the answer is its own.
+    fn first_leftmost(&self, root: u32, min_gap: f64) -> Option<usize> {
+        let nodes = &self.nodes[..];
+        if root == NIL || nodes[root as usize].max_gap < min_gap {
+            return None;
+        }
+        let mut x = root;
+        loop {
+            let n = &nodes[x as usize];
+            let l = n.left;
+            // the recursion's test: a subtree is skipped when its longest gap is shorter
+            let skip_left = l == NIL || nodes[l as usize].max_gap < min_gap;
+            if !skip_left {
+                x = l;
+            } else if n.gap >= min_gap {
+                return Some(x as usize);
+            } else {
+                let r = n.right;
+                if r == NIL || nodes[r as usize].max_gap < min_gap {
+                    return self.first_in(root, f64::NEG_INFINITY, min_gap);
+                }
+                x = r;
+            }
+        }
+    }
+
+    /// The first task after task `t` on its timeline with a gap of at least `min_gap`:
+    /// `O(log t)` expected.
     pub(crate) fn first_after(&self, t: usize, min_gap: f64) -> Option<usize> {
-        if let Some(y) = self.first_in(self.nodes[t].right, f64::NEG_INFINITY, min_gap) {
+        if let Some(y) = self.first_leftmost(self.nodes[t].right, min_gap) {
             return Some(y);
         }
         let mut x = t as u32;
@@ -212,13 +305,12 @@ impl GapTree {
             if p == NIL {
                 return None;
             }
-            if self.nodes[p as usize].left == x {
-                if self.nodes[p as usize].gap >= min_gap {
+            let n = &self.nodes[p as usize];
+            if n.left == x {
+                if n.gap >= min_gap {
                     return Some(p as usize);
                 }
-                if let Some(y) =
-                    self.first_in(self.nodes[p as usize].right, f64::NEG_INFINITY, min_gap)
-                {
+                if let Some(y) = self.first_leftmost(n.right, min_gap) {
                     return Some(y);
                 }
             }
@@ -286,5 +378,102 @@ mod tests {
             }
         }
         assert!(in_order(&tree, 0).is_empty());
+    }
+
+    /// A random timeline of `n` tasks on GPU 0 (inserted at random places, so the shape is
+    /// any treap's) as `(task, start, gap)` in timeline order: starts non-decreasing with
+    /// many ties, gaps from a few values (ties again) and occasionally -inf or inf.
+    fn random_timeline(rng: &mut ChaCha8Rng, n: usize) -> (GapTree, Vec<(usize, f64, f64)>) {
+        let mut tree = GapTree::new(n, 1);
+        let mut line: Vec<(usize, f64, f64)> = Vec::new();
+        for t in 0..n {
+            let pos = rng.random_range(0..=line.len());
+            let start = match (pos.checked_sub(1).map(|p| line[p].1), line.get(pos)) {
+                (None, None) => 0.0,
+                (Some(a), None) => a + rng.random_range(0..3) as f64,
+                (None, Some(b)) => b.1 - rng.random_range(0..2) as f64,
+                (Some(a), Some(_)) => a, // a tie with the previous start
+            };
+            let gap = match rng.random_range(0..20) {
+                0 => f64::NEG_INFINITY,
+                1 => f64::INFINITY,
+                g => (g % 6) as f64,
+            };
+            tree.insert(0, t, start, gap, line.get(pos).map(|e| e.0));
+            line.insert(pos, (t, start, gap));
+        }
+        (tree, line)
+    }
+
+    #[test]
+    fn searches_return_the_first_qualifying_node_of_a_linear_scan() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let specials = [f64::NEG_INFINITY, f64::INFINITY, -0.0, 0.0];
+        for n in [0, 1, 2, 3, 5, 17, 100, 1000] {
+            for _ in 0..20 {
+                let (tree, line) = random_timeline(&mut rng, n);
+                let end = line.last().map_or(0.0, |e| e.1);
+                for q in 0..60 {
+                    let at = match q % 6 {
+                        0 => specials[rng.random_range(0..4)],
+                        1 => line.get(rng.random_range(0..n.max(1))).map_or(0.0, |e| e.1),
+                        _ => rng.random_range(-2.0..end + 2.0_f64).floor(),
+                    };
+                    let g = match q % 5 {
+                        0 => specials[rng.random_range(0..4)],
+                        _ => rng.random_range(-1..7) as f64,
+                    };
+                    let want = line.iter().find(|e| e.1 >= at && e.2 >= g).map(|e| e.0);
+                    assert_eq!(tree.first_from(0, at, g), want, "n {n}, at {at}, gap {g}");
+                    let r = tree.root[0];
+                    assert_eq!(tree.first_in_rec(r, at, g), want);
+                    // a stack too small for the tree: the recursion finishes the search
+                    assert_eq!(tree.first_in_with::<1>(r, at, g), want);
+                    assert_eq!(tree.first_in_with::<3>(r, at, g), want);
+                    let want = line.iter().find(|e| e.2 >= g).map(|e| e.0);
+                    assert_eq!(tree.first_leftmost(r, g), want, "n {n}, gap {g}");
+                    if n > 0 {
+                        let i = rng.random_range(0..n);
+                        let want = line[i + 1..].iter().find(|e| e.2 >= g).map(|e| e.0);
+                        assert_eq!(tree.first_after(line[i].0, g), want, "after {i}, gap {g}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn iterative_searches_answer_like_the_recursion_even_on_nan_and_unordered_starts() {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        for n in [1, 4, 30, 300] {
+            for _ in 0..20 {
+                let (mut tree, line) = random_timeline(&mut rng, n);
+                for &(t, _, _) in &line {
+                    if rng.random_bool(0.2) {
+                        tree.set_gap(t, f64::NAN);
+                    }
+                    if rng.random_bool(0.2) {
+                        tree.nodes[t].start = rng.random_range(0..10) as f64;
+                    }
+                }
+                let r = tree.root[0];
+                for _ in 0..40 {
+                    let at = match rng.random_range(0..8) {
+                        0 => f64::NAN,
+                        1 => f64::NEG_INFINITY,
+                        _ => rng.random_range(0..10) as f64,
+                    };
+                    let g = match rng.random_range(0..8) {
+                        0 => f64::NAN,
+                        _ => rng.random_range(0..6) as f64,
+                    };
+                    let want = tree.first_in_rec(r, at, g);
+                    assert_eq!(tree.first_in(r, at, g), want);
+                    assert_eq!(tree.first_in_with::<2>(r, at, g), want);
+                    let want = tree.first_in_rec(r, f64::NEG_INFINITY, g);
+                    assert_eq!(tree.first_leftmost(r, g), want);
+                }
+            }
+        }
     }
 }
