@@ -28,26 +28,31 @@ fn priority(t: usize) -> u32 {
 /// The treaps of all GPUs (see the [module docs](self)).
 #[derive(Clone, Debug)]
 pub(crate) struct GapTree {
-    /// The nodes, one per task (fields side by side: a search touches one cache line per
-    /// node).
+    /// The nodes, one per task (fields side by side, 32 bytes aligned: a search touches
+    /// one cache line per node).
     nodes: Vec<Node>,
+    /// Parent per node (`NIL`: a root), apart from the nodes, which the searches read far
+    /// more often.
+    parent: Vec<u32>,
     /// Root per GPU.
     root: Vec<u32>,
 }
 
 /// A node of a [`GapTree`]: a placed task.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
 struct Node {
-    left: u32,
-    right: u32,
-    parent: u32,
     /// Start time of the task, s.
     start: f64,
     /// The idle gap before the task (its start minus the latest finish before it), s.
     gap: f64,
     /// The longest gap of the node's subtree, s.
     max_gap: f64,
+    left: u32,
+    right: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
 
 impl GapTree {
     /// Empty trees for `n` tasks on `m` GPUs.
@@ -55,13 +60,13 @@ impl GapTree {
         let node = Node {
             left: NIL,
             right: NIL,
-            parent: NIL,
             start: 0.0,
             gap: f64::NEG_INFINITY,
             max_gap: f64::NEG_INFINITY,
         };
         Self {
             nodes: vec![node; n],
+            parent: vec![NIL; n],
             root: vec![NIL; m],
         }
     }
@@ -86,7 +91,7 @@ impl GapTree {
     fn pull_up(&mut self, mut x: u32) {
         while x != NIL {
             self.pull(x);
-            x = self.nodes[x as usize].parent;
+            x = self.parent[x as usize];
         }
     }
 
@@ -100,30 +105,30 @@ impl GapTree {
             self.nodes[p as usize].right = new;
         }
         if new != NIL {
-            self.nodes[new as usize].parent = p;
+            self.parent[new as usize] = p;
         }
     }
 
     /// Rotates `x` above its parent.
     fn rotate_up(&mut self, k: usize, x: u32) {
-        let p = self.nodes[x as usize].parent;
-        let g = self.nodes[p as usize].parent;
+        let p = self.parent[x as usize];
+        let g = self.parent[p as usize];
         if self.nodes[p as usize].left == x {
             let b = self.nodes[x as usize].right;
             self.nodes[p as usize].left = b;
             if b != NIL {
-                self.nodes[b as usize].parent = p;
+                self.parent[b as usize] = p;
             }
             self.nodes[x as usize].right = p;
         } else {
             let b = self.nodes[x as usize].left;
             self.nodes[p as usize].right = b;
             if b != NIL {
-                self.nodes[b as usize].parent = p;
+                self.parent[b as usize] = p;
             }
             self.nodes[x as usize].left = p;
         }
-        self.nodes[p as usize].parent = x;
+        self.parent[p as usize] = x;
         self.replace_child(k, g, p, x);
         self.pull(p);
         self.pull(x);
@@ -145,7 +150,7 @@ impl GapTree {
             None if self.root[k] == NIL => (NIL, false),
             None => (self.rightmost(self.root[k]), false),
         };
-        self.nodes[t].parent = p;
+        self.parent[t] = p;
         if p == NIL {
             self.root[k] = x;
         } else if as_left {
@@ -153,7 +158,7 @@ impl GapTree {
         } else {
             self.nodes[p as usize].right = x;
         }
-        while self.nodes[t].parent != NIL && priority(t) > priority(self.nodes[t].parent as usize) {
+        while self.parent[t] != NIL && priority(t) > priority(self.parent[t] as usize) {
             self.rotate_up(k, x);
         }
         self.pull_up(x);
@@ -301,7 +306,7 @@ impl GapTree {
         }
         let mut x = t as u32;
         loop {
-            let p = self.nodes[x as usize].parent;
+            let p = self.parent[x as usize];
             if p == NIL {
                 return None;
             }
