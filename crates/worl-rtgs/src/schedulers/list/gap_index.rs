@@ -646,7 +646,7 @@ impl GapIndex {
     /// The start [`earliest`](Self::earliest) gives when it needs no gap search (nothing
     /// on the GPU after `from`, the append policy, or no gap of the GPU long enough for
     /// `dur`); `None` when a gap might hold the task (then the start is at least `from`).
-    #[inline]
+    #[inline(always)]
     fn start_without_search(
         &self,
         partial: &PartialSchedule<'_>,
