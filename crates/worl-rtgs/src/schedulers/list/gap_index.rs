@@ -588,7 +588,8 @@ impl GapIndex {
             bounds.push(((starts[g - 1] + share_min) + extra_min, m));
             extra_mins[m.index()] = extra_min;
         }
-        bounds.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // machines are distinct: no two keys compare equal, so the order is a stable sort's
+        bounds.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut best: Option<(MachineId, f64)> = None;
         let mut best_set = Vec::with_capacity(g);
         let mut best_start = 0.0;
@@ -698,7 +699,8 @@ impl GapIndex {
         if ranked.len() < g {
             return None;
         }
-        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // GPUs are distinct: no two keys compare equal, so the order is a stable sort's
+        ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         set.clear();
         set.extend(ranked[..g].iter().map(|x| x.1));
         let ready = ranked[..g].iter().fold(0.0f64, |r, x| r.max(x.2));
