@@ -7,11 +7,18 @@
 //!   `GapIndex::best_slot`). Skipped with a notice when the shared data directory is absent.
 //! * A 100,000-task Alibaba-like workload (`generators::alibaba_like`, seed 1) of which 20 %
 //!   are made gangs of 2–8 GPUs on one machine (`generators::gangs::assign`, seed 1), with
-//!   HEFT on 1,000 A100s (125 machines of 8). Target: under 2 s; measured 4.4 s on 2 cores,
-//!   not met (222 s when every GPU was tried as a gang's lead with a walk of `best_set`;
-//!   the same workload without gangs: 1.1 s). What is left is the insertion policy's search
-//!   for a common gap: about 31 candidate machines per gang, each ranking its GPUs by 8 gap
-//!   searches (about 5.4 M tree searches in all, plus 2.6 M for single-GPU tasks).
+//!   HEFT on 1,000 A100s (125 machines of 8). Target: under 2 s; not met: 3.5–3.8 s on 2
+//!   loaded cores (one-run timings interleaved with the previous code's 4.0–4.6 s; 4.4 s in
+//!   criterion before the iterative gap search, the 32-byte tree nodes and the mid-search
+//!   cutoff of gang candidates; 222 s when every GPU was tried as a gang's lead with a walk
+//!   of `best_set`; the same workload without gangs: 1.1 s). Callgrind: 24.4e9 instructions
+//!   for the schedule (27.4e9 before), 36 % of them placing gangs and 50 % single-GPU tasks.
+//!   What is left is the insertion policy's search for a common gap: about 31 candidate
+//!   machines per gang stay below the best key at their cheap bound, each ranking its GPUs
+//!   by 8 gap searches, and 22 of them would still need the common-gap search if the best
+//!   key were known in advance (about 9 M tree searches for the gangs, 2.6 M for single-GPU
+//!   tasks). Searching a gang's machines on 2 threads was slower (4.3–4.6 s: less pruning
+//!   per thread and futex wake-ups).
 //!
 //! Each input is timed once before criterion's samples (`one run: ... s` on stderr), so that
 //! `cargo bench --bench gangs -- none` gives the figures without a full benchmark run.
