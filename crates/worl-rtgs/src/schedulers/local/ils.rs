@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use worl_cluster::{Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
-use super::moves::{LocalState, Move};
+use super::moves::{Evaluation, LocalState, Move, Tried};
 use crate::error::Result;
 use crate::registry::Options;
 use crate::scheduler::{Progress, RunContext, Scheduler};
@@ -35,6 +35,9 @@ pub struct IlsConfig {
     /// Relative noise of the randomized ranks: `rank_u · (1 + noise·(2U − 1))` (`noise`, in
     /// [0, 1]; default 0.3).
     pub noise: f64,
+    /// How tried moves are evaluated (`eval`: `incremental`, the default, or `full`; the
+    /// same plans either way, [`Evaluation`]).
+    pub eval: Evaluation,
 }
 
 impl Default for IlsConfig {
@@ -46,6 +49,7 @@ impl Default for IlsConfig {
             kick: 3,
             restart: 0.1,
             noise: 0.3,
+            eval: Evaluation::Incremental,
         }
     }
 }
@@ -64,6 +68,7 @@ impl IlsConfig {
             kick: take_count(&mut opts, "kick", d.kick, 1, MAX_REPEATS)?,
             restart: take_in_range(&mut opts, "restart", d.restart, 0.0, 1.0)?,
             noise: take_in_range(&mut opts, "noise", d.noise, 0.0, 1.0)?,
+            eval: opts.take_or("eval", d.eval)?,
         };
         opts.finish()?;
         Ok(c)
@@ -142,6 +147,7 @@ fn run_ils(problem: &Problem, c: &IlsConfig, ctx: &mut RunContext<'_>) -> Result
     let heft = Heft::new().schedule(problem, &mut RunContext::new(ctx.seed()))?;
     let ranks = upward_ranks(problem);
     let mut cur = LocalState::from_schedule(problem, &feasible, c.policy, &heft)?;
+    cur.set_evaluation(c.eval);
     let mut best = cur.clone();
     let mut chain: Vec<TaskId> = Vec::new();
     cur.critical_chain(&mut chain);
@@ -196,26 +202,24 @@ fn run_ils(problem: &Problem, c: &IlsConfig, ctx: &mut RunContext<'_>) -> Result
         };
         let m = *Move::ALL.choose(&mut rng).expect("moves");
         let before = cur.makespan();
-        let undo = cur.apply(m, v, &mut rng);
-        if undo == super::moves::Undo::None {
-            failures += 1;
-            continue;
-        }
-        let ms = cur.evaluate();
-        evaluations += 1;
-        if ms <= before {
-            if ms < before {
-                failures = 0;
-            } else {
+        match cur.try_move(m, v, &mut rng) {
+            Tried::NoChange => failures += 1,
+            Tried::Worse | Tried::Reordered => {
+                evaluations += 1;
                 failures += 1;
             }
-            cur.critical_chain(&mut chain);
-            if ms < best.makespan() {
-                best.copy_from(&cur);
+            Tried::Kept(ms) => {
+                evaluations += 1;
+                if ms < before {
+                    failures = 0;
+                } else {
+                    failures += 1;
+                }
+                cur.critical_chain(&mut chain);
+                if ms < best.makespan() {
+                    best.copy_from(&cur);
+                }
             }
-        } else {
-            cur.undo(undo, before);
-            failures += 1;
         }
     }
     let _ = ctx.report(Progress {
@@ -275,5 +279,51 @@ mod tests {
         assert!(IlsConfig::from_options(Options::new("ils").with("restart", 2)).is_err());
         let c = IlsConfig::from_options(Options::new("ils").with("steps", 5)).unwrap();
         assert_eq!(c.steps, 5);
+    }
+}
+
+#[cfg(test)]
+mod incremental_tests {
+    use super::*;
+    use crate::Budget;
+    use std::sync::Arc;
+    use worl_cluster::presets;
+    use worl_dag::generators::layered::{LayeredParams, layered};
+
+    /// Incremental evaluation changes no plan: the same seed gives the same schedule and the
+    /// same evaluation count as full evaluation.
+    #[test]
+    fn incremental_and_full_evaluation_give_the_same_run() {
+        for (n, gpus, seed) in [(60, 8, 0u64), (200, 16, 1), (400, 8, 2)] {
+            let w = Arc::new(layered(&LayeredParams::new(n), seed).unwrap());
+            let c = Arc::new(presets::pai_mix(gpus, seed).unwrap());
+            let p = Problem::new(w, c).unwrap();
+            let run = |eval: Evaluation| {
+                let mut evals = 0;
+                let mut best = Vec::new();
+                let mut obs = |pr: &Progress| {
+                    evals = pr.evaluations;
+                    best.push(pr.best_makespan.to_bits());
+                    std::ops::ControlFlow::Continue(())
+                };
+                let mut ctx = RunContext::new(seed)
+                    .with_budget(Budget::evaluations(4000))
+                    .with_observer(&mut obs);
+                let config = IlsConfig {
+                    eval,
+                    ..IlsConfig::default()
+                };
+                let s = Ils::new(config).schedule(&p, &mut ctx).unwrap();
+                (s, evals, best)
+            };
+            let (a, ea, ba) = run(Evaluation::Incremental);
+            let (b, eb, bb) = run(Evaluation::Full);
+            assert_eq!(a, b, "{n} tasks");
+            assert_eq!((ea, &ba), (eb, &bb));
+            assert!(
+                a.makespan() < crate::testing::heft_makespan(&p),
+                "{n} tasks: no gain"
+            );
+        }
     }
 }

@@ -5,12 +5,14 @@
 //! |---|---|
 //! | [`moves`] | [`LocalState`] (plan, makespan, critical chain), [`Move`], [`Undo`] |
 //! | [`ils`] | [`Ils`], [`IlsConfig`] |
+//! | `heads_tails` | incremental evaluation: heads, tails and the longest path through a moved task |
 //!
 //! WORL-RTGS's default preset searches with the same moves, choosing among them with its
 //! Double DQN agent.
 
+mod heads_tails;
 pub mod ils;
 pub mod moves;
 
 pub use ils::{Ils, IlsConfig};
-pub use moves::{LocalState, Move, Undo};
+pub use moves::{Evaluation, LocalState, Move, Tried, Undo};

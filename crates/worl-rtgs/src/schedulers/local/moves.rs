@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use worl_cluster::{Evaluator, GpuId, Plan, Policy, Problem, Schedule};
 use worl_dag::TaskId;
 
+use super::heads_tails::HeadsTails;
 use crate::error::Result;
 use crate::schedulers::list::lead_ok;
 use crate::schedulers::search::FeasibleGpus;
@@ -28,7 +29,9 @@ pub enum Move {
     /// `v` to the GPU where it runs fastest among a few drawn ones (at most 4, ties by
     /// smaller GPU id).
     FastGpu,
-    /// Swap the GPUs of `v` and of a task drawn uniformly (when each fits the other's GPU).
+    /// Swap the GPUs of `v` and of a task drawn uniformly among the tasks at most 16 places
+    /// from `v` in the placement order (a task that runs about when `v` does), when each
+    /// fits the other's GPU.
     Swap,
     /// Move `v` earlier in the placement order, past up to 8 tasks that are not its
     /// predecessors, so it runs before them on a shared GPU.
@@ -47,6 +50,47 @@ impl Move {
     ];
 }
 
+/// What [`LocalState::try_move`] did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tried {
+    /// The move could not change the plan (e.g. the task has no predecessor); nothing was
+    /// evaluated.
+    NoChange,
+    /// The move made the makespan grow; the plan is as it was.
+    Worse,
+    /// The move was kept: the new makespan, s (at most the one before).
+    Kept(f64),
+    /// The move only changed the placement order between tasks on different GPUs: the
+    /// schedule, makespan and critical chain are the same (the move is kept; nothing was
+    /// evaluated).
+    Reordered,
+}
+
+/// How a [`LocalState`] evaluates its plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Evaluation {
+    /// Heads and tails kept up to date (module `heads_tails`): a move is rejected from the
+    /// longest path through the moved task in `O(degree)` when it can be, else evaluated by
+    /// propagating the changed starts; the same makespans as `full`, bit for bit. Used
+    /// under the append policy for problems without gang tasks or busy windows; elsewhere
+    /// it falls back to `full`.
+    #[default]
+    Incremental,
+    /// Every tried move re-evaluates the whole plan ([`Evaluator`], `O(n + |E|)`).
+    Full,
+}
+
+serde_plain::derive_fromstr_from_deserialize!(Evaluation);
+serde_plain::derive_display_from_serialize!(Evaluation);
+
+/// Relative margin above the makespan past which the longest path through a moved task
+/// rejects the move without evaluating it (far above the rounding of a sum along a path).
+const BOUND_MARGIN: f64 = 1e-9;
+
+/// How far in the placement order [`Move::Swap`] looks for the other task.
+const SWAP_REACH: usize = 16;
+
 /// What [`LocalState::apply`] changed, to undo it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Undo {
@@ -63,8 +107,9 @@ pub enum Undo {
 /// A plan under local search: the [`Plan`], its makespan, and the placements of its last
 /// evaluation (start and finish per task) from which the critical chain is read.
 ///
-/// Evaluation is the [`Evaluator`]'s, `O(n + |E|)` under the append policy (plus the gap
-/// search per task under insertion); nothing is allocated after construction.
+/// Evaluation is incremental where it can be ([`Evaluation`]); otherwise the
+/// [`Evaluator`]'s, `O(n + |E|)` under the append policy (plus the gap search per task under
+/// insertion).
 #[derive(Clone, Debug)]
 pub struct LocalState<'p> {
     problem: &'p Problem,
@@ -79,8 +124,13 @@ pub struct LocalState<'p> {
     makespan: f64,
     /// Scratch: previous task on each task's GPU in the last evaluation.
     prev_on_gpu: Vec<Option<TaskId>>,
-    /// Plan evaluations made.
+    /// Plan evaluations made (tried moves included).
     evaluations: u64,
+    /// Heads and tails of the plan, under incremental evaluation.
+    fast: Option<Box<HeadsTails>>,
+    /// Whether the evaluator's placements are of another plan than `plan` (full
+    /// evaluation, after an undo).
+    stale: bool,
 }
 
 impl<'p> LocalState<'p> {
@@ -112,10 +162,37 @@ impl<'p> LocalState<'p> {
             makespan: f64::INFINITY,
             prev_on_gpu: vec![None; problem.n_tasks()],
             evaluations: 0,
+            fast: None,
+            stale: false,
         };
         s.makespan = s.evaluator.makespan(&s.plan, policy)?;
         s.evaluations = 1;
+        s.set_evaluation(Evaluation::Incremental);
         Ok(s)
+    }
+
+    /// Chooses how the plan is evaluated from now on ([`Evaluation`]; incremental only
+    /// where it applies). The plan must be evaluated ([`evaluate`](Self::evaluate)).
+    pub fn set_evaluation(&mut self, how: Evaluation) {
+        let p = self.problem;
+        let applies = self.policy == Policy::Append && !p.has_gangs() && !p.has_windows();
+        self.fast = (how == Evaluation::Incremental && applies)
+            .then(|| Box::new(HeadsTails::new(p, &self.plan)));
+    }
+
+    /// The heads and tails under incremental evaluation.
+    #[cfg(test)]
+    pub(crate) fn heads_tails(&self) -> Option<&HeadsTails> {
+        self.fast.as_deref()
+    }
+
+    /// How the plan is evaluated now.
+    pub fn evaluation(&self) -> Evaluation {
+        if self.fast.is_some() {
+            Evaluation::Incremental
+        } else {
+            Evaluation::Full
+        }
     }
 
     /// The plan of `schedule` ([`Schedule::to_plan`]) as a state.
@@ -150,6 +227,12 @@ impl<'p> LocalState<'p> {
     /// rejects.
     pub fn evaluate(&mut self) -> f64 {
         self.evaluations += 1;
+        if let Some(fast) = &mut self.fast {
+            fast.rebuild(self.problem, &self.plan);
+            self.makespan = fast.makespan();
+            return self.makespan;
+        }
+        self.stale = false;
         self.makespan = self
             .evaluator
             .makespan(&self.plan, self.policy)
@@ -163,6 +246,89 @@ impl<'p> LocalState<'p> {
         self.plan.order.copy_from_slice(&other.plan.order);
         self.pos.copy_from_slice(&other.pos);
         self.makespan = other.makespan;
+        match (&mut self.fast, &other.fast) {
+            (Some(a), Some(b)) => a.copy_from(b),
+            (Some(a), None) => a.rebuild(self.problem, &self.plan),
+            (None, _) => self.stale = true,
+        }
+    }
+
+    /// Applies move `m` to task `v` ([`apply`](Self::apply)), evaluates the plan, and keeps
+    /// the move when the makespan does not grow (ties are kept), else undoes it. Counts one
+    /// evaluation unless the move could not change the plan.
+    ///
+    /// Under incremental evaluation ([`Evaluation`]) a move of one task to another GPU is
+    /// rejected from the longest path through it when that path is longer than the
+    /// makespan, in `O(degree)`; every other move is evaluated by propagating the changed
+    /// starts. The outcome is the full evaluation's, bit for bit.
+    pub fn try_move(&mut self, m: Move, v: TaskId, rng: &mut impl Rng) -> Tried {
+        let undo = self.apply(m, v, rng);
+        if undo == Undo::None {
+            return Tried::NoChange;
+        }
+        let before = self.makespan;
+        if let Undo::Order(from, to) = undo {
+            let g = self.plan.gpu[self.plan.order[to].index()];
+            let order = &self.plan.order[to + 1..=from];
+            if order.iter().all(|t| self.plan.gpu[t.index()] != g) {
+                return Tried::Reordered;
+            }
+        }
+        if self.fast.is_none() {
+            let ms = self.evaluate();
+            if ms <= before {
+                return Tried::Kept(ms);
+            }
+            self.undo(undo, before);
+            return Tried::Worse;
+        }
+        self.evaluations += 1;
+        let p = self.problem;
+        let mut touched = [(v, GpuId::new(0), GpuId::new(0)); 2];
+        let (touched, window, bound) = match undo {
+            Undo::Gpu(t, old) => {
+                let g = self.plan.gpu[t.index()];
+                touched[0] = (t, old, g);
+                let fast = self.fast.as_ref().expect("incremental");
+                let at = self.pos[t.index()];
+                let bound = fast.bound_through(p, &self.plan, &self.pos, t, g, at);
+                (&touched[..1], (at, at), bound)
+            }
+            Undo::Swap(a, ga, b, gb) => {
+                touched[0] = (a, ga, gb);
+                touched[1] = (b, gb, ga);
+                let (pa, pb) = (self.pos[a.index()], self.pos[b.index()]);
+                (&touched[..], (pa.min(pb), pa.max(pb)), 0.0)
+            }
+            Undo::Order(from, to) => {
+                let t = self.plan.order[to];
+                let g = self.plan.gpu[t.index()];
+                touched[0] = (t, g, g);
+                (&touched[..1], (to.min(from), to.max(from)), 0.0)
+            }
+            Undo::None => unreachable!("handled above"),
+        };
+        if bound > before * (1.0 + BOUND_MARGIN) {
+            self.undo(undo, before);
+            return Tried::Worse;
+        }
+        let fast = self.fast.as_mut().expect("incremental");
+        if let Some(ms) = fast.try_change(
+            p,
+            &self.plan,
+            &self.pos,
+            touched,
+            window,
+            before,
+            BOUND_MARGIN,
+        ) {
+            self.makespan = ms;
+            return Tried::Kept(ms);
+        }
+        self.undo(undo, before);
+        let fast = self.fast.as_mut().expect("incremental");
+        fast.restore(&self.pos, touched);
+        Tried::Worse
     }
 
     /// Moves task `v` to GPU `g` in the plan (no evaluation); returns the undo record.
@@ -187,6 +353,9 @@ impl<'p> LocalState<'p> {
             Undo::Order(from, to) => self.shift(to, from),
         }
         self.makespan = makespan;
+        if self.fast.is_none() {
+            self.stale = true;
+        }
     }
 
     /// Moves the task at order position `from` to position `to`, shifting the ones between.
@@ -209,6 +378,19 @@ impl<'p> LocalState<'p> {
     /// one finished later. `O(n + |E|)`. Must follow an evaluation of the current plan.
     pub fn critical_chain(&mut self, out: &mut Vec<TaskId>) {
         out.clear();
+        if let Some(fast) = &self.fast {
+            let p = self.problem;
+            let prev = |t: TaskId| fast.prev_on_gpu(t);
+            binding_chain(p, &self.plan, fast.last(), |t| fast.finish(t), prev, out);
+            return;
+        }
+        if self.stale {
+            self.stale = false;
+            self.makespan = self
+                .evaluator
+                .makespan(&self.plan, self.policy)
+                .unwrap_or(f64::INFINITY);
+        }
         let st = self.evaluator.state();
         if !st.is_complete() {
             return;
@@ -222,33 +404,13 @@ impl<'p> LocalState<'p> {
             }
         }
         let finish = |t: TaskId| st.finish(t).unwrap_or(0.0);
-        let mut v = p
+        let last = p
             .graph()
             .task_ids()
             .max_by(|&a, &b| finish(a).total_cmp(&finish(b)).then(b.cmp(&a)))
             .expect("a workload has a task");
-        loop {
-            out.push(v);
-            let gv = self.plan.gpu[v.index()];
-            let mut best: Option<(TaskId, f64)> = None;
-            for u in p.graph().preds(v) {
-                let arrival =
-                    finish(u.task) + p.comm_time(u.bytes, self.plan.gpu[u.task.index()], gv);
-                if best.is_none_or(|(_, b)| arrival > b) {
-                    best = Some((u.task, arrival));
-                }
-            }
-            if let Some(prev) = self.prev_on_gpu[v.index()] {
-                let free = finish(prev);
-                if best.is_none_or(|(_, b)| free > b) {
-                    best = Some((prev, free));
-                }
-            }
-            match best {
-                Some((u, t)) if t > 0.0 && out.len() <= p.n_tasks() => v = u,
-                _ => break,
-            }
-        }
+        let prev = &self.prev_on_gpu;
+        binding_chain(p, &self.plan, last, finish, |t| prev[t.index()], out);
     }
 
     /// Applies move `m` to task `v` with random draws from `rng`; returns the undo record
@@ -304,7 +466,19 @@ impl<'p> LocalState<'p> {
                 }
             }
             Move::Swap => {
-                let u = TaskId::new(rng.random_range(0..p.n_tasks()));
+                let at = self.pos[v.index()];
+                let (lo, hi) = (
+                    at.saturating_sub(SWAP_REACH),
+                    (at + SWAP_REACH).min(p.n_tasks() - 1),
+                );
+                if hi == lo {
+                    return Undo::None;
+                }
+                let mut k = rng.random_range(lo..hi);
+                if k >= at {
+                    k += 1;
+                }
+                let u = self.plan.order[k];
                 let (gv, gu) = (self.plan.gpu[v.index()], self.plan.gpu[u.index()]);
                 if u == v || gv == gu || !fits(v, gu) || !fits(u, gv) {
                     return Undo::None;
@@ -331,6 +505,40 @@ impl<'p> LocalState<'p> {
                 self.shift(from, to);
                 Undo::Order(from, to)
             }
+        }
+    }
+}
+
+/// The critical chain from `last` back (see [`LocalState::critical_chain`]), from the
+/// tasks' finishes and each task's previous task on its GPU.
+fn binding_chain(
+    p: &Problem,
+    plan: &Plan,
+    last: TaskId,
+    finish: impl Fn(TaskId) -> f64,
+    prev_on_gpu: impl Fn(TaskId) -> Option<TaskId>,
+    out: &mut Vec<TaskId>,
+) {
+    let mut v = last;
+    loop {
+        out.push(v);
+        let gv = plan.gpu[v.index()];
+        let mut best: Option<(TaskId, f64)> = None;
+        for u in p.graph().preds(v) {
+            let arrival = finish(u.task) + p.comm_time(u.bytes, plan.gpu[u.task.index()], gv);
+            if best.is_none_or(|(_, b)| arrival > b) {
+                best = Some((u.task, arrival));
+            }
+        }
+        if let Some(prev) = prev_on_gpu(v) {
+            let free = finish(prev);
+            if best.is_none_or(|(_, b)| free > b) {
+                best = Some((prev, free));
+            }
+        }
+        match best {
+            Some((u, t)) if t > 0.0 && out.len() <= p.n_tasks() => v = u,
+            _ => break,
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::scheduler::{Progress, RunContext};
 use crate::schedulers::list::{Heft, Peft, upward_ranks};
 use crate::schedulers::local::ils::{evaluations_spent, randomized_heft};
-use crate::schedulers::local::{LocalState, Move, Undo};
+use crate::schedulers::local::{LocalState, Move, Tried, Undo};
 use crate::schedulers::search::FeasibleGpus;
 
 /// State features of the operator agent.
@@ -191,17 +191,14 @@ pub(crate) fn run_operator_search(
                 } else {
                     *Move::ALL.choose(&mut rng).expect("moves")
                 };
-                let undo = w.apply(this, v, &mut rng);
-                if undo == Undo::None {
-                    continue;
-                }
-                let ms = w.evaluate();
-                evaluations += 1;
-                if ms <= cur {
-                    kept += usize::from(ms < cur);
-                    w.critical_chain(&mut chain);
-                } else {
-                    w.undo(undo, cur);
+                match w.try_move(this, v, &mut rng) {
+                    Tried::NoChange => continue,
+                    Tried::Worse | Tried::Reordered => evaluations += 1,
+                    Tried::Kept(ms) => {
+                        evaluations += 1;
+                        kept += usize::from(ms < cur);
+                        w.critical_chain(&mut chain);
+                    }
                 }
                 if evaluations_spent(ctx, steps_planned, evaluations) {
                     break;
