@@ -193,6 +193,14 @@ pub enum MoveChoice {
     Agent,
     /// Uniform draws: the ablation without learning.
     Uniform,
+    /// ε-greedy bandit (Sutton and Barto, *Reinforcement Learning*, 2nd ed., 2018, §2.2):
+    /// each move once, then with probability 0.1 a uniform move, else the move of largest
+    /// mean burst reward so far. No agent.
+    EpsilonGreedy,
+    /// UCB1 bandit (Auer, Cesa-Bianchi and Fischer, "Finite-time analysis of the
+    /// multiarmed bandit problem", *Machine Learning* 47, 2002): each move once, then the
+    /// move of largest `mean + sqrt(2 ln N / n_i)` over burst rewards in [0, 1]. No agent.
+    Ucb,
 }
 
 serde_plain::derive_fromstr_from_deserialize!(MoveChoice);
@@ -228,8 +236,9 @@ pub struct WorlRtgsConfig {
     /// Tasks moved to random GPUs when a whale's WOA move changes nothing (option `kick`,
     /// at least 1; default 3; default preset).
     pub kick: usize,
-    /// Who chooses a burst's move (option `moves`: `agent`, the default, or `uniform`, the
-    /// ablation without learning; default preset).
+    /// Who chooses a burst's move (option `moves`: `agent`, the default; `uniform`, the
+    /// ablation without learning; `epsilon-greedy` or `ucb`, bandit baselines; default
+    /// preset). Only `agent` trains the network.
     pub moves: MoveChoice,
     /// Decisions sampled per plan for the replay buffer (option `recorded-steps`, at least
     /// 1; default 16). Learning is switched off by `learn=false`, not by a zero count.
@@ -467,7 +476,7 @@ pub fn run_worl_rtgs(
             iterations: config.rtgs.iterations,
             burst: config.burst,
             patience: config.patience,
-            uniform: config.moves == MoveChoice::Uniform,
+            choice: config.moves,
             focus: config.focus,
             kick: config.kick,
             train_steps: config.train_steps,

@@ -21,6 +21,8 @@ use crate::schedulers::local::ils::{evaluations_spent, randomized_heft};
 use crate::schedulers::local::{LocalState, Move, Tried, Undo};
 use crate::schedulers::search::FeasibleGpus;
 
+use super::MoveChoice;
+
 /// State features of the operator agent.
 pub const OPERATOR_STATE_DIM: usize = 6;
 /// Action features of the operator agent.
@@ -33,7 +35,7 @@ pub(crate) struct OperatorSettings {
     pub iterations: usize,
     pub burst: usize,
     pub patience: usize,
-    pub uniform: bool,
+    pub choice: MoveChoice,
     pub kick: usize,
     pub focus: f64,
     pub train_steps: usize,
@@ -46,6 +48,39 @@ pub(crate) struct OperatorOutcome {
     pub schedule: Schedule,
     /// Bursts per move, in [`Move::ALL`] order.
     pub chosen: [u64; 6],
+}
+
+/// Sample-mean bandit over the six moves ([`MoveChoice::EpsilonGreedy`],
+/// [`MoveChoice::Ucb`]); rewards are the bursts' rewards.
+#[derive(Default)]
+struct Bandit {
+    plays: [u64; 6],
+    mean: [f64; 6],
+}
+
+impl Bandit {
+    fn choose(&self, choice: MoveChoice, rng: &mut ChaCha8Rng) -> usize {
+        if let Some(i) = self.plays.iter().position(|&n| n == 0) {
+            return i;
+        }
+        let argmax = |score: &dyn Fn(usize) -> f64| {
+            (0..6).fold(0, |b, i| if score(i) > score(b) { i } else { b })
+        };
+        match choice {
+            MoveChoice::EpsilonGreedy if rng.random::<f64>() < 0.1 => rng.random_range(0..6),
+            MoveChoice::EpsilonGreedy => argmax(&|i| self.mean[i]),
+            _ => {
+                let total: u64 = self.plays.iter().sum();
+                let log = (total as f64).ln();
+                argmax(&|i| self.mean[i] + (2.0 * log / self.plays[i] as f64).sqrt())
+            }
+        }
+    }
+
+    fn update(&mut self, i: usize, reward: f64) {
+        self.plays[i] += 1;
+        self.mean[i] += (reward - self.mean[i]) / self.plays[i] as f64;
+    }
 }
 
 struct MoveStats {
@@ -114,6 +149,10 @@ pub(crate) fn run_operator_search(
     let mut last_reward = vec![0.0f32; whales.len()];
     let mut chain: Vec<TaskId> = Vec::new();
     let mut chosen = [0u64; 6];
+    let mut bandit = Bandit::default();
+    // only the agent learns: the other choices would pay for training a network they
+    // never read
+    let learn = s.learn && s.choice == MoveChoice::Agent;
     let mut obs = Observation {
         state: Vec::with_capacity(OPERATOR_STATE_DIM),
         candidates: Vec::with_capacity(6 * OPERATOR_ACTION_DIM),
@@ -171,10 +210,13 @@ pub(crate) fn run_operator_search(
             stats.features(&mut obs.candidates);
             // Until its first gradient step the agent's choice is uniform (an untrained
             // network would pick one move throughout).
-            let action = if s.uniform || (s.learn && agent.train_steps() == 0) {
-                rng.random_range(0..Move::ALL.len())
-            } else {
-                agent.act(&obs)?
+            let action = match s.choice {
+                MoveChoice::Uniform => rng.random_range(0..Move::ALL.len()),
+                MoveChoice::EpsilonGreedy | MoveChoice::Ucb => bandit.choose(s.choice, &mut rng),
+                MoveChoice::Agent if learn && agent.train_steps() == 0 => {
+                    rng.random_range(0..Move::ALL.len())
+                }
+                MoveChoice::Agent => agent.act(&obs)?,
             };
             chosen[action] += 1;
             let m = Move::ALL[action];
@@ -212,6 +254,7 @@ pub(crate) fn run_operator_search(
             };
             stats.update(action, (kept > 0) as u8 as f64, gain);
             let reward = (100.0 * gain).clamp(-1.0, 1.0) as f32;
+            bandit.update(action, f64::from(reward));
             if gain > 0.0 {
                 stagnation[i] = 0;
             } else {
@@ -223,7 +266,7 @@ pub(crate) fn run_operator_search(
             }
 
             // 4. Learning: the transition to the whale's state after the burst.
-            if s.learn {
+            if learn {
                 features(
                     &mut next.state,
                     a,
@@ -247,7 +290,7 @@ pub(crate) fn run_operator_search(
             }
         }
         iteration += 1;
-        if s.learn && learning.as_secs_f64() <= 0.2 * started.elapsed().as_secs_f64() {
+        if learn && learning.as_secs_f64() <= 0.2 * started.elapsed().as_secs_f64() {
             let t0 = Instant::now();
             for _ in 0..s.train_steps {
                 agent.train_step()?;
