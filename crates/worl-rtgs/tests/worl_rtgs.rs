@@ -156,3 +156,46 @@ fn bad_options_are_typed_errors() {
         Err(ScheduleError::UnknownOption { .. })
     ));
 }
+
+/// The bandit and uniform move choices: valid, never worse than HEFT, reproducible, and the
+/// bandits concentrate their bursts (uniform spreads them evenly).
+#[test]
+fn bandit_move_choices_run_and_concentrate() {
+    let p = layered_problem(150, 12, 6);
+    let heft = run("heft", &p, 0).makespan();
+    let chosen = |moves: &str, seed: u64| {
+        let config = WorlRtgsConfig::from_options(
+            worl_rtgs::Options::new("worl-rtgs")
+                .with("whales", 4)
+                .with("iterations", 150)
+                .with("moves", moves),
+        )
+        .unwrap();
+        let agent = config.fresh_agent(seed, &ComputeDevice::flex()).unwrap();
+        let out = run_worl_rtgs(&p, &config, agent, &mut RunContext::new(seed)).unwrap();
+        assert!(out.schedule.validate(&p).is_empty(), "{moves}");
+        assert!(out.schedule.makespan() <= heft, "{moves}");
+        (out.schedule, out.moves_chosen)
+    };
+    for moves in ["ucb", "epsilon-greedy", "uniform"] {
+        let (a, counts) = chosen(moves, 3);
+        let (b, again) = chosen(moves, 3);
+        assert_eq!((a, counts), (b, again), "{moves} is not reproducible");
+        let (most, least) = (
+            *counts.iter().max().unwrap() as f64,
+            *counts.iter().min().unwrap() as f64,
+        );
+        assert!(counts.iter().sum::<u64>() > 300, "{moves}: {counts:?}");
+        if moves == "uniform" {
+            assert!(most < 1.5 * least, "{moves}: {counts:?}");
+        } else {
+            // each move at least once, then the better moves far more often
+            assert!(least >= 1.0 && most > 2.0 * least, "{moves}: {counts:?}");
+        }
+    }
+    assert!(
+        Registry::with_builtins()
+            .build_spec("worl-rtgs:moves=thompson")
+            .is_err()
+    );
+}

@@ -277,8 +277,10 @@ mod tests {
     fn options_are_checked() {
         assert!(IlsConfig::from_options(Options::new("ils").with("kick", 0)).is_err());
         assert!(IlsConfig::from_options(Options::new("ils").with("restart", 2)).is_err());
-        let c = IlsConfig::from_options(Options::new("ils").with("steps", 5)).unwrap();
-        assert_eq!(c.steps, 5);
+        assert!(IlsConfig::from_options(Options::new("ils").with("eval", "lazy")).is_err());
+        let c = IlsConfig::from_options(Options::new("ils").with("steps", 5).with("eval", "full"))
+            .unwrap();
+        assert_eq!((c.steps, c.eval), (5, Evaluation::Full));
     }
 }
 
