@@ -671,6 +671,20 @@ mod tests {
         assert!(tried.iter().all(|&k| k > 200), "{tried:?}");
     }
 
+    /// Checks a bound of a changed plan against its makespan `ms` (the old one: `before`):
+    /// never above it; equal to it when above `before` (returns true: a rejection); else
+    /// the new makespan is at most `before`.
+    fn check_bound(bound: f64, ms: f64, before: f64) -> bool {
+        assert!(bound <= ms * (1.0 + 1e-12), "{bound} > {ms}");
+        if bound > before * (1.0 + 1e-9) {
+            assert!((bound - ms).abs() <= 1e-9 * ms, "{bound} vs {ms}");
+            true
+        } else {
+            assert!(ms <= before * (1.0 + 1e-12), "{ms} > {before}");
+            false
+        }
+    }
+
     /// The longest path through a task moved alone to another GPU is the new makespan
     /// whenever it is longer than the current one, and never more than the new makespan.
     #[test]
@@ -698,13 +712,7 @@ mod tests {
                     let bound = ht.bound_through(&p, &plan, &pos, v, g, pos[v.index()]);
                     let ms = ev.makespan(&plan, Policy::Append).unwrap();
                     plan.gpu[v.index()] = old;
-                    assert!(bound <= ms * (1.0 + 1e-12), "{bound} > {ms}");
-                    if bound > before * (1.0 + 1e-9) {
-                        rejected += 1;
-                        assert!((bound - ms).abs() <= 1e-9 * ms, "{bound} vs {ms}");
-                    } else {
-                        assert!(ms <= before * (1.0 + 1e-12), "{ms} > {before}");
-                    }
+                    rejected += usize::from(check_bound(bound, ms, before));
                 }
             }
         }
@@ -770,13 +778,7 @@ mod tests {
                 }
                 let bound = ht.window_bound(&p, &changed, &pos, lo, hi);
                 let ms = ev.makespan(&changed, Policy::Append).unwrap();
-                assert!(bound <= ms * (1.0 + 1e-12), "{bound} > {ms}");
-                if bound > before * (1.0 + 1e-9) {
-                    rejected += 1;
-                    assert!((bound - ms).abs() <= 1e-9 * ms, "{bound} vs {ms}");
-                } else {
-                    assert!(ms <= before * (1.0 + 1e-12), "{ms} > {before}");
-                }
+                rejected += usize::from(check_bound(bound, ms, before));
             }
         }
         assert!(rejected > 100, "{rejected}");
