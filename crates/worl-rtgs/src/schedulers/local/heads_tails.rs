@@ -143,21 +143,7 @@ impl HeadsTails {
     #[inline]
     fn head(&self, p: &Problem, plan: &Plan, t: TaskId) -> (f64, f64) {
         let g = plan.gpu[t.index()];
-        let mut drt = 0.0f64;
-        for nb in p.graph().preds(t) {
-            let a =
-                self.finish[nb.task.index()] + p.comm_time(nb.bytes, plan.gpu[nb.task.index()], g);
-            if a > drt {
-                drt = a;
-            }
-        }
-        let ready_at = drt.max(p.ready_time(g));
-        let prev = self.gpu_prev[t.index()];
-        let start = if prev == NONE {
-            ready_at
-        } else {
-            ready_at.max(self.finish[prev as usize])
-        };
+        let start = start_on(p, plan, t, g, self.gpu_prev[t.index()], |u| self.finish[u]);
         (start, start + p.exec_time(t, g))
     }
 
@@ -166,18 +152,9 @@ impl HeadsTails {
     #[inline]
     fn tail_of(&self, p: &Problem, plan: &Plan, t: TaskId) -> f64 {
         let g = plan.gpu[t.index()];
-        let mut after = 0.0f64;
-        for nb in p.graph().succs(t) {
-            let a =
-                p.comm_time(nb.bytes, g, plan.gpu[nb.task.index()]) + self.tail[nb.task.index()];
-            if a > after {
-                after = a;
-            }
-        }
-        let next = self.gpu_next[t.index()];
-        if next != NONE {
-            after = after.max(self.tail[next as usize]);
-        }
+        let after = after_on(p, plan, t, g, self.gpu_next[t.index()], |u| {
+            Some(self.tail[u])
+        });
         p.exec_time(t, g) + after
     }
 
@@ -196,33 +173,19 @@ impl HeadsTails {
         exact_after: usize,
     ) -> f64 {
         let pv = pos[v.index()];
-        let mut drt = 0.0f64;
-        for nb in p.graph().preds(v) {
-            let a =
-                self.finish[nb.task.index()] + p.comm_time(nb.bytes, plan.gpu[nb.task.index()], g);
-            drt = drt.max(a);
-        }
         let seq = &self.seq[g.index()];
         let k = seq.partition_point(|&t| pos[t as usize] < pv);
-        let mut start = drt.max(p.ready_time(g));
-        if k > 0 {
-            start = start.max(self.finish[seq[k - 1] as usize]);
-        }
-        let mut after = 0.0f64;
-        for nb in p.graph().succs(v) {
-            if pos[nb.task.index()] > exact_after {
-                after = after.max(
-                    p.comm_time(nb.bytes, g, plan.gpu[nb.task.index()])
-                        + self.tail[nb.task.index()],
-                );
-            }
-        }
+        let prev = if k > 0 { seq[k - 1] } else { NONE };
+        let start = start_on(p, plan, v, g, prev, |u| self.finish[u]);
         // the first task after `v` on `g` (skipping `v` itself)
-        if let Some(&next) = seq[k..].iter().find(|&&t| t as usize != v.index())
-            && pos[next as usize] > exact_after
-        {
-            after = after.max(self.tail[next as usize]);
-        }
+        let next = seq[k..]
+            .iter()
+            .copied()
+            .find(|&t| t as usize != v.index())
+            .unwrap_or(NONE);
+        let after = after_on(p, plan, v, g, next, |u| {
+            (pos[u] > exact_after).then(|| self.tail[u])
+        });
         start + p.exec_time(v, g) + after
     }
 
@@ -352,15 +315,7 @@ impl HeadsTails {
                     self.finish[u]
                 }
             };
-            let mut start = p.ready_time(g);
-            for nb in p.graph().preds(t) {
-                let u = nb.task.index();
-                start = start.max(finish(u) + p.comm_time(nb.bytes, plan.gpu[u], g));
-            }
-            let prev = self.gpu_prev[t.index()];
-            if prev != NONE {
-                start = start.max(finish(prev as usize));
-            }
+            let start = start_on(p, plan, t, g, self.gpu_prev[t.index()], finish);
             window.push((start + p.exec_time(t, g), 0.0));
         }
         let mut longest = 0.0f64;
@@ -368,21 +323,13 @@ impl HeadsTails {
             let t = plan.order[at];
             let g = plan.gpu[t.index()];
             let tail = |u: usize| {
-                if pos[u] <= hi {
+                Some(if pos[u] <= hi {
                     window[pos[u] - lo].1
                 } else {
                     self.tail[u]
-                }
+                })
             };
-            let mut after = 0.0f64;
-            for nb in p.graph().succs(t) {
-                let s = nb.task.index();
-                after = after.max(p.comm_time(nb.bytes, g, plan.gpu[s]) + tail(s));
-            }
-            let next = self.gpu_next[t.index()];
-            if next != NONE {
-                after = after.max(tail(next as usize));
-            }
+            let after = after_on(p, plan, t, g, self.gpu_next[t.index()], tail);
             let exec = p.exec_time(t, g);
             let (finish, _) = window[at - lo];
             window[at - lo].1 = exec + after;
@@ -448,6 +395,64 @@ impl HeadsTails {
             self.gpu_prev[n as usize] = i;
         }
     }
+}
+
+/// The start of `t` on GPU `g` from its predecessors' finishes (`finish(u)`), `g`'s ready
+/// time and the finish of `prev`, the task before it on `g` (`NONE`: none), with the
+/// arithmetic of the evaluator's append policy.
+#[inline]
+fn start_on(
+    p: &Problem,
+    plan: &Plan,
+    t: TaskId,
+    g: GpuId,
+    prev: u32,
+    finish: impl Fn(usize) -> f64,
+) -> f64 {
+    let mut drt = 0.0f64;
+    for nb in p.graph().preds(t) {
+        let u = nb.task.index();
+        let a = finish(u) + p.comm_time(nb.bytes, plan.gpu[u], g);
+        if a > drt {
+            drt = a;
+        }
+    }
+    let ready_at = drt.max(p.ready_time(g));
+    if prev == NONE {
+        ready_at
+    } else {
+        ready_at.max(finish(prev as usize))
+    }
+}
+
+/// The longest of `t`'s successors' `c(t, s) + tail(s)` (on GPU `g`) and the tail of
+/// `next`, the task after it on `g` (`NONE`: none); a task whose `tail` is `None` is not
+/// counted.
+#[inline]
+fn after_on(
+    p: &Problem,
+    plan: &Plan,
+    t: TaskId,
+    g: GpuId,
+    next: u32,
+    tail: impl Fn(usize) -> Option<f64>,
+) -> f64 {
+    let mut after = 0.0f64;
+    for nb in p.graph().succs(t) {
+        let s = nb.task.index();
+        if let Some(q) = tail(s) {
+            let a = p.comm_time(nb.bytes, g, plan.gpu[s]) + q;
+            if a > after {
+                after = a;
+            }
+        }
+    }
+    if next != NONE
+        && let Some(q) = tail(next as usize)
+    {
+        after = after.max(q);
+    }
+    after
 }
 
 /// A set of order positions to visit, taken smallest first (heads) or largest first
