@@ -7,6 +7,8 @@
 //! ```sh
 //! cargo run --release --example equal_budget                 # the grid, 1 s per run
 //! cargo run --release --example equal_budget -- --time 0.2 --seeds 1 --quick
+//! cargo run --release --example equal_budget -- --sizes 1000,10000 --seeds 2 \
+//!   --searches "ils,worl-rtgs,worl-rtgs[moves=ucb],ils[time=10s]"   # scaling; own budgets kept
 //! ```
 //!
 //! Clusters (the settings of the WORL-RTGS study and two of ours):
@@ -50,9 +52,47 @@ struct Args {
     /// Only the clusters whose name contains this.
     #[arg(long)]
     cluster: Option<String>,
-    /// Comma-separated search specs (each gets `time=T`).
+    /// Generated workloads of these sizes instead of the grid (comma-separated task counts):
+    /// per size a layered DAG, a DAGGEN DAG and Alibaba-like jobs of about that many tasks.
+    #[arg(long, value_delimiter = ',')]
+    sizes: Vec<usize>,
+    /// Comma-separated search specs (each gets `time=T` unless it sets its own `time`).
     #[arg(long, default_value = "ils,worl-rtgs,worl-rtgs-paper,rtgs,woa")]
     searches: String,
+}
+
+/// Per size `n`: a layered DAG, a DAGGEN DAG (fat and density 0.5, jumps of 2 levels) and
+/// Alibaba-like jobs (about 3.5 tasks a job) of about `n` tasks.
+fn sized_workloads(sizes: &[usize]) -> Vec<Workload> {
+    let mut out = Vec::new();
+    for &n in sizes {
+        out.push(
+            layered(&LayeredParams::new(n), 21)
+                .expect("layered")
+                .renamed(format!("layered-{n}"))
+                .expect("a name without control characters"),
+        );
+        let d = DaggenConfig {
+            fat: 0.5,
+            density: 0.5,
+            jump: 2,
+            ..DaggenConfig::new(n, 22)
+        };
+        out.push(
+            daggen::generate(&d)
+                .expect("daggen")
+                .renamed(format!("daggen-{n}"))
+                .expect("a name without control characters"),
+        );
+        let jobs = (n as f64 / 3.5).round().max(1.0) as usize;
+        out.push(
+            alibaba_like(&AlibabaLikeParams::new(jobs), 23)
+                .expect("alibaba-like")
+                .renamed(format!("alibaba-like-{jobs}jobs"))
+                .expect("a name without control characters"),
+        );
+    }
+    out
 }
 
 fn workloads(quick: bool) -> Vec<Workload> {
@@ -158,7 +198,11 @@ fn main() -> ExitCode {
         ("busy-16", 1.0, REFERENCE_BANDWIDTH),
         ("pai-50", 0.5, REFERENCE_BANDWIDTH),
     ];
-    let mut base = workloads(args.quick);
+    let mut base = if args.sizes.is_empty() {
+        workloads(args.quick)
+    } else {
+        sized_workloads(&args.sizes)
+    };
     if let Some(o) = &args.only {
         base.retain(|w| w.name().contains(o.as_str()));
     }
@@ -220,7 +264,9 @@ fn main() -> ExitCode {
             let mut means = BTreeMap::new();
             let mut cvs = BTreeMap::new();
             for spec in &searches {
-                let full = if spec.contains('[') {
+                let full = if spec.contains("time=") {
+                    spec.clone()
+                } else if spec.contains('[') {
                     spec.replacen('[', &format!("[time={}s,", args.time), 1)
                 } else {
                     format!("{spec}[time={}s]", args.time)
