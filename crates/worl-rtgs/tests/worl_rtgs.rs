@@ -157,8 +157,8 @@ fn bad_options_are_typed_errors() {
     ));
 }
 
-/// The bandit and uniform move choices: valid, never worse than HEFT, reproducible, and the
-/// bandits concentrate their bursts (uniform spreads them evenly).
+/// The bandit and uniform move choices: valid, never worse than HEFT, reproducible; ε-greedy
+/// concentrates its bursts, uniform spreads them evenly, UCB tries every move.
 #[test]
 fn bandit_move_choices_run_and_concentrate() {
     let p = layered_problem(150, 12, 6);
@@ -186,11 +186,13 @@ fn bandit_move_choices_run_and_concentrate() {
             *counts.iter().min().unwrap() as f64,
         );
         assert!(counts.iter().sum::<u64>() > 300, "{moves}: {counts:?}");
-        if moves == "uniform" {
-            assert!(most < 1.5 * least, "{moves}: {counts:?}");
-        } else {
-            // each move at least once, then the better moves far more often
-            assert!(least >= 1.0 && most > 2.0 * least, "{moves}: {counts:?}");
+        match moves {
+            "uniform" => assert!(most < 1.5 * least, "{moves}: {counts:?}"),
+            // exploits its best move 90 % of the time
+            "epsilon-greedy" => assert!(least >= 1.0 && most > 2.0 * least, "{moves}: {counts:?}"),
+            // UCB1's bonus keeps every move in play when the rewards are close (its rule is
+            // checked by hand in the unit tests)
+            _ => assert!(least >= 1.0, "{moves}: {counts:?}"),
         }
     }
     assert!(

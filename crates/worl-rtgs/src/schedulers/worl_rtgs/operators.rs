@@ -402,3 +402,42 @@ fn woa_move<'p>(
     }
     w.evaluate();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn the_bandits_follow_their_rules() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut b = Bandit::default();
+        // every move once, in order
+        for i in 0..6 {
+            assert_eq!(b.choose(MoveChoice::Ucb, &mut rng), i);
+            assert_eq!(b.choose(MoveChoice::EpsilonGreedy, &mut rng), i);
+            b.update(i, 0.1);
+        }
+        b.update(2, 0.0);
+        assert!((b.mean[2] - 0.05).abs() < 1e-12);
+        // UCB1: mean + sqrt(2 ln N / n); N = 7, a move played once more loses its lead
+        // only through the bonus: sqrt(2 ln 7 / 1) = 1.973 > 0.05 + sqrt(2 ln 7 / 2) = 1.445
+        assert_ne!(b.choose(MoveChoice::Ucb, &mut rng), 2);
+        let mut b = Bandit {
+            plays: [100; 6],
+            mean: [0.1, 0.1, 0.5, 0.1, 0.1, 0.1],
+        };
+        assert_eq!(b.choose(MoveChoice::Ucb, &mut rng), 2);
+        b.plays[5] = 1; // bonus sqrt(2 ln 501) = 3.53 beats 0.4 of mean
+        assert_eq!(b.choose(MoveChoice::Ucb, &mut rng), 5);
+        // ε-greedy: the best mean with probability 0.9 + 0.1/6
+        let b = Bandit {
+            plays: [10; 6],
+            mean: [0.0, 0.2, 0.0, 0.0, 0.0, 0.0],
+        };
+        let best = (0..6000)
+            .filter(|_| b.choose(MoveChoice::EpsilonGreedy, &mut rng) == 1)
+            .count();
+        assert!((5300..5700).contains(&best), "{best}");
+    }
+}
