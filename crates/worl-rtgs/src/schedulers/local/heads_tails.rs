@@ -36,11 +36,10 @@ const NONE: u32 = u32::MAX;
 /// GPU for a change of place).
 pub(crate) type Touched = [(TaskId, GpuId, GpuId)];
 
-/// Heads, finishes and tails of every task of a plan, its GPU sequences, and the makespan
-/// (module docs). `O(n + m)` memory.
+/// Finishes (head plus execution time) and tails of every task of a plan, its GPU sequences,
+/// and the makespan (module docs). `O(n + m)` memory.
 #[derive(Clone, Debug)]
 pub(crate) struct HeadsTails {
-    start: Vec<f64>,
     finish: Vec<f64>,
     tail: Vec<f64>,
     /// Previous and next task on the same GPU in placement order (`NONE`: none).
@@ -52,7 +51,7 @@ pub(crate) struct HeadsTails {
     max: MaxTree,
     /// Scratch of one propagation.
     queue: PositionQueue,
-    log: Vec<(u32, f64, f64)>,
+    log: Vec<(u32, f64)>,
     /// Finish and tail of each task of a window ([`window_bound`](Self::window_bound)).
     window: Vec<(f64, f64)>,
     /// The GPU neighbours (previous, next) the touched tasks had before the change.
@@ -64,7 +63,6 @@ impl HeadsTails {
     pub(crate) fn new(problem: &Problem, plan: &Plan) -> Self {
         let n = problem.n_tasks();
         let mut h = HeadsTails {
-            start: vec![0.0; n],
             finish: vec![0.0; n],
             tail: vec![0.0; n],
             gpu_prev: vec![NONE; n],
@@ -94,9 +92,7 @@ impl HeadsTails {
             self.seq[g].push(t.index() as u32);
         }
         for &t in &plan.order {
-            let (s, f) = self.head(problem, plan, t);
-            self.start[t.index()] = s;
-            self.finish[t.index()] = f;
+            self.finish[t.index()] = self.finish_of(problem, plan, t);
         }
         for &t in plan.order.iter().rev() {
             self.tail[t.index()] = self.tail_of(problem, plan, t);
@@ -106,7 +102,6 @@ impl HeadsTails {
 
     /// Copies `other`'s state (same problem).
     pub(crate) fn copy_from(&mut self, other: &HeadsTails) {
-        self.start.copy_from_slice(&other.start);
         self.finish.copy_from_slice(&other.finish);
         self.tail.copy_from_slice(&other.tail);
         self.gpu_prev.copy_from_slice(&other.gpu_prev);
@@ -138,13 +133,13 @@ impl HeadsTails {
         (p != NONE).then(|| TaskId::new(p as usize))
     }
 
-    /// Start and finish of `t` from its predecessors' finishes and its GPU's previous task,
-    /// with the arithmetic of the evaluator's append policy (no busy windows).
+    /// The finish of `t` (its head plus its execution time) from its predecessors' finishes
+    /// and its GPU's previous task, with the arithmetic of the evaluator's append policy (no
+    /// busy windows). Only finishes flow to other tasks, so no start is kept.
     #[inline]
-    fn head(&self, p: &Problem, plan: &Plan, t: TaskId) -> (f64, f64) {
+    fn finish_of(&self, p: &Problem, plan: &Plan, t: TaskId) -> f64 {
         let g = plan.gpu[t.index()];
-        let start = start_on(p, plan, t, g, self.gpu_prev[t.index()], |u| self.finish[u]);
-        (start, start + p.exec_time(t, g))
+        start_on(p, plan, t, g, self.gpu_prev[t.index()], |u| self.finish[u]) + p.exec_time(t, g)
     }
 
     /// `tail(t)`: its execution time plus the longest of its successors' `c + tail` and its
@@ -226,38 +221,29 @@ impl HeadsTails {
             self.push_head(self.gpu_next[t.index()], pos);
             self.push_head(self.dirty[k].1, pos);
         }
-        let mut worse = false;
         while let Some(at) = self.queue.pop_min() {
             let t = plan.order[at];
             let i = t.index();
-            let (s, f) = self.head(p, plan, t);
+            let f = self.finish_of(p, plan, t);
+            // a moved task's successors see another GPU even when its finish is the same
             let moved = touched.iter().any(|&(x, _, _)| x == t);
-            if s.to_bits() == self.start[i].to_bits()
-                && f.to_bits() == self.finish[i].to_bits()
-                && !moved
-            {
+            if f.to_bits() == self.finish[i].to_bits() && !moved {
                 continue;
             }
-            self.log.push((i as u32, self.start[i], self.finish[i]));
-            self.start[i] = s;
+            self.log.push((i as u32, self.finish[i]));
             self.finish[i] = f;
             if f > before {
-                worse = true;
                 self.queue.clear();
-                break;
+                for &(i, f) in self.log.iter().rev() {
+                    self.finish[i as usize] = f;
+                }
+                return None;
             }
             for nb in p.graph().succs(t) {
                 self.push_head(nb.task.index() as u32, pos);
             }
             let next = self.gpu_next[i];
             self.push_head(next, pos);
-        }
-        if worse {
-            for &(i, s, f) in self.log.iter().rev() {
-                self.start[i as usize] = s;
-                self.finish[i as usize] = f;
-            }
-            return None;
         }
         for k in 0..self.log.len() {
             let i = self.log[k].0 as usize;
@@ -658,7 +644,6 @@ mod tests {
                     let ht = fast.heads_tails().unwrap();
                     let fresh = HeadsTails::new(p, &fast.plan);
                     for t in 0..p.n_tasks() {
-                        assert_eq!(ht.start[t].to_bits(), fresh.start[t].to_bits(), "start {t}");
                         assert_eq!(
                             ht.finish[t].to_bits(),
                             fresh.finish[t].to_bits(),
