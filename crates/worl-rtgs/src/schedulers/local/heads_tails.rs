@@ -127,6 +127,11 @@ impl HeadsTails {
         self.finish[t.index()]
     }
 
+    /// Tasks placed on GPU `g`.
+    pub(crate) fn tasks_on(&self, g: GpuId) -> usize {
+        self.seq[g.index()].len()
+    }
+
     /// The task before `t` on its GPU.
     pub(crate) fn prev_on_gpu(&self, t: TaskId) -> Option<TaskId> {
         let p = self.gpu_prev[t.index()];

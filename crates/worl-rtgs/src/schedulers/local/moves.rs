@@ -263,9 +263,47 @@ impl<'p> LocalState<'p> {
     /// starts. The outcome is the full evaluation's, bit for bit.
     pub fn try_move(&mut self, m: Move, v: TaskId, rng: &mut impl Rng) -> Tried {
         let undo = self.apply(m, v, rng);
+        self.try_change(undo)
+    }
+
+    /// Moves task `v` to GPU `g` and keeps the move when the makespan does not grow, as
+    /// [`try_move`](Self::try_move) does for a drawn move.
+    pub fn try_gpu(&mut self, v: TaskId, g: GpuId) -> Tried {
+        let undo = self.set_gpu(v, g);
+        self.try_change(undo)
+    }
+
+    /// The longest path through `v` if `v` alone moved to GPU `g`, s, under incremental
+    /// evaluation (`None` under full evaluation): a lower bound of the makespan after the
+    /// move, and that makespan when it exceeds the current one (module `heads_tails`).
+    /// `O(deg v + log n)`; the plan is not changed.
+    pub fn gpu_bound(&self, v: TaskId, g: GpuId) -> Option<f64> {
+        let fast = self.fast.as_ref()?;
+        let at = self.pos[v.index()];
+        Some(fast.bound_through(self.problem, &self.plan, &self.pos, v, g, at))
+    }
+
+    /// The finish of `v` in the current plan's schedule, s, under incremental evaluation.
+    pub fn finish(&self, v: TaskId) -> Option<f64> {
+        self.fast.as_ref().map(|f| f.finish(v))
+    }
+
+    /// Tasks placed on GPU `g` by the plan, under incremental evaluation.
+    pub fn tasks_on(&self, g: GpuId) -> Option<usize> {
+        self.fast.as_ref().map(|f| f.tasks_on(g))
+    }
+
+    /// Evaluates a change already applied (`undo` restores it) and keeps it when the
+    /// makespan does not grow (the body of [`try_move`](Self::try_move)).
+    fn try_change(&mut self, undo: Undo) -> Tried {
         if undo == Undo::None {
             return Tried::NoChange;
         }
+        let v = match undo {
+            Undo::Gpu(t, _) | Undo::Swap(t, ..) => t,
+            Undo::Order(_, to) => self.plan.order[to],
+            Undo::None => unreachable!("handled above"),
+        };
         let before = self.makespan;
         if let Undo::Order(from, to) = undo {
             let g = self.plan.gpu[self.plan.order[to].index()];
@@ -413,13 +451,13 @@ impl<'p> LocalState<'p> {
         binding_chain(p, &self.plan, last, finish, |t| prev[t.index()], out);
     }
 
-    /// Applies move `m` to task `v` with random draws from `rng`; returns the undo record
-    /// ([`Undo::None`] when the move cannot change the plan, e.g. `v` has no predecessor).
-    /// The plan is not evaluated.
-    pub fn apply(&mut self, m: Move, v: TaskId, rng: &mut impl Rng) -> Undo {
+    /// The GPU that move `m` (one of the four moves of `v` alone to another GPU:
+    /// [`Move::PredecessorGpu`], [`Move::SuccessorGpu`], [`Move::RandomGpu`],
+    /// [`Move::FastGpu`]) draws for task `v` with `rng`, without changing the plan; `None`
+    /// when the move cannot apply (no such neighbour, a GPU `v` cannot take, the move is not
+    /// a reassignment). The GPU may be `v`'s own.
+    pub fn propose_gpu(&self, m: Move, v: TaskId, rng: &mut impl Rng) -> Option<GpuId> {
         let p = self.problem;
-        // a gang task's GPU is its lead: it must be able to lead the set (`can_lead`)
-        let fits = |t: TaskId, g: GpuId| lead_ok(p, t, g);
         match m {
             Move::PredecessorGpu | Move::SuccessorGpu => {
                 let list = if m == Move::PredecessorGpu {
@@ -427,26 +465,10 @@ impl<'p> LocalState<'p> {
                 } else {
                     p.graph().succs(v)
                 };
-                match list.choose(rng) {
-                    Some(u) => {
-                        let g = self.plan.gpu[u.task.index()];
-                        if fits(v, g) {
-                            self.set_gpu(v, g)
-                        } else {
-                            Undo::None
-                        }
-                    }
-                    None => Undo::None,
-                }
+                let g = self.plan.gpu[list.choose(rng)?.task.index()];
+                lead_ok(p, v, g).then_some(g)
             }
-            Move::RandomGpu => {
-                let g = *self
-                    .feasible
-                    .of(v)
-                    .choose(rng)
-                    .expect("every task fits a GPU");
-                self.set_gpu(v, g)
-            }
+            Move::RandomGpu => self.feasible.of(v).choose(rng).copied(),
             Move::FastGpu => {
                 let list = self.feasible.of(v);
                 let mut best: Option<(GpuId, f64)> = None;
@@ -460,8 +482,23 @@ impl<'p> LocalState<'p> {
                         best = Some((g, e));
                     }
                 }
-                match best {
-                    Some((g, _)) => self.set_gpu(v, g),
+                best.map(|(g, _)| g)
+            }
+            Move::Swap | Move::Advance => None,
+        }
+    }
+
+    /// Applies move `m` to task `v` with random draws from `rng`; returns the undo record
+    /// ([`Undo::None`] when the move cannot change the plan, e.g. `v` has no predecessor).
+    /// The plan is not evaluated.
+    pub fn apply(&mut self, m: Move, v: TaskId, rng: &mut impl Rng) -> Undo {
+        let p = self.problem;
+        // a gang task's GPU is its lead: it must be able to lead the set (`can_lead`)
+        let fits = |t: TaskId, g: GpuId| lead_ok(p, t, g);
+        match m {
+            Move::PredecessorGpu | Move::SuccessorGpu | Move::RandomGpu | Move::FastGpu => {
+                match self.propose_gpu(m, v, rng) {
+                    Some(g) => self.set_gpu(v, g),
                     None => Undo::None,
                 }
             }
