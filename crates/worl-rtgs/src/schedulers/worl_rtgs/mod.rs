@@ -86,7 +86,47 @@
 //! 3. **Learning.** Reward `clamp(100·(C_before − C_after)/C_before, −1, 1)` per burst;
 //!    transitions (state, move, reward, next state) go to the replay buffer; after each
 //!    round of whales the agent takes `train-steps` Double DQN steps while learning has used
-//!    at most 20 % of the elapsed time.
+//!    at most a fifth of the run: of its elapsed time under a CPU-time budget, else of its
+//!    plan evaluations, a gradient step counted as 100 (so a run without a time budget is
+//!    reproducible).
+//!
+//! ### Learned move scoring (`moves=scored`)
+//! The agent's other role: instead of a move kind per burst, it chooses the concrete move
+//! of a try. For a share `focus` of the tries, 8 candidates are drawn (a critical-chain
+//! task and a GPU from one of the four reassignment rules each); each is described by 10
+//! numbers — `squash(100·(L − C)/C)` where `L` is the longest path through the task after
+//! the move (heads and tails, `O(degree)`; `L > C` means the move is worse), the log-ratio
+//! of its execution times, the change in the share of its input and output bytes already
+//! on the GPU, its start / `C`, the log-ratio of the two GPUs' task counts, and the rule's
+//! one-hot code — and the candidate of largest Q-value is tried. Reward per try:
+//! `clamp(100·(C_before − C_after)/C_before, 0, 1)`; transitions chain a whale's scored
+//! tries (γ = 0.9). The `train_agent` example pre-trains the scorer offline (72 generated
+//! problems: layered, DAGGEN and Alibaba-like DAGs of 100–1,000 tasks, four clusters,
+//! CCR 0.5–5, seeds no evaluation uses; 1 s each plus 200 gradient steps; about 75 s on one
+//! core) and `agent=PATH,learn=false` runs it frozen.
+//!
+//! **Measured: it does not earn its place.** Trying a candidate is about as cheap as
+//! scoring it (a rejected move of one task costs the same `O(degree)` bound the first
+//! feature needs), so choosing one of 8 scored candidates costs about what trying all 8
+//! would: a scored try must find improving moves about as often as 8 uniform tries to
+//! pay, and it does not. At 1 s per run (`examples/equal_budget`, one process per column
+//! pair),
+//! 2 seeds, geometric mean of makespan / HEFT (hetero-500M / busy-16 / pai-50):
+//!
+//! | grid | `uniform` | default (`agent`) | `scored`, fresh | `scored`, pre-trained |
+//! |---|---|---|---|---|
+//! | 100 tasks (`--quick`) | 0.763 / 0.921 / 0.961 | 0.774 / 0.930 / 0.961 | 0.772 / 0.937 / 0.968 | 0.781 / 0.928 / 0.965 |
+//! | 1,000 tasks (`--sizes 1000`) | 0.928 / 0.990 / 0.996 | 0.942 / 0.989 / 0.995 | 0.944 / 0.996 / 0.995 | 0.939 / 0.993 / 0.994 |
+//! | 15 workloads, generated families | 0.807 / 0.947 / 0.992 | 0.815 / 0.946 / 0.992 | 0.813 / 0.956 / 0.993 | 0.815 / 0.950 / 0.991 |
+//! | 15 workloads, workflows (held apart) | 0.794 / 0.954 / 0.952 | 0.803 / 0.955 / 0.953 | 0.804 / 0.956 / 0.958 | 0.809 / 0.955 / 0.955 |
+//!
+//! The pre-trained scorer beats the fresh one on the held-apart workflows of two clusters
+//! of three (busy-16 and pai-50) and on 9 of the 12 cells; `uniform` beats both in 10 of
+//! the 12 cells (the pre-trained scorer wins pai-50 at 1,000 tasks and on the generated
+//! families by 0.2 % and 0.07 %). Trying the candidate of smallest `L` instead (no
+//! network) is no better: 0.770 / 0.928 / 0.964 at 100 tasks, 0.941 / 0.992 / 0.994 at
+//! 1,000. The default stays the operator agent; `moves=scored` is kept so that these
+//! figures can be reproduced.
 //!
 //! **Measured choices** (equal CPU time, 0.3 s per run, 4 workloads × 3 clusters × 2 seeds
 //! of `examples/equal_budget.rs --quick`; geometric means of makespan / HEFT on the
@@ -133,9 +173,9 @@
 //!
 //! ## Pre-training
 //! [`run_worl_rtgs`] takes an [`Agent`] and gives it back trained; the `train_agent`
-//! example trains one over a set of workloads and saves it
-//! ([`worl_ddqn::save_checkpoint`]); `worl-rtgs:agent=PATH` starts every run from it
-//! (`learn=false` freezes it).
+//! example trains the move scorer (`moves=scored`) over a generated corpus and saves it
+//! ([`worl_ddqn::save_checkpoint`]); `worl-rtgs:agent=PATH` starts every run from a saved
+//! agent of the same preset and move choice (`learn=false` freezes it).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -156,11 +196,13 @@
 
 mod decoder;
 mod features;
+mod move_scorer;
 mod operators;
 
 pub use decoder::{DdqnDecoder, DdqnScratch};
 pub use features::{ACTION_DIM, STATE_DIM};
-pub use operators::{OPERATOR_ACTION_DIM, OPERATOR_STATE_DIM};
+pub use move_scorer::MOVE_ACTION_DIM;
+pub use operators::{MOVE_STATE_DIM, OPERATOR_ACTION_DIM, OPERATOR_STATE_DIM};
 
 use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
@@ -207,6 +249,15 @@ pub enum MoveChoice {
     /// multiarmed bandit problem", *Machine Learning* 47, 2002): each move once, then the
     /// move of largest `mean + sqrt(2 ln N / n_i)` over burst rewards in [0, 1]. No agent.
     Ucb,
+    /// The Double DQN agent scores concrete candidate moves instead of choosing a move kind:
+    /// a share `focus` of each burst's tries is the candidate of largest Q-value among 8
+    /// moves of critical-chain tasks to GPUs drawn by the four reassignment rules, each
+    /// described by `MOVE_ACTION_DIM` features (the longest path through the task after the
+    /// move, its execution-time, data-locality and load changes, its start, its rule); the
+    /// other tries and the burst's move kind are uniform. Pre-train it with the
+    /// `train_agent` example and load it with `agent=PATH`. Measured not to beat `uniform`
+    /// (module docs, "Learned move scoring").
+    Scored,
 }
 
 serde_plain::derive_fromstr_from_deserialize!(MoveChoice);
@@ -405,12 +456,23 @@ impl WorlRtgsConfig {
     /// [`agent`](Self::agent) with the feature sizes of the preset's agent, whatever it
     /// says: [`STATE_DIM`] and [`ACTION_DIM`] for the paper's plan decoder,
     /// [`OPERATOR_STATE_DIM`] and [`OPERATOR_ACTION_DIM`] (and ε from 0.3 to 0.05 over
-    /// 1,000 decisions) for the default preset's move choice.
+    /// 1,000 decisions) for the default preset's move choice; [`MOVE_STATE_DIM`] and
+    /// [`MOVE_ACTION_DIM`] (ε from 0.3 to 0.05 over 20,000 tries) with `moves=scored`.
     pub fn agent_config(&self) -> AgentConfig {
         match self.preset {
             WorlPreset::Paper => AgentConfig {
                 state_dim: STATE_DIM,
                 action_dim: ACTION_DIM,
+                ..self.agent.clone()
+            },
+            WorlPreset::Default if self.moves == MoveChoice::Scored => AgentConfig {
+                state_dim: MOVE_STATE_DIM,
+                action_dim: MOVE_ACTION_DIM,
+                epsilon: EpsilonSchedule::Linear {
+                    start: 0.3,
+                    end: 0.05,
+                    decay_steps: 20_000,
+                },
                 ..self.agent.clone()
             },
             WorlPreset::Default => AgentConfig {

@@ -18,15 +18,23 @@ use crate::error::Result;
 use crate::scheduler::{Progress, RunContext};
 use crate::schedulers::list::{Heft, Peft, upward_ranks};
 use crate::schedulers::local::ils::{evaluations_spent, randomized_heft};
-use crate::schedulers::local::{LocalState, Move, Tried, Undo};
+use crate::schedulers::local::{Evaluation, LocalState, Move, Tried, Undo};
 use crate::schedulers::search::FeasibleGpus;
 
 use super::MoveChoice;
+use super::move_scorer::{CANDIDATES, CandidateMoves, MOVE_ACTION_DIM};
 
 /// State features of the operator agent.
 pub const OPERATOR_STATE_DIM: usize = 6;
 /// Action features of the operator agent.
 pub const OPERATOR_ACTION_DIM: usize = 8;
+/// State features of the move-scoring agent ([`MoveChoice::Scored`]): those of the
+/// operator agent.
+pub const MOVE_STATE_DIM: usize = OPERATOR_STATE_DIM;
+
+/// Plan evaluations one gradient step is counted as when the run has no CPU-time budget
+/// (a step of the 16-16 network on flex costs about as much as 100 incremental tries).
+const STEP_COST: u64 = 100;
 
 /// Settings of [`run_operator_search`].
 #[derive(Clone, Debug)]
@@ -150,9 +158,19 @@ pub(crate) fn run_operator_search(
     let mut chain: Vec<TaskId> = Vec::new();
     let mut chosen = [0u64; 6];
     let mut bandit = Bandit::default();
-    // only the agent learns: the other choices would pay for training a network they
+    // only the agents learn: the other choices would pay for training a network they
     // never read
     let learn = s.learn && s.choice == MoveChoice::Agent;
+    let learn_scorer = s.learn && s.choice == MoveChoice::Scored;
+    let mut scored_obs = Observation {
+        state: Vec::with_capacity(MOVE_STATE_DIM),
+        candidates: Vec::with_capacity(CANDIDATES * MOVE_ACTION_DIM),
+        mask: Vec::new(),
+    };
+    let mut cands = CandidateMoves::default();
+    // per whale: its last scored try (observation, action, reward), completed into a
+    // transition by the whale's next scored try
+    let mut pending: Vec<Option<(Observation, usize, f32)>> = vec![None; whales.len()];
     let mut obs = Observation {
         state: Vec::with_capacity(OPERATOR_STATE_DIM),
         candidates: Vec::with_capacity(6 * OPERATOR_ACTION_DIM),
@@ -161,6 +179,7 @@ pub(crate) fn run_operator_search(
     let mut next = obs.clone();
     let started = Instant::now();
     let mut learning = std::time::Duration::ZERO;
+    let steps_before = agent.train_steps();
     let mut iteration = 0u64;
     'search: loop {
         let spent = match ctx.time_fraction() {
@@ -211,7 +230,7 @@ pub(crate) fn run_operator_search(
             // Until its first gradient step the agent's choice is uniform (an untrained
             // network would pick one move throughout).
             let action = match s.choice {
-                MoveChoice::Uniform => rng.random_range(0..Move::ALL.len()),
+                MoveChoice::Uniform | MoveChoice::Scored => rng.random_range(0..Move::ALL.len()),
                 MoveChoice::EpsilonGreedy | MoveChoice::Ucb => bandit.choose(s.choice, &mut rng),
                 MoveChoice::Agent if learn && agent.train_steps() == 0 => {
                     rng.random_range(0..Move::ALL.len())
@@ -223,17 +242,61 @@ pub(crate) fn run_operator_search(
 
             // 3. The burst.
             let mut kept = 0usize;
+            let scored =
+                s.choice == MoveChoice::Scored && w.evaluation() == Evaluation::Incremental;
             for _ in 0..s.burst {
-                let Some(&v) = chain.choose(&mut rng) else {
-                    break;
-                };
                 let cur = w.makespan();
-                let this = if rng.random::<f64>() < s.focus {
-                    m
+                let tried = if scored && rng.random::<f64>() < s.focus {
+                    // the scorer's try: the candidate of largest Q-value
+                    cands.draw(w, &chain, &mut rng);
+                    if cands.is_empty() {
+                        continue;
+                    }
+                    features(
+                        &mut scored_obs.state,
+                        a,
+                        cur,
+                        leader.makespan(),
+                        stagnation[i],
+                        spent,
+                        chain.len() as f32 / n,
+                        last_reward[i],
+                    );
+                    scored_obs.candidates.clone_from(&cands.features);
+                    let pick = if learn_scorer && agent.train_steps() == 0 {
+                        rng.random_range(0..cands.moves.len())
+                    } else if learn_scorer {
+                        agent.act(&scored_obs)?
+                    } else {
+                        agent.greedy_action(&scored_obs)?
+                    };
+                    let (v, g, _) = cands.moves[pick];
+                    let tried = w.try_gpu(v, g);
+                    if learn_scorer {
+                        let after = if let Tried::Kept(ms) = tried { ms } else { cur };
+                        let reward = (100.0 * (cur - after) / cur).clamp(0.0, 1.0) as f32;
+                        if let Some((prev, act, r)) = pending[i].take() {
+                            let step = Step {
+                                reward: r,
+                                done: false,
+                            };
+                            agent.remember_step(&prev, act, step, &scored_obs)?;
+                        }
+                        pending[i] = Some((scored_obs.clone(), pick, reward));
+                    }
+                    tried
                 } else {
-                    *Move::ALL.choose(&mut rng).expect("moves")
+                    let Some(&v) = chain.choose(&mut rng) else {
+                        break;
+                    };
+                    let this = if rng.random::<f64>() < s.focus {
+                        m
+                    } else {
+                        *Move::ALL.choose(&mut rng).expect("moves")
+                    };
+                    w.try_move(this, v, &mut rng)
                 };
-                match w.try_move(this, v, &mut rng) {
+                match tried {
                     Tried::NoChange => continue,
                     Tried::Worse | Tried::Reordered => evaluations += 1,
                     Tried::Kept(ms) => {
@@ -290,7 +353,14 @@ pub(crate) fn run_operator_search(
             }
         }
         iteration += 1;
-        if learn && learning.as_secs_f64() <= 0.2 * started.elapsed().as_secs_f64() {
+        // Learning may take a fifth of the run: of its time under a CPU-time budget, else of
+        // its evaluations at STEP_COST each per gradient step (deterministic, so a run
+        // without a time budget is reproducible).
+        let share_left = match ctx.time_fraction() {
+            Some(_) => learning.as_secs_f64() <= 0.2 * started.elapsed().as_secs_f64(),
+            None => (agent.train_steps() - steps_before) * STEP_COST <= evaluations / 5,
+        };
+        if (learn || learn_scorer) && share_left {
             let t0 = Instant::now();
             for _ in 0..s.train_steps {
                 agent.train_step()?;
