@@ -27,7 +27,8 @@
 //! runs found a schedule better than HEFT's and PEFT's (search) and which returned one of
 //! theirs (fallback); the gap table measures every scheduler against the best makespan any
 //! run found. Files written under `target/worl/quickstart/`: `gantt.svg` (best schedule),
-//! `convergence.svg` (best makespan per iteration, first seed), `runs.csv`, `summary.md`.
+//! `convergence.svg` (each search's best makespan ÷ the best known against CPU time, log
+//! scale, first seed), `runs.csv`, `summary.md`.
 
 use clap::Parser;
 use std::collections::BTreeMap;
@@ -39,7 +40,7 @@ use worl::dag::REFERENCE_BANDWIDTH;
 use worl::dag::ccr::with_ccr;
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl::experiment::GapTable;
-use worl::experiment::plot::{self, CurveAxis};
+use worl::experiment::plot;
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{KeepSchedules, report};
 use worl::prelude::*;
@@ -239,11 +240,15 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 out_dir.join(format!("gantt{suffix}.svg")),
             )?;
         }
-        let curves = results.convergence_curves(&np.name, 1, CurveAxis::Step);
+        let curves = results.relative_convergence_curves(&np.name, 1);
         plot::convergence(
             &curves,
-            &format!("{}: best makespan per iteration (seed 1)", np.name),
-            "iteration",
+            &format!(
+                "{}: the searches' best makespan over CPU time (seed 1)",
+                np.name
+            ),
+            "CPU time (s)",
+            "best makespan ÷ best known",
             out_dir.join(format!("convergence{suffix}.svg")),
         )?;
     }

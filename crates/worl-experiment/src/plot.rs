@@ -294,6 +294,9 @@ pub enum CurveAxis {
     /// Plan evaluations so far (comparable across algorithms with different population
     /// sizes).
     Evaluations,
+    /// CPU seconds since the run started (comparable across algorithms whose iterations
+    /// cost a thousand-fold different amounts; [`ConvergencePoint::cpu_seconds`](crate::ConvergencePoint::cpu_seconds)).
+    CpuSeconds,
 }
 
 impl Results {
@@ -316,6 +319,7 @@ impl Results {
                     let x = match axis {
                         CurveAxis::Step => c.step as f64,
                         CurveAxis::Evaluations => c.evaluations as f64,
+                        CurveAxis::CpuSeconds => c.cpu_seconds,
                     };
                     (x, c.best_makespan)
                 })
@@ -335,6 +339,28 @@ impl Results {
             }
         }
         out
+    }
+
+    /// The convergence of every search on `problem` with `seed` against CPU time: the
+    /// curves of [`convergence_curves`](Self::convergence_curves) with
+    /// [`CurveAxis::CpuSeconds`] for the runs that reported progress at least twice (list
+    /// schedulers and other one-shot runs are left out), each makespan divided by the best
+    /// makespan any run on `problem` found (so 1 is the best known).
+    pub fn relative_convergence_curves(&self, problem: &str, seed: u64) -> Vec<Curve> {
+        let best = self
+            .records()
+            .iter()
+            .filter(|r| r.problem == problem)
+            .map(|r| r.makespan)
+            .fold(f64::INFINITY, f64::min);
+        let mut curves = self.convergence_curves(problem, seed, CurveAxis::CpuSeconds);
+        curves.retain(|c| !c.flat);
+        for c in &mut curves {
+            for p in &mut c.points {
+                p.1 /= best;
+            }
+        }
+        curves
     }
 
     /// Per scheduler, `(tasks, mean, std)` of `metric` over every run on problems of each
@@ -414,17 +440,21 @@ fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
-/// Writes convergence curves (best makespan against `x_label`) to `path` (SVG, 900 × 560);
-/// flat curves are thin horizontal lines across the plot. Flat curves above every point of
-/// the search curves (a round-robin far above, say) are left out, so that they do not squeeze
-/// the band where the searches differ; the y axis is logarithmic when the values span a
-/// factor of 5 or more.
+/// Writes convergence curves (`y_label`, e.g. best makespan, against `x_label`) to `path`
+/// (SVG, 900 × 560); flat curves are thin horizontal lines across the plot. Flat curves above
+/// every point of the search curves (a round-robin far above, say) are left out, so that
+/// they do not squeeze the band where the searches differ, and the y range ends at 1.25
+/// times the highest final value (earlier points above it are drawn on its edge); the y axis is logarithmic when the
+/// values span a factor of 5 or more, the x axis when there is no flat curve, every x is
+/// positive and they span a factor of 10 or more (CPU time: a search's first improvement
+/// comes in microseconds, its last in seconds).
 ///
 /// Errors: [`ExperimentError::Io`] creating the directory; [`ExperimentError::Plot`].
 pub fn convergence(
     curves: &[Curve],
     title: &str,
     x_label: &str,
+    y_label: &str,
     path: impl AsRef<Path>,
 ) -> Result<()> {
     let path = path.as_ref();
@@ -452,20 +482,48 @@ pub fn convergence(
                 || c.points.last().is_some_and(|p| p.1 <= search_max)
         })
         .collect();
-    let (y0, y1) = y_range(curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)));
+    // The early points of a slow start would squeeze the band where the curves end: the y
+    // range stops at 1.25 times the highest final value.
+    let final_max = curves
+        .iter()
+        .filter_map(|c| c.points.last().map(|p| p.1))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (y0, y1) = y_range(
+        curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.1))
+            .map(|y| {
+                if final_max > 0.0 {
+                    y.min(1.25 * final_max)
+                } else {
+                    y
+                }
+            }),
+    );
     let log = y0 > 0.0 && y1 / y0 >= 5.0;
+    let x_min = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .fold(f64::INFINITY, f64::min);
+    let log_x = curves.iter().all(|c| !c.flat) && x_min > 0.0 && x_max / x_min >= 10.0;
+    let y_label = if log {
+        format!("{y_label} (log scale)")
+    } else {
+        y_label.to_owned()
+    };
+    let x_label = if log_x {
+        format!("{x_label} (log scale)")
+    } else {
+        x_label.to_owned()
+    };
     macro_rules! draw {
         ($chart:expr) => {{
             let mut chart = $chart;
             chart
                 .configure_mesh()
                 .light_line_style(TRANSPARENT)
-                .x_desc(x_label)
-                .y_desc(if log {
-                    "best makespan (s, log scale)"
-                } else {
-                    "best makespan (s)"
-                })
+                .x_desc(x_label.as_str())
+                .y_desc(y_label.as_str())
                 .draw()
                 .map_err(|e| plot_err(path, e))?;
             for (i, c) in curves.iter().enumerate() {
@@ -493,18 +551,28 @@ pub fn convergence(
         }};
     }
     let mut builder = line_chart(&root, title);
-    if log {
-        draw!(
+    let x_lo = if log_x { x_min } else { 0.0 };
+    match (log_x, log) {
+        (true, true) => draw!(
+            builder
+                .build_cartesian_2d((x_lo..x_max).log_scale(), (y0..y1).log_scale())
+                .map_err(|e| plot_err(path, e))?
+        ),
+        (true, false) => draw!(
+            builder
+                .build_cartesian_2d((x_lo..x_max).log_scale(), y0..y1)
+                .map_err(|e| plot_err(path, e))?
+        ),
+        (false, true) => draw!(
             builder
                 .build_cartesian_2d(0.0..x_max, (y0..y1).log_scale())
                 .map_err(|e| plot_err(path, e))?
-        );
-    } else {
-        draw!(
+        ),
+        (false, false) => draw!(
             builder
                 .build_cartesian_2d(0.0..x_max, y0..y1)
                 .map_err(|e| plot_err(path, e))?
-        );
+        ),
     }
     root.present().map_err(|e| plot_err(path, e))
 }

@@ -29,14 +29,20 @@ pub struct ConvergencePoint {
     pub evaluations: u64,
     /// Best makespan so far, s.
     pub best_makespan: f64,
+    /// CPU time of the process since the run started, s (0 in results written before it was
+    /// recorded).
+    #[serde(default)]
+    pub cpu_seconds: f64,
 }
 
-impl From<&Progress> for ConvergencePoint {
-    fn from(p: &Progress) -> Self {
+impl ConvergencePoint {
+    /// The point of progress event `p`, `cpu_seconds` into the run.
+    pub fn new(p: &Progress, cpu_seconds: f64) -> Self {
         Self {
             step: p.step,
             evaluations: p.evaluations,
             best_makespan: p.best_makespan,
+            cpu_seconds,
         }
     }
 }
@@ -529,9 +535,11 @@ impl Experiment {
         let mut curve: Vec<ConvergencePoint> = Vec::new();
         let (mut stride, mut seen) = (1u64, 0u64);
         let mut last: Option<ConvergencePoint> = None;
+        let cpu = cpu_time::ProcessTime::now();
         let mut observer = |pr: &Progress| {
+            let point = ConvergencePoint::new(pr, cpu.elapsed().as_secs_f64());
             if seen.is_multiple_of(stride) {
-                curve.push(pr.into());
+                curve.push(point);
                 last = None;
                 if curve.len() >= cap {
                     let mut i = 0usize;
@@ -542,7 +550,7 @@ impl Experiment {
                     stride *= 2;
                 }
             } else {
-                last = Some(pr.into());
+                last = Some(point);
             }
             seen += 1;
             ControlFlow::Continue(())
@@ -861,6 +869,7 @@ mod curve_tests {
                 step: i,
                 evaluations: i,
                 best_makespan: 1.0,
+                cpu_seconds: 0.0,
             })
             .collect();
         assert_eq!(thin(short.clone(), 100), short);

@@ -221,18 +221,78 @@ fn plots_are_written_as_svg_files() {
     assert!(curves[0].flat && curves[1].flat && !curves[2].flat);
     assert_eq!(curves[2].points.len(), 30);
     let conv = dir.path().join("conv.svg");
-    plot::convergence(&curves, "convergence", "iteration", &conv).unwrap();
+    plot::convergence(
+        &curves,
+        "convergence",
+        "iteration",
+        "best makespan (s)",
+        &conv,
+    )
+    .unwrap();
     assert_svg(&conv, &["random-search", "eft (no search)", "iteration"]);
     // a reference far above every search point is left out of the plot
     let mut far = curves.clone();
     far[0].points = vec![(0.0, 1e9)];
     far[0].label = "far-above".into();
-    plot::convergence(&far, "convergence", "iteration", &conv).unwrap();
+    plot::convergence(&far, "convergence", "iteration", "best makespan (s)", &conv).unwrap();
     assert!(
         !std::fs::read_to_string(&conv)
             .unwrap()
             .contains("far-above")
     );
+    // against CPU time, searches only, relative to the best known: the random search's
+    // curve alone, its CPU times increasing, its last point the best any run found on the
+    // problem divided by itself or more; drawn with a logarithmic time axis when it spans
+    // a factor of 10
+    let rel = res.relative_convergence_curves("layered, 40", 1);
+    assert_eq!(rel.len(), 1);
+    assert_eq!(rel[0].label, "random-search");
+    let best = res
+        .records()
+        .iter()
+        .filter(|r| r.problem == "layered, 40")
+        .map(|r| r.makespan)
+        .fold(f64::INFINITY, f64::min);
+    let own = res
+        .runs("layered, 40", "random-search")
+        .find(|r| r.seed == 1)
+        .unwrap();
+    assert_eq!(rel[0].points.len(), own.convergence.len());
+    for (p, c) in rel[0].points.iter().zip(&own.convergence) {
+        assert_eq!((p.0, p.1), (c.cpu_seconds, c.best_makespan / best));
+    }
+    assert!(rel[0].points.windows(2).all(|w| w[0].0 <= w[1].0));
+    assert!(rel[0].points.iter().all(|p| p.1 >= 1.0 - 1e-12));
+    let mut spread = rel.clone();
+    for (i, p) in spread[0].points.iter_mut().enumerate() {
+        p.0 = 1e-5 * 10f64.powi(i as i32 / 6);
+    }
+    plot::convergence(
+        &spread,
+        "over time",
+        "CPU time (s)",
+        "makespan ÷ best known",
+        &conv,
+    )
+    .unwrap();
+    assert_svg(
+        &conv,
+        &["CPU time (s) (log scale)", "makespan ÷ best known"],
+    );
+    plot::convergence(
+        &curves,
+        "convergence",
+        "iteration",
+        "best makespan (s)",
+        &conv,
+    )
+    .unwrap();
+    assert!(
+        !std::fs::read_to_string(&conv)
+            .unwrap()
+            .contains("iteration (log scale)")
+    );
+
     // the Gantt chart: a tooltip per bar, a legend, the colour rule
     let svg = std::fs::read_to_string(&gantt).unwrap();
     assert_eq!(svg.matches("<title>").count(), 6, "{svg}");
