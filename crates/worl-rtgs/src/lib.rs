@@ -8,7 +8,7 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`scheduler`] | [`Scheduler`], [`RunContext`], [`Budget`], [`Progress`] |
+//! | [`scheduler`] | [`Scheduler`], [`RunContext`], [`Budget`], [`Progress`], [`TimeClock`] |
 //! | [`registry`] | [`Registry`], [`Options`], spec strings and spec lists |
 //! | [`schedulers`] | every scheduler by family ([`list`](schedulers::list), [`search`](schedulers::search), [`rtgs`](schedulers::rtgs), `worl_rtgs`) and the registration table [`BUILTINS`](schedulers::BUILTINS) |
 //! | [`conformance`] | [`check_scheduler`]: valid, above the lower bound, reproducible |
@@ -51,7 +51,9 @@ pub mod testing;
 pub use conformance::{ConformanceError, check_scheduler};
 pub use error::{Result, ScheduleError};
 pub use registry::{Options, Registry};
-pub use scheduler::{Budget, Observer, Progress, RunContext, Scheduler, check_supported};
+pub use scheduler::{
+    Budget, Observer, Progress, RunContext, Scheduler, TimeClock, check_supported,
+};
 
 pub use worl_cluster;
 pub use worl_dag;

@@ -199,6 +199,25 @@ pub struct Progress {
 /// A progress observer: called with each [`Progress`] event; `Break` asks the run to stop.
 pub type Observer<'a> = &'a mut dyn FnMut(&Progress) -> ControlFlow<()>;
 
+/// The share of a CPU-time budget a run has spent ([`RunContext::time_clock`]); `Copy`, so a
+/// search can read it while the context is borrowed for progress reports.
+#[derive(Clone, Copy, Debug)]
+pub struct TimeClock {
+    started: ProcessTime,
+    budget: Duration,
+}
+
+impl TimeClock {
+    /// CPU time of the process since the run started over the budget, `>= 0` (1 or more once
+    /// the budget is spent; 1 for a zero budget).
+    pub fn fraction(&self) -> f64 {
+        if self.budget.is_zero() {
+            return 1.0;
+        }
+        self.started.elapsed().as_secs_f64() / self.budget.as_secs_f64()
+    }
+}
+
 /// What a scheduler run gets besides the problem: its seed, its budget and a progress
 /// observer (for progress bars and convergence curves).
 pub struct RunContext<'a> {
@@ -326,6 +345,21 @@ impl<'a> RunContext<'a> {
                 (self.cpu_elapsed().as_secs_f64() / t.as_secs_f64()).min(1.0)
             }
         })
+    }
+
+    /// The clock of a search run by its time budget: `Some` when the budget limits CPU time
+    /// and not evaluations. Iterative searches (WOA, PSO, GA, RTGS, WORL-RTGS's paper preset)
+    /// then run until the time is spent, their schedules (`a`, the inertia weight) keyed to
+    /// [`TimeClock::fraction`] instead of the iteration count, so that every search given the
+    /// same CPU time uses it all.
+    pub fn time_clock(&self) -> Option<TimeClock> {
+        match (self.budget.max_time, self.budget.max_evaluations) {
+            (Some(budget), None) => Some(TimeClock {
+                started: self.cpu_started,
+                budget,
+            }),
+            _ => None,
+        }
     }
 
     /// Reports progress to the observer. Returns `Break` when the observer asks to stop or the

@@ -168,3 +168,57 @@ fn malformed_specs_are_typed_errors() {
         }
     }
 }
+
+/// A time budget is spent, not only capped: WOA, PSO and GA given 2 iterations and 0.2 s of
+/// CPU go on past their iteration count until the time is spent (each iteration on this
+/// 30-task problem takes well under a millisecond), while without a time budget they stop
+/// after 2 iterations; an evaluation budget beside the time keeps the iteration count.
+/// (RTGS shares WOA's engine loop; it also stops at a fixed point, where no whale moves.)
+#[test]
+fn searches_spend_their_time_budget() {
+    use std::ops::ControlFlow;
+    use std::sync::Arc;
+    use std::time::Duration;
+    use worl_rtgs::{Budget, RunContext};
+    let w = worl_dag::generators::layered::layered(
+        &worl_dag::generators::layered::LayeredParams::new(30),
+        2,
+    )
+    .unwrap();
+    let p = worl_cluster::Problem::new(
+        Arc::new(w),
+        Arc::new(worl_cluster::presets::pai_mix(4, 1).unwrap()),
+    )
+    .unwrap();
+    let r = Registry::with_builtins();
+    for spec in [
+        "woa:whales=6,iterations=2",
+        "pso:particles=6,iterations=2",
+        "ga:population=6,generations=2",
+    ] {
+        let steps = |budget: Budget| {
+            let mut last = 0u64;
+            let mut observe = |pr: &worl_rtgs::Progress| {
+                last = pr.step;
+                ControlFlow::Continue(())
+            };
+            let mut ctx = RunContext::new(1)
+                .with_budget(budget)
+                .with_observer(&mut observe);
+            let s = r.build_spec(spec).unwrap().schedule(&p, &mut ctx).unwrap();
+            assert!(s.validate(&p).is_empty(), "{spec}");
+            let spent = ctx.cpu_elapsed();
+            drop(ctx);
+            (last, spent)
+        };
+        let (n, spent) = steps(Budget::cpu_time(Duration::from_millis(200)));
+        assert!(n > 10, "{spec}: {n} iterations in its time budget");
+        assert!(spent >= Duration::from_millis(200), "{spec}: {spent:?}");
+        assert!(steps(Budget::default()).0 <= 2, "{spec}");
+        let both = Budget {
+            max_evaluations: Some(1_000_000),
+            ..Budget::cpu_time(Duration::from_millis(200))
+        };
+        assert!(steps(both).0 <= 2, "{spec}");
+    }
+}

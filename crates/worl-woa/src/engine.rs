@@ -37,6 +37,7 @@ pub struct Woa<'p, P: WhaleProblem> {
     problem: &'p P,
     config: WoaConfig,
     initial: Vec<P::Whale>,
+    clock: Option<&'p dyn Fn() -> f64>,
 }
 
 impl<'p, P: WhaleProblem> Woa<'p, P> {
@@ -47,7 +48,20 @@ impl<'p, P: WhaleProblem> Woa<'p, P> {
             problem,
             config,
             initial: Vec::new(),
+            clock: None,
         }
+    }
+
+    /// Drives the run by a budget clock instead of the iteration count: `clock()` is the share
+    /// of the budget spent so far (e.g. of a CPU-time budget; read on the calling thread,
+    /// once per iteration). The `a` schedule then reads `τ = min(clock(), 1)` at each
+    /// iteration, and the run stops once `clock() >= 1` ([`StopReason::Budget`]) instead of
+    /// after [`WoaConfig::iterations`]; the other stopping rules are unchanged. Give a search
+    /// a time budget this way so that it uses the whole budget with its exploration schedule
+    /// spread over it, as a search with an evaluation budget spreads it over the evaluations.
+    pub fn with_clock(mut self, clock: &'p dyn Fn() -> f64) -> Self {
+        self.clock = Some(clock);
+        self
     }
 
     /// Seeds the initial population: these whales fill slots `0..k` (in order), the remaining
@@ -94,7 +108,7 @@ impl<'p, P: WhaleProblem> Woa<'p, P> {
         for (index, whale) in self.initial.iter().enumerate() {
             self.problem.check_initial_whale(index, whale)?;
         }
-        let mut run = Run::start(self.problem, cfg, &self.initial);
+        let mut run = Run::start(self.problem, cfg, &self.initial, self.clock);
         let mut stop = run.record(0, cfg.a_schedule.a(0.0), &mut observer);
         while stop.is_none() {
             stop = run.iterate(&mut observer);
@@ -118,6 +132,7 @@ struct Run<'a, P: WhaleProblem> {
     cfg: &'a WoaConfig,
     rngs: RngFactory,
     horizon: usize,
+    clock: Option<&'a dyn Fn() -> f64>,
     scratch: P::Scratch,
     pop: Vec<P::Whale>,
     fit: Vec<f64>,
@@ -138,7 +153,12 @@ struct Run<'a, P: WhaleProblem> {
 
 impl<'a, P: WhaleProblem> Run<'a, P> {
     /// Builds and evaluates the initial population (iteration 0).
-    fn start(problem: &'a P, cfg: &'a WoaConfig, initial: &[P::Whale]) -> Self {
+    fn start(
+        problem: &'a P,
+        cfg: &'a WoaConfig,
+        initial: &[P::Whale],
+        clock: Option<&'a dyn Fn() -> f64>,
+    ) -> Self {
         let n = cfg.whales;
         let rngs = RngFactory::new(cfg.seed);
         let mut scratch = problem.scratch();
@@ -171,6 +191,7 @@ impl<'a, P: WhaleProblem> Run<'a, P> {
             cfg,
             rngs,
             horizon: cfg.horizon(),
+            clock,
             scratch,
             next: pop.clone(),
             next_fit: fit.clone(),
@@ -198,7 +219,10 @@ impl<'a, P: WhaleProblem> Run<'a, P> {
         let cfg = self.cfg;
         let n = cfg.whales;
         self.iteration += 1;
-        let tau = (self.iteration - 1) as f64 / self.horizon as f64;
+        let tau = match self.clock {
+            Some(clock) => clock().clamp(0.0, 1.0),
+            None => (self.iteration - 1) as f64 / self.horizon as f64,
+        };
         let a = cfg.a_schedule.a(tau);
         let a2 = -1.0 - tau;
 
@@ -304,8 +328,11 @@ impl<'a, P: WhaleProblem> Run<'a, P> {
         if cfg.max_evaluations.is_some_and(|b| self.evaluations >= b) {
             return Some(StopReason::EvaluationBudget);
         }
-        if self.iteration >= self.horizon {
-            return Some(StopReason::Iterations);
+        match self.clock {
+            Some(clock) if clock() >= 1.0 => return Some(StopReason::Budget),
+            Some(_) => {}
+            None if self.iteration >= self.horizon => return Some(StopReason::Iterations),
+            None => {}
         }
         if cfg
             .early_stop

@@ -116,6 +116,8 @@ pub enum StopReason {
     TargetReached,
     /// The observer returned `ControlFlow::Break`.
     Observer,
+    /// The budget clock of [`Woa::with_clock`](crate::Woa::with_clock) reached 1.
+    Budget,
 }
 
 /// The outcome of a run.

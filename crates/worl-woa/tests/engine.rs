@@ -387,3 +387,33 @@ fn after_iteration_hook_sees_each_population_once_in_order() {
         assert_eq!(best, r.history.iterations[t].population_best);
     }
 }
+
+/// A budget clock replaces the iteration count: the run goes past `iterations` (3) until
+/// the clock reads 1, and `a` follows the clock (linear schedule: `a = 2 (1 − τ)`).
+#[test]
+fn a_budget_clock_drives_the_schedule_and_the_stop() {
+    let problem = ContinuousProblem::new(cube(4, 10.0), functions::sphere);
+    let reads = std::cell::Cell::new(0u32);
+    // each iteration reads the clock twice (schedule, then stop); it advances by 0.05 per
+    // iteration
+    let clock = || {
+        let r = reads.get();
+        reads.set(r + 1);
+        f64::from(r / 2) * 0.05
+    };
+    let r = Woa::new(&problem, WoaConfig::new(10, 3).with_seed(1))
+        .with_clock(&clock)
+        .run()
+        .unwrap();
+    assert_eq!(r.stop_reason, StopReason::Budget);
+    assert_eq!(r.iterations, 21);
+    for s in &r.history.iterations[1..] {
+        let tau = f64::from(s.iteration as u32 - 1) * 0.05;
+        assert!((s.a - 2.0 * (1.0 - tau.min(1.0))).abs() < 1e-12, "{s:?}");
+    }
+    // without the clock: 3 iterations
+    let r = Woa::new(&problem, WoaConfig::new(10, 3).with_seed(1))
+        .run()
+        .unwrap();
+    assert_eq!((r.stop_reason, r.iterations), (StopReason::Iterations, 3));
+}

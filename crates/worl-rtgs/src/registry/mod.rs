@@ -35,7 +35,11 @@
 //!   `1s`, `250ms`, `2min` or plain seconds, [`Budget::max_time`](crate::Budget)) and
 //!   `evaluations` (a count >= 1); they tighten the run's [`Budget`](crate::Budget)
 //!   ([`RunContext::tighten_budget`](crate::RunContext::tighten_budget)), so
-//!   `ils[time=1s]` and `worl-rtgs[time=1s]` get the same CPU time.
+//!   `ils[time=1s]` and `worl-rtgs[time=1s]` get the same CPU time. A search with a time
+//!   budget (and no evaluation budget) runs until the time is spent whatever its
+//!   `iterations` or `generations`, its schedules spread over the time
+//!   ([`RunContext::time_clock`](crate::RunContext::time_clock)); the list schedulers and
+//!   the deep-RL schedulers (which train for their `episodes`) finish when they are done.
 
 #[cfg(test)]
 mod limits_tests;

@@ -27,7 +27,8 @@
 //! `1/dim`; `U` = 1 or `m`). Deviations from Braun et al.: a HEFT seed instead of a Min-Min
 //! one (none with `decoder=position`), tournament
 //! instead of roulette selection, uniform instead of single-point crossover, a fixed number
-//! of generations. Child `i` of generation `g` draws from its own ChaCha8 stream
+//! of generations (under a CPU-time budget, generations until the time is spent:
+//! [`RunContext::time_clock`](crate::RunContext::time_clock)). Child `i` of generation `g` draws from its own ChaCha8 stream
 //! [`whale_rng`]`(seed, g, i)`, so parallel runs equal sequential ones.
 
 use rand::{Rng, RngCore};
@@ -216,7 +217,13 @@ impl Scheduler for Ga {
             .is_break();
         let mut next = pop.clone();
         let mut g = 0;
-        while !stop && g < c.generations && evaluations < budget && count > elites {
+        // Under a CPU-time budget the time drives the run (`RunContext::time_clock`).
+        let clock = ctx.time_clock();
+        while !stop
+            && clock.map_or(g < c.generations, |k| k.fraction() < 1.0)
+            && evaluations < budget
+            && count > elites
+        {
             g += 1;
             let children = usize::try_from(budget - evaluations)
                 .map_or(count - elites, |r| r.min(count - elites));

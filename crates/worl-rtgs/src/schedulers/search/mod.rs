@@ -66,7 +66,10 @@ use crate::scheduler::{Progress, RunContext};
 
 /// Runs the WOA engine on a plan problem, reporting [`Progress`] to `ctx` after every
 /// iteration (step 0 = the initial population) and stopping when `ctx` asks to (observer
-/// break or CPU-time budget), or after an iteration in which no whale moved.
+/// break or CPU-time budget), or after an iteration in which no whale moved. Under a
+/// CPU-time budget without an evaluation budget the run is driven by the time
+/// ([`RunContext::time_clock`]): `a` follows the share of the time spent and the iteration
+/// count no longer stops it.
 ///
 /// No move means a fixed point: under elitist truncation only whales with a fitness other
 /// than the leader's move, and an iteration without a mover leaves population, fitness and
@@ -82,19 +85,23 @@ pub(crate) fn run_engine<P: WhaleProblem>(
     ctx: &mut RunContext<'_>,
 ) -> Result<WoaResult<P::Whale>> {
     let total = config.horizon() as u64;
-    let result = Woa::new(problem, config)
-        .with_initial_whales(initial)
-        .run_with(|stats, _| {
-            let flow = ctx.report(Progress {
-                step: stats.iteration as u64,
-                total_steps: total,
-                evaluations: stats.evaluations,
-                best_makespan: stats.best_fitness,
-            });
-            if stats.iteration > 0 && stats.moves.moved() == 0 {
-                return std::ops::ControlFlow::Break(());
-            }
-            flow
-        })?;
+    let clock = ctx.time_clock();
+    let fraction = move || clock.map_or(0.0, |c| c.fraction());
+    let mut woa = Woa::new(problem, config).with_initial_whales(initial);
+    if clock.is_some() {
+        woa = woa.with_clock(&fraction);
+    }
+    let result = woa.run_with(|stats, _| {
+        let flow = ctx.report(Progress {
+            step: stats.iteration as u64,
+            total_steps: total,
+            evaluations: stats.evaluations,
+            best_makespan: stats.best_fitness,
+        });
+        if stats.iteration > 0 && stats.moves.moved() == 0 {
+            return std::ops::ControlFlow::Break(());
+        }
+        flow
+    })?;
     Ok(result)
 }

@@ -10,7 +10,9 @@
 //! `v ← w_t·v + c1·r1·(pbest_i − x) + c2·r2·(gbest − x)`, clamped to `[−v_max, v_max]`;
 //! `x ← x + v`, clamped to `[0, U]` (`U` = 1 for the list decoder, `m` for the position
 //! decoder). The inertia weight falls linearly from `w_start` to `w_end` over the run (Shi &
-//! Eberhart's linearly decreasing schedule, 0.9 → 0.4 by default). Initial positions are
+//! Eberhart's linearly decreasing schedule, 0.9 → 0.4 by default): over the iterations, or
+//! under a CPU-time budget over the time, the run then going on until the time is spent
+//! ([`RunContext::time_clock`](crate::RunContext::time_clock)). Initial positions are
 //! uniform in `[0, U)` (particle 0 at the HEFT position with `heft-seed`), velocities
 //! uniform in `[−v_max, v_max]`.
 //!
@@ -185,16 +187,22 @@ impl Scheduler for Pso {
             })
             .is_break();
 
+        // Under a CPU-time budget the time drives the run (`RunContext::time_clock`).
+        let clock = ctx.time_clock();
         let mut t = 0;
-        while !stop && t < c.iterations && evaluations < budget {
+        while !stop
+            && evaluations < budget
+            && clock.map_or(t < c.iterations, |k| k.fraction() < 1.0)
+        {
             t += 1;
             // Under an evaluation budget only the first particles may move.
             let movers = usize::try_from(budget - evaluations).map_or(count, |r| r.min(count));
-            let w = if c.iterations > 1 {
-                c.w_start - (c.w_start - c.w_end) * (t - 1) as f64 / (c.iterations - 1) as f64
-            } else {
-                c.w_start
+            let progress = match clock {
+                Some(k) => k.fraction().min(1.0),
+                None if c.iterations > 1 => (t - 1) as f64 / (c.iterations - 1) as f64,
+                None => 0.0,
             };
+            let w = c.w_start - (c.w_start - c.w_end) * progress;
             let leader = &gbest;
             codec.for_each(&mut swarm, c.parallel, &mut scratch, |i, p, s| {
                 if i >= movers {
