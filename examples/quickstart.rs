@@ -182,6 +182,16 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         "gap to LB: makespan / lower bound (max of critical path and work over capacity); \
          wall time: the scheduler's own time per run."
     );
+    if results
+        .schedulers()
+        .iter()
+        .any(|s| s == "DQN" || s == "MDTS")
+    {
+        println!(
+            "DQN, MDTS: fresh agents, trained online on this instance for their 30 episodes \
+             (agents pre-trained on other instances did worse frozen: docs/algorithms.md §10)."
+        );
+    }
 
     println!("\n{}", sources(&results));
     let mut optima = BTreeMap::new();

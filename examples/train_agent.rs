@@ -1,53 +1,82 @@
-//! Pre-train the move scorer of WORL-RTGS's default preset (`moves=scored`: its Double DQN
-//! agent scores candidate moves) offline on a generated corpus and save it.
+//! Pre-train the learned components offline on a generated corpus and save them:
+//! WORL-RTGS's move scorer (`--agent scorer`: the default preset with `moves=scored`), or
+//! the deep-RL list schedulers' agents (`--agent dqn`, `--agent mdts`). The checkpoints
+//! under `assets/agents/` that the quickstart's DQN and MDTS rows load are this program's
+//! output with the defaults of those agents.
 //!
 //! ```sh
-//! cargo run --release --example train_agent
-//! cargo run --release --example train_agent -- --workloads 120 --time 0.5 --out scorer.bpk
-//! # then use it:
-//! cargo run --release --example quickstart -- --schedulers heft,worl-rtgs:moves=scored,agent=scorer.bpk,learn=false
+//! cargo run --release --example train_agent                                  # the scorer
+//! cargo run --release --example train_agent -- --agent dqn --out assets/agents/dqn.bpk
+//! cargo run --release --example train_agent -- --agent mdts --out assets/agents/mdts.bpk
+//! # then use them:
+//! cargo run --release --example quickstart -- --schedulers heft,worl-rtgs:moves=scored,agent=target/worl/scorer.bpk,learn=false
 //! ```
 //!
 //! The corpus (`corpus_problem`) cycles through layered DAGs, DAGGEN DAGs and
-//! Alibaba-like jobs of 100, 300 and 1,000 tasks at CCR 0.5 to 5 on four clusters, with
-//! seeds no evaluation uses; workflows (WfCommons, Pegasus), STG graphs and traces are
-//! never seen, so they test transfer. One agent runs WORL-RTGS's default preset
-//! (`moves=scored`) with online learning on each problem in turn for `--time` CPU seconds, takes
-//! `--extra-steps` more Double DQN steps after each, and is written atomically with
-//! `worl::ddqn::save_checkpoint` (Burnpack weights and a JSON manifest). Same seed, same
-//! checkpoint.
+//! Alibaba-like jobs of 100, 300 and 1,000 tasks (the deep-RL agents: 100 and 300) at
+//! CCR 0.5 to 5 on four clusters, with seeds no evaluation uses (the quickstart's built-in
+//! workload and `examples/equal_budget`'s are below 100); workflows (WfCommons, Pegasus),
+//! STG graphs and traces are never seen, so they test transfer. One agent learns across the
+//! problems in turn and is written atomically with `worl::ddqn::save_checkpoint` (Burnpack
+//! weights and a JSON manifest):
+//!
+//! * **scorer**: WORL-RTGS's default preset with online learning, `--evaluations` plan
+//!   evaluations per problem, then `--extra-steps` Double DQN steps;
+//! * **dqn**, **mdts**: `--episodes` training episodes per problem (ε from 1 to 0.05 over
+//!   70 % of all of them), as `run_drl` runs them.
+//!
+//! Every budget is counted in evaluations or episodes, not time, so the same seed gives the
+//! same checkpoint, bit for bit.
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use worl::cluster::{LoadState, Problem, presets};
 use worl::dag::REFERENCE_BANDWIDTH;
 use worl::dag::ccr::with_ccr;
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl::dag::generators::daggen::{self, DaggenConfig};
 use worl::dag::generators::layered::{LayeredParams, layered};
-use worl::ddqn::{ComputeDevice, DeviceChoice, save_checkpoint, select_device};
+use worl::ddqn::{Agent, AgentConfig, ComputeDevice, DeviceChoice, save_checkpoint, select_device};
+use worl::rtgs::schedulers::drl::{DrlConfig, run_drl};
 use worl::rtgs::schedulers::worl_rtgs::{MoveChoice, WorlRtgsConfig, run_worl_rtgs};
 use worl::rtgs::{Budget, RunContext};
 
+/// Which agent to train.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Which {
+    /// WORL-RTGS's move scorer (`worl-rtgs:moves=scored`).
+    Scorer,
+    /// The `dqn` list scheduler's agent.
+    Dqn,
+    /// The `mdts` scheduler's branching agent.
+    Mdts,
+}
+
 #[derive(Parser, Debug)]
-#[command(about = "Pre-train WORL-RTGS's move scorer and save it")]
+#[command(about = "Pre-train a learned component (WORL-RTGS's move scorer, DQN, MDTS) and save it")]
 struct Args {
-    /// Training problems.
-    #[arg(long, default_value_t = 72)]
-    workloads: u64,
-    /// CPU seconds of search (with online learning) per training problem.
-    #[arg(long, default_value_t = 1.0)]
-    time: f64,
-    /// Double DQN steps after each problem's search.
+    /// The agent to train.
+    #[arg(long, value_enum, default_value_t = Which::Scorer)]
+    agent: Which,
+    /// Training problems (default: 72 for the scorer, 24 for DQN and MDTS).
+    #[arg(long)]
+    workloads: Option<u64>,
+    /// Scorer: plan evaluations of search (with online learning) per training problem.
+    #[arg(long, default_value_t = 400_000)]
+    evaluations: u64,
+    /// Scorer: Double DQN steps after each problem's search.
     #[arg(long, default_value_t = 200)]
     extra_steps: usize,
-    /// Seed of the agent and of the searches.
+    /// DQN, MDTS: training episodes per problem.
+    #[arg(long, default_value_t = 8)]
+    episodes: usize,
+    /// Seed of the agent and of the runs.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Checkpoint path.
+    /// Checkpoint path (default: `target/worl/<agent>.bpk`).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Device of the agent: flex (CPU, the default: the network is tiny), wgpu or auto.
@@ -55,7 +84,7 @@ struct Args {
     device: String,
 }
 
-/// The training corpus of the default preset's move scorer, problem `i`: a layered DAG, a
+/// The training corpus, problem `i`: a layered DAG, a
 /// DAGGEN DAG or Alibaba-like jobs (in turn) of 100, 300 or 1,000 tasks, at CCR 0.5 to 5,
 /// on the 500 Mbit/s heterogeneous pool, a busy 16-GPU PAI mix or a 50-GPU PAI mix; seeds
 /// from 100 up, so no workload of `examples/equal_budget` (seeds below 100) is seen, and no
@@ -94,38 +123,15 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let device: ComputeDevice = select_device(args.device.parse::<DeviceChoice>()?)?;
     println!("agent device: {}", device.description());
+    let name = format!("{:?}", args.agent).to_lowercase();
     let out = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/worl/move-scorer.bpk")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/worl/{name}.bpk"))
     });
-    let config = WorlRtgsConfig {
-        moves: MoveChoice::Scored,
-        ..WorlRtgsConfig::default()
+    let agent = match args.agent {
+        Which::Scorer => train_scorer(args, &device)?,
+        Which::Dqn => train_drl(args, DrlConfig::default(), &device)?,
+        Which::Mdts => train_drl(args, DrlConfig::mdts(), &device)?,
     };
-    let mut agent = config.fresh_agent(args.seed, &device)?;
-    println!(
-        "training the move scorer on {} problems, {} s each, then {} gradient steps each",
-        args.workloads, args.time, args.extra_steps
-    );
-    for i in 0..args.workloads {
-        let p = corpus_problem(i)?;
-        let t = Instant::now();
-        let mut ctx = RunContext::new(args.seed ^ i)
-            .with_budget(Budget::cpu_time(Duration::from_secs_f64(args.time)));
-        let outcome = run_worl_rtgs(&p, &config, agent, &mut ctx)?;
-        agent = outcome.agent;
-        for _ in 0..args.extra_steps {
-            agent.train_step()?;
-        }
-        println!(
-            "  problem {i:>3}: {:>5} tasks on {:>2} GPUs  makespan {:>10.1} s  (LB {:>10.1})  {:>6} gradient steps so far  {:.1} s",
-            p.n_tasks(),
-            p.n_gpus(),
-            outcome.schedule.makespan(),
-            p.lower_bound().value,
-            agent.train_steps(),
-            t.elapsed().as_secs_f64()
-        );
-    }
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -138,6 +144,87 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The move scorer: WORL-RTGS (`moves=scored`) learning online on each problem in turn.
+fn train_scorer(args: &Args, device: &ComputeDevice) -> Result<Agent, Box<dyn std::error::Error>> {
+    let config = WorlRtgsConfig {
+        moves: MoveChoice::Scored,
+        ..WorlRtgsConfig::default()
+    };
+    let mut agent = config.fresh_agent(args.seed, device)?;
+    let workloads = args.workloads.unwrap_or(72);
+    println!(
+        "training the move scorer on {workloads} problems, {} evaluations each, then {} gradient steps each",
+        args.evaluations, args.extra_steps
+    );
+    for i in 0..workloads {
+        let p = corpus_problem(i)?;
+        let t = Instant::now();
+        let mut ctx =
+            RunContext::new(args.seed ^ i).with_budget(Budget::evaluations(args.evaluations));
+        let outcome = run_worl_rtgs(&p, &config, agent, &mut ctx)?;
+        agent = outcome.agent;
+        for _ in 0..args.extra_steps {
+            agent.train_step()?;
+        }
+        report(i, &p, outcome.schedule.makespan(), &agent, t);
+    }
+    Ok(agent)
+}
+
+/// The agent of `dqn` or `mdts` (`config`): `--episodes` training episodes on each problem of
+/// at most 300 tasks of the corpus in turn.
+fn train_drl(
+    args: &Args,
+    config: DrlConfig,
+    device: &ComputeDevice,
+) -> Result<Agent, Box<dyn std::error::Error>> {
+    let config = DrlConfig {
+        episodes: args.episodes,
+        ..config
+    };
+    let workloads = args.workloads.unwrap_or(24) as usize;
+    let problems: Vec<Problem> = (0..)
+        .map(corpus_problem)
+        .filter(|p| p.as_ref().map_or(true, |p| p.n_tasks() <= 300))
+        .take(workloads)
+        .collect::<Result<_, _>>()?;
+    let agent_config = AgentConfig {
+        seed: args.seed,
+        ..config.agent_config_for_runs(300, problems.len())
+    };
+    let mut agent = Agent::new(agent_config, device)?;
+    println!(
+        "training the {} agent on {} problems, {} episodes each",
+        if config.branches >= 2 { "MDTS" } else { "DQN" },
+        problems.len(),
+        args.episodes
+    );
+    for (i, p) in problems.iter().enumerate() {
+        let t = Instant::now();
+        let outcome = run_drl(
+            p,
+            &config,
+            agent,
+            &mut RunContext::new(args.seed ^ i as u64),
+        )?;
+        agent = outcome.agent;
+        report(i as u64, p, outcome.greedy_makespan, &agent, t);
+    }
+    Ok(agent)
+}
+
+fn report(i: u64, p: &Problem, makespan: f64, agent: &Agent, t: Instant) {
+    println!(
+        "  problem {i:>3}: {:>5} tasks on {:>2} GPUs  makespan {:>10.1} s  (LB {:>10.1})  {:>6} gradient steps so far  {:.1} s",
+        p.n_tasks(),
+        p.n_gpus(),
+        makespan,
+        p.lower_bound().value,
+        agent.train_steps(),
+        t.elapsed().as_secs_f64()
+    );
 }
 
 fn main() -> ExitCode {

@@ -225,7 +225,7 @@ fn the_move_scorer_learns_runs_frozen_and_refuses_other_checkpoints() {
         let agent = c.fresh_agent(seed, &ComputeDevice::flex()).unwrap();
         run_worl_rtgs(&p, c, agent, &mut RunContext::new(seed)).unwrap()
     };
-    let a = go(&learning, 3);
+    let mut a = go(&learning, 3);
     assert!(a.schedule.validate(&p).is_empty());
     assert!(a.schedule.makespan() <= heft);
     assert!(a.agent.replay_len() > 256, "{}", a.agent.replay_len());
@@ -234,8 +234,13 @@ fn the_move_scorer_learns_runs_frozen_and_refuses_other_checkpoints() {
         a.agent.config().action_dim,
         worl_rtgs::schedulers::worl_rtgs::MOVE_ACTION_DIM
     );
-    let b = go(&learning, 3);
+    let mut b = go(&learning, 3);
     assert_eq!(a.schedule, b.schedule, "not reproducible");
+    // the same weights too (what makes `train_agent`'s checkpoint reproducible)
+    let weights = |o: &mut worl_rtgs::schedulers::worl_rtgs::WorlOutcome| {
+        o.agent.snapshot().unwrap().layers().to_vec()
+    };
+    assert_eq!(weights(&mut a), weights(&mut b));
     // and so is the operator agent's learning run
     let op = config(&[("moves", "agent")]);
     assert_eq!(go(&op, 3).schedule, go(&op, 3).schedule);
