@@ -36,6 +36,15 @@ pub const MOVE_STATE_DIM: usize = OPERATOR_STATE_DIM;
 /// (a step of the 16-16 network on flex costs about as much as 100 incremental tries).
 const STEP_COST: u64 = 100;
 
+/// Share of the run (time, or evaluations at [`STEP_COST`] per step) learning may take.
+const LEARNING_SHARE: f64 = 0.2;
+
+/// Relative noise of the upward ranks of a randomized-rank HEFT plan (a restart).
+const RESTART_NOISE: f64 = 0.3;
+
+/// Rewards are `clamp(REWARD_SCALE · relative makespan gain, ·, 1)`: a 1 % gain earns 1.
+const REWARD_SCALE: f64 = 100.0;
+
 /// Settings of [`run_operator_search`].
 #[derive(Clone, Debug)]
 pub(crate) struct OperatorSettings {
@@ -126,15 +135,15 @@ pub(crate) fn run_operator_search(
     let feasible = FeasibleGpus::new(problem);
     let mut rng: ChaCha8Rng = ctx.rng();
     let ranks = upward_ranks(problem);
-    let mut sub = RunContext::new(ctx.seed());
     let heft = Heft::new().schedule_with_priorities(problem, ranks.clone())?;
-    let peft = crate::Scheduler::schedule(&mut Peft::new(), problem, &mut sub)?;
-    let mut whales: Vec<LocalState<'_>> = Vec::with_capacity(s.whales);
+    let peft =
+        crate::Scheduler::schedule(&mut Peft::new(), problem, &mut RunContext::new(ctx.seed()))?;
+    let mut whales = Vec::with_capacity(s.whales.max(1));
     for i in 0..s.whales.max(1) {
         let start = match i {
             0 => heft.clone(),
             1 => peft.clone(),
-            _ => randomized_heft(problem, &ranks, 0.3, &mut rng)?,
+            _ => randomized_heft(problem, &ranks, RESTART_NOISE, &mut rng)?,
         };
         whales.push(LocalState::from_schedule(
             problem, &feasible, s.policy, &start,
@@ -162,37 +171,17 @@ pub(crate) fn run_operator_search(
     // never read
     let learn = s.learn && s.choice == MoveChoice::Agent;
     let learn_scorer = s.learn && s.choice == MoveChoice::Scored;
-    let mut scored_obs = Observation {
-        state: Vec::with_capacity(MOVE_STATE_DIM),
-        candidates: Vec::with_capacity(CANDIDATES * MOVE_ACTION_DIM),
-        mask: Vec::new(),
-    };
-    let mut cands = CandidateMoves::default();
-    // per whale: its last scored try (observation, action, reward), completed into a
-    // transition by the whale's next scored try
-    let mut pending: Vec<Option<(Observation, usize, f32)>> = vec![None; whales.len()];
+    let mut scorer = Scorer::new(whales.len(), learn_scorer);
     let mut obs = Observation {
         state: Vec::with_capacity(OPERATOR_STATE_DIM),
         candidates: Vec::with_capacity(6 * OPERATOR_ACTION_DIM),
         mask: Vec::new(),
     };
     let mut next = obs.clone();
-    let started = Instant::now();
-    let mut learning = std::time::Duration::ZERO;
-    let steps_before = agent.train_steps();
+    let mut share = LearningShare::new(agent);
     let mut iteration = 0u64;
     'search: loop {
-        let spent = match ctx.time_fraction() {
-            Some(f) => f,
-            None => {
-                let cap = ctx
-                    .budget()
-                    .max_evaluations
-                    .unwrap_or(steps_planned as u64)
-                    .max(1);
-                (evaluations as f64 / cap as f64).min(1.0)
-            }
-        };
+        let spent = budget_spent(ctx, steps_planned, evaluations);
         let a = 2.0 * (1.0 - spent);
         for i in 0..whales.len() {
             if evaluations_spent(ctx, steps_planned, evaluations) {
@@ -203,7 +192,7 @@ pub(crate) fn run_operator_search(
                 stagnation[i] = 0;
                 if rng.random::<f64>() < a / 4.0 {
                     // Search for prey from a random point: a randomized-rank HEFT plan.
-                    let fresh = randomized_heft(problem, &ranks, 0.3, &mut rng)?;
+                    let fresh = randomized_heft(problem, &ranks, RESTART_NOISE, &mut rng)?;
                     let state = LocalState::from_schedule(problem, &feasible, s.policy, &fresh)?;
                     whales[i].copy_from(&state);
                 } else {
@@ -216,16 +205,15 @@ pub(crate) fn run_operator_search(
 
             // 2. The agent chooses a move.
             let before = w.makespan();
-            features(
-                &mut obs.state,
+            let view = WhaleView {
                 a,
-                before,
-                leader.makespan(),
-                stagnation[i],
                 spent,
-                chain.len() as f32 / n,
-                last_reward[i],
-            );
+                leader: leader.makespan(),
+                stagnation: stagnation[i],
+                chain_share: chain.len() as f32 / n,
+                last_reward: last_reward[i],
+            };
+            view.state(before, &mut obs.state);
             stats.features(&mut obs.candidates);
             // Until its first gradient step the agent's choice is uniform (an untrained
             // network would pick one move throughout).
@@ -247,44 +235,14 @@ pub(crate) fn run_operator_search(
             for _ in 0..s.burst {
                 let cur = w.makespan();
                 let tried = if scored && rng.random::<f64>() < s.focus {
-                    // the scorer's try: the candidate of largest Q-value
-                    cands.draw(w, &chain, &mut rng);
-                    if cands.is_empty() {
-                        continue;
-                    }
-                    features(
-                        &mut scored_obs.state,
-                        a,
-                        cur,
-                        leader.makespan(),
-                        stagnation[i],
-                        spent,
-                        chain.len() as f32 / n,
-                        last_reward[i],
-                    );
-                    scored_obs.candidates.clone_from(&cands.features);
-                    let pick = if learn_scorer && agent.train_steps() == 0 {
-                        rng.random_range(0..cands.moves.len())
-                    } else if learn_scorer {
-                        agent.act(&scored_obs)?
-                    } else {
-                        agent.greedy_action(&scored_obs)?
+                    let now = WhaleView {
+                        chain_share: chain.len() as f32 / n,
+                        ..view
                     };
-                    let (v, g, _) = cands.moves[pick];
-                    let tried = w.try_gpu(v, g);
-                    if learn_scorer {
-                        let after = if let Tried::Kept(ms) = tried { ms } else { cur };
-                        let reward = (100.0 * (cur - after) / cur).clamp(0.0, 1.0) as f32;
-                        if let Some((prev, act, r)) = pending[i].take() {
-                            let step = Step {
-                                reward: r,
-                                done: false,
-                            };
-                            agent.remember_step(&prev, act, step, &scored_obs)?;
-                        }
-                        pending[i] = Some((scored_obs.clone(), pick, reward));
+                    match scorer.try_one(i, w, &chain, &now, agent, &mut rng)? {
+                        Some(tried) => tried,
+                        None => continue,
                     }
-                    tried
                 } else {
                     let Some(&v) = chain.choose(&mut rng) else {
                         break;
@@ -316,7 +274,7 @@ pub(crate) fn run_operator_search(
                 0.0
             };
             stats.update(action, (kept > 0) as u8 as f64, gain);
-            let reward = (100.0 * gain).clamp(-1.0, 1.0) as f32;
+            let reward = (REWARD_SCALE * gain).clamp(-1.0, 1.0) as f32;
             bandit.update(action, f64::from(reward));
             if gain > 0.0 {
                 stagnation[i] = 0;
@@ -330,16 +288,14 @@ pub(crate) fn run_operator_search(
 
             // 4. Learning: the transition to the whale's state after the burst.
             if learn {
-                features(
-                    &mut next.state,
-                    a,
-                    after,
-                    leader.makespan(),
-                    stagnation[i],
-                    spent,
-                    chain.len() as f32 / n,
-                    reward,
-                );
+                let view = WhaleView {
+                    leader: leader.makespan(),
+                    stagnation: stagnation[i],
+                    chain_share: chain.len() as f32 / n,
+                    last_reward: reward,
+                    ..view
+                };
+                view.state(after, &mut next.state);
                 stats.features(&mut next.candidates);
                 agent.remember_step(
                     &obs,
@@ -353,19 +309,8 @@ pub(crate) fn run_operator_search(
             }
         }
         iteration += 1;
-        // Learning may take a fifth of the run: of its time under a CPU-time budget, else of
-        // its evaluations at STEP_COST each per gradient step (deterministic, so a run
-        // without a time budget is reproducible).
-        let share_left = match ctx.time_fraction() {
-            Some(_) => learning.as_secs_f64() <= 0.2 * started.elapsed().as_secs_f64(),
-            None => (agent.train_steps() - steps_before) * STEP_COST <= evaluations / 5,
-        };
-        if (learn || learn_scorer) && share_left {
-            let t0 = Instant::now();
-            for _ in 0..s.train_steps {
-                agent.train_step()?;
-            }
-            learning += t0.elapsed();
+        if (learn || learn_scorer) && share.allows(ctx, agent, evaluations) {
+            share.train(agent, s.train_steps)?;
         }
         if ctx
             .report(Progress {
@@ -388,31 +333,171 @@ pub(crate) fn run_operator_search(
     Ok(OperatorOutcome { schedule, chosen })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn features(
-    out: &mut Vec<f32>,
+/// What the agents' state says of a whale at a decision (module docs, "The default
+/// preset's search": the 6 state numbers but the makespan).
+#[derive(Clone, Copy)]
+struct WhaleView {
+    /// WOA coefficient `a` (2 → 0 over the run).
     a: f64,
-    makespan: f64,
-    leader: f64,
-    stagnation: usize,
+    /// Share of the budget spent.
     spent: f64,
+    /// The leader's makespan, s.
+    leader: f64,
+    /// Failed bursts in a row.
+    stagnation: usize,
+    /// Critical-chain length / n.
     chain_share: f32,
+    /// The whale's last burst reward.
     last_reward: f32,
-) {
-    out.clear();
-    let gap = if makespan.is_finite() && leader > 0.0 {
-        (makespan / leader).ln().clamp(0.0, 5.0)
-    } else {
-        5.0
-    };
-    out.extend_from_slice(&[
-        (a / 2.0) as f32,
-        gap as f32,
-        (stagnation as f32 / 8.0).min(4.0),
-        spent as f32,
-        chain_share,
-        last_reward,
-    ]);
+}
+
+impl WhaleView {
+    /// The state vector of a whale of makespan `makespan` ([`OPERATOR_STATE_DIM`] numbers):
+    /// `[a/2, ln(C_X / C_leader) in [0, 5], failed bursts / 8 (at most 4), spent, chain
+    /// share, last reward]`, into `out`.
+    fn state(&self, makespan: f64, out: &mut Vec<f32>) {
+        out.clear();
+        let gap = if makespan.is_finite() && self.leader > 0.0 {
+            (makespan / self.leader).ln().clamp(0.0, 5.0)
+        } else {
+            5.0
+        };
+        out.extend_from_slice(&[
+            (self.a / 2.0) as f32,
+            gap as f32,
+            (self.stagnation as f32 / 8.0).min(4.0),
+            self.spent as f32,
+            self.chain_share,
+            self.last_reward,
+        ]);
+    }
+}
+
+/// The share of the budget spent: of the CPU time under a time budget, else of the
+/// evaluations (the budget's, or `steps_planned`).
+fn budget_spent(ctx: &RunContext<'_>, steps_planned: usize, evaluations: u64) -> f64 {
+    match ctx.time_fraction() {
+        Some(f) => f,
+        None => {
+            let cap = ctx
+                .budget()
+                .max_evaluations
+                .unwrap_or(steps_planned as u64)
+                .max(1);
+            (evaluations as f64 / cap as f64).min(1.0)
+        }
+    }
+}
+
+/// How much of the run learning has taken: at most [`LEARNING_SHARE`] of its time under a
+/// CPU-time budget, else of its evaluations at [`STEP_COST`] per gradient step
+/// (deterministic, so a run without a time budget is reproducible).
+struct LearningShare {
+    started: Instant,
+    learning: std::time::Duration,
+    steps_before: u64,
+}
+
+impl LearningShare {
+    fn new(agent: &Agent) -> Self {
+        LearningShare {
+            started: Instant::now(),
+            learning: std::time::Duration::ZERO,
+            steps_before: agent.train_steps(),
+        }
+    }
+
+    /// Whether learning is under its share.
+    fn allows(&self, ctx: &RunContext<'_>, agent: &Agent, evaluations: u64) -> bool {
+        match ctx.time_fraction() {
+            Some(_) => {
+                self.learning.as_secs_f64() <= LEARNING_SHARE * self.started.elapsed().as_secs_f64()
+            }
+            None => {
+                let steps = agent.train_steps() - self.steps_before;
+                (steps * STEP_COST) as f64 <= LEARNING_SHARE * evaluations as f64
+            }
+        }
+    }
+
+    /// `steps` Double DQN steps, timed.
+    fn train(&mut self, agent: &mut Agent, steps: usize) -> Result<()> {
+        let t0 = Instant::now();
+        for _ in 0..steps {
+            agent.train_step()?;
+        }
+        self.learning += t0.elapsed();
+        Ok(())
+    }
+}
+
+/// The move scorer's tries ([`MoveChoice::Scored`]): candidates, the observation, and per
+/// whale its last scored try (observation, action, reward), which the whale's next scored
+/// try completes into a transition.
+struct Scorer {
+    obs: Observation,
+    cands: CandidateMoves,
+    pending: Vec<Option<(Observation, usize, f32)>>,
+    learn: bool,
+}
+
+impl Scorer {
+    fn new(whales: usize, learn: bool) -> Self {
+        Scorer {
+            obs: Observation {
+                state: Vec::with_capacity(MOVE_STATE_DIM),
+                candidates: Vec::with_capacity(CANDIDATES * MOVE_ACTION_DIM),
+                mask: Vec::new(),
+            },
+            cands: CandidateMoves::default(),
+            pending: vec![None; whales],
+            learn,
+        }
+    }
+
+    /// One scored try of whale `i` (state `w`, critical chain `chain`): draws the
+    /// candidates, tries the one the agent picks (ε-greedy while learning, uniform before
+    /// its first gradient step, greedy when frozen) and, while learning, stores the previous
+    /// try's transition. `None` when no candidate could be drawn.
+    fn try_one(
+        &mut self,
+        i: usize,
+        w: &mut LocalState<'_>,
+        chain: &[TaskId],
+        view: &WhaleView,
+        agent: &mut Agent,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Option<Tried>> {
+        self.cands.draw(w, chain, rng);
+        if self.cands.is_empty() {
+            return Ok(None);
+        }
+        let cur = w.makespan();
+        view.state(cur, &mut self.obs.state);
+        self.obs.candidates.clone_from(&self.cands.features);
+        let pick = if self.learn && agent.train_steps() == 0 {
+            rng.random_range(0..self.cands.moves.len())
+        } else if self.learn {
+            agent.act(&self.obs)?
+        } else {
+            agent.greedy_action(&self.obs)?
+        };
+        let (v, g, _) = self.cands.moves[pick];
+        let tried = w.try_gpu(v, g);
+        if self.learn {
+            let after = if let Tried::Kept(ms) = tried { ms } else { cur };
+            let reward = (REWARD_SCALE * (cur - after) / cur).clamp(0.0, 1.0) as f32;
+            if let Some((prev, act, r)) = self.pending[i].take() {
+                let step = Step {
+                    reward: r,
+                    done: false,
+                };
+                agent.remember_step(&prev, act, step, &self.obs)?;
+            }
+            self.pending[i] = Some((self.obs.clone(), pick, reward));
+        }
+        Ok(Some(tried))
+    }
 }
 
 /// The WOA move of whale `i` in plan space (module docs, step 1): the whale restarts from
