@@ -149,188 +149,295 @@ pub(crate) fn run_operator_search(
             problem, &feasible, s.policy, &start,
         )?);
     }
-    let mut evaluations = whales.len() as u64;
-    let lead = |w: &[LocalState<'_>]| {
-        (0..w.len())
-            .min_by(|&a, &b| w[a].makespan().total_cmp(&w[b].makespan()).then(a.cmp(&b)))
-            .expect("whales")
-    };
-    let mut leader = whales[lead(&whales)].clone();
-    let n = problem.n_tasks() as f32;
-    let steps_planned = (s.whales * s.iterations * (s.burst + 1)).max(1);
-    let mut stats = MoveStats {
-        success: [0.5; 6],
-        gain: [0.0; 6],
-    };
-    let mut stagnation = vec![0usize; whales.len()];
-    let mut last_reward = vec![0.0f32; whales.len()];
-    let mut chain: Vec<TaskId> = Vec::new();
-    let mut chosen = [0u64; 6];
-    let mut bandit = Bandit::default();
-    // only the agents learn: the other choices would pay for training a network they
-    // never read
-    let learn = s.learn && s.choice == MoveChoice::Agent;
-    let learn_scorer = s.learn && s.choice == MoveChoice::Scored;
-    let mut scorer = Scorer::new(whales.len(), learn_scorer);
-    let mut obs = Observation {
-        state: Vec::with_capacity(OPERATOR_STATE_DIM),
-        candidates: Vec::with_capacity(6 * OPERATOR_ACTION_DIM),
-        mask: Vec::new(),
-    };
-    let mut next = obs.clone();
+    let mut search = OperatorSearch::new(problem, &feasible, s, ranks, rng, whales);
     let mut share = LearningShare::new(agent);
     let mut iteration = 0u64;
     'search: loop {
-        let spent = budget_spent(ctx, steps_planned, evaluations);
+        let spent = budget_spent(ctx, search.steps_planned, search.evaluations);
         let a = 2.0 * (1.0 - spent);
-        for i in 0..whales.len() {
-            if evaluations_spent(ctx, steps_planned, evaluations) {
+        for i in 0..search.whales.len() {
+            if evaluations_spent(ctx, search.steps_planned, search.evaluations) {
                 break 'search;
             }
-            // 1. WOA step in plan space, when the whale's bursts stopped paying.
-            if stagnation[i] >= s.patience {
-                stagnation[i] = 0;
-                if rng.random::<f64>() < a / 4.0 {
-                    // Search for prey from a random point: a randomized-rank HEFT plan.
-                    let fresh = randomized_heft(problem, &ranks, RESTART_NOISE, &mut rng)?;
-                    let state = LocalState::from_schedule(problem, &feasible, s.policy, &fresh)?;
-                    whales[i].copy_from(&state);
-                } else {
-                    woa_move(&mut whales, i, &leader, a, s.kick, &mut rng, &mut chain);
-                }
-                evaluations += 1;
-            }
-            let w = &mut whales[i];
-            w.critical_chain(&mut chain);
-
-            // 2. The agent chooses a move.
-            let before = w.makespan();
-            let view = WhaleView {
-                a,
-                spent,
-                leader: leader.makespan(),
-                stagnation: stagnation[i],
-                chain_share: chain.len() as f32 / n,
-                last_reward: last_reward[i],
-            };
-            view.state(before, &mut obs.state);
-            stats.features(&mut obs.candidates);
-            // Until its first gradient step the agent's choice is uniform (an untrained
-            // network would pick one move throughout).
-            let action = match s.choice {
-                MoveChoice::Uniform | MoveChoice::Scored => rng.random_range(0..Move::ALL.len()),
-                MoveChoice::EpsilonGreedy | MoveChoice::Ucb => bandit.choose(s.choice, &mut rng),
-                MoveChoice::Agent if learn && agent.train_steps() == 0 => {
-                    rng.random_range(0..Move::ALL.len())
-                }
-                MoveChoice::Agent => agent.act(&obs)?,
-            };
-            chosen[action] += 1;
-            let m = Move::ALL[action];
-
-            // 3. The burst.
-            let mut kept = 0usize;
-            let scored =
-                s.choice == MoveChoice::Scored && w.evaluation() == Evaluation::Incremental;
-            for _ in 0..s.burst {
-                let cur = w.makespan();
-                let tried = if scored && rng.random::<f64>() < s.focus {
-                    let now = WhaleView {
-                        chain_share: chain.len() as f32 / n,
-                        ..view
-                    };
-                    match scorer.try_one(i, w, &chain, &now, agent, &mut rng)? {
-                        Some(tried) => tried,
-                        None => continue,
-                    }
-                } else {
-                    let Some(&v) = chain.choose(&mut rng) else {
-                        break;
-                    };
-                    let this = if rng.random::<f64>() < s.focus {
-                        m
-                    } else {
-                        *Move::ALL.choose(&mut rng).expect("moves")
-                    };
-                    w.try_move(this, v, &mut rng)
-                };
-                match tried {
-                    Tried::NoChange => continue,
-                    Tried::Worse | Tried::Reordered => evaluations += 1,
-                    Tried::Kept(ms) => {
-                        evaluations += 1;
-                        kept += usize::from(ms < cur);
-                        w.critical_chain(&mut chain);
-                    }
-                }
-                if evaluations_spent(ctx, steps_planned, evaluations) {
-                    break;
-                }
-            }
-            let after = w.makespan();
-            let gain = if before.is_finite() && before > 0.0 {
-                (before - after) / before
-            } else {
-                0.0
-            };
-            stats.update(action, (kept > 0) as u8 as f64, gain);
-            let reward = (REWARD_SCALE * gain).clamp(-1.0, 1.0) as f32;
-            bandit.update(action, f64::from(reward));
-            if gain > 0.0 {
-                stagnation[i] = 0;
-            } else {
-                stagnation[i] += 1;
-            }
-            last_reward[i] = reward;
-            if after < leader.makespan() {
-                leader.copy_from(w);
-            }
-
-            // 4. Learning: the transition to the whale's state after the burst.
-            if learn {
-                let view = WhaleView {
-                    leader: leader.makespan(),
-                    stagnation: stagnation[i],
-                    chain_share: chain.len() as f32 / n,
-                    last_reward: reward,
-                    ..view
-                };
-                view.state(after, &mut next.state);
-                stats.features(&mut next.candidates);
-                agent.remember_step(
-                    &obs,
-                    action,
-                    Step {
-                        reward,
-                        done: false,
-                    },
-                    &next,
-                )?;
-            }
+            search.whale_turn(i, a, spent, agent, ctx)?;
         }
         iteration += 1;
-        if (learn || learn_scorer) && share.allows(ctx, agent, evaluations) {
+        if search.learns() && share.allows(ctx, agent, search.evaluations) {
             share.train(agent, s.train_steps)?;
         }
-        if ctx
-            .report(Progress {
-                step: iteration,
-                total_steps: s.iterations as u64,
-                evaluations,
-                best_makespan: leader.makespan(),
-            })
-            .is_break()
-        {
+        let progress = Progress {
+            step: iteration,
+            total_steps: s.iterations as u64,
+            evaluations: search.evaluations,
+            best_makespan: search.leader.makespan(),
+        };
+        if ctx.report(progress).is_break() {
             break;
         }
     }
-    let mut schedule = worl_cluster::Evaluator::new(problem).schedule(&leader.plan, s.policy)?;
+    let mut schedule =
+        worl_cluster::Evaluator::new(problem).schedule(&search.leader.plan, s.policy)?;
     for seed in [heft, peft] {
         if seed.makespan() < schedule.makespan() {
             schedule = seed;
         }
     }
-    Ok(OperatorOutcome { schedule, chosen })
+    Ok(OperatorOutcome {
+        schedule,
+        chosen: search.chosen,
+    })
+}
+
+/// The state of the operator search between whale turns.
+struct OperatorSearch<'p, 's> {
+    problem: &'p Problem,
+    feasible: &'p FeasibleGpus,
+    s: &'s OperatorSettings,
+    ranks: Vec<f64>,
+    rng: ChaCha8Rng,
+    whales: Vec<LocalState<'p>>,
+    leader: LocalState<'p>,
+    /// Per whale: failed bursts in a row, and the last burst's reward.
+    stagnation: Vec<usize>,
+    last_reward: Vec<f32>,
+    /// The current whale's critical chain.
+    chain: Vec<TaskId>,
+    /// Bursts (or scored tries) per move, in [`Move::ALL`] order.
+    chosen: [u64; 6],
+    bandit: Bandit,
+    stats: MoveStats,
+    scorer: Scorer,
+    /// The operator agent's observation before and after a burst.
+    obs: Observation,
+    next: Observation,
+    /// Whether the operator agent learns (only `moves=agent`: the other choices would pay
+    /// for training a network they never read).
+    learn: bool,
+    evaluations: u64,
+    /// The evaluation cap of a run without any budget.
+    steps_planned: usize,
+}
+
+impl<'p, 's> OperatorSearch<'p, 's> {
+    fn new(
+        problem: &'p Problem,
+        feasible: &'p FeasibleGpus,
+        s: &'s OperatorSettings,
+        ranks: Vec<f64>,
+        rng: ChaCha8Rng,
+        whales: Vec<LocalState<'p>>,
+    ) -> Self {
+        let lead = (0..whales.len())
+            .min_by(|&a, &b| {
+                let (x, y) = (whales[a].makespan(), whales[b].makespan());
+                x.total_cmp(&y).then(a.cmp(&b))
+            })
+            .expect("whales");
+        let obs = Observation {
+            state: Vec::with_capacity(OPERATOR_STATE_DIM),
+            candidates: Vec::with_capacity(6 * OPERATOR_ACTION_DIM),
+            mask: Vec::new(),
+        };
+        OperatorSearch {
+            problem,
+            feasible,
+            s,
+            ranks,
+            rng,
+            leader: whales[lead].clone(),
+            stagnation: vec![0; whales.len()],
+            last_reward: vec![0.0; whales.len()],
+            chain: Vec::new(),
+            chosen: [0; 6],
+            bandit: Bandit::default(),
+            stats: MoveStats {
+                success: [0.5; 6],
+                gain: [0.0; 6],
+            },
+            scorer: Scorer::new(whales.len(), s.learn && s.choice == MoveChoice::Scored),
+            next: obs.clone(),
+            obs,
+            learn: s.learn && s.choice == MoveChoice::Agent,
+            evaluations: whales.len() as u64,
+            steps_planned: (s.whales * s.iterations * (s.burst + 1)).max(1),
+            whales,
+        }
+    }
+
+    /// Whether an agent learns in this run.
+    fn learns(&self) -> bool {
+        self.learn || self.scorer.learn
+    }
+
+    /// The state view of whale `i` of makespan-independent numbers (`a`, `spent`).
+    fn view(&self, i: usize, a: f64, spent: f64) -> WhaleView {
+        WhaleView {
+            a,
+            spent,
+            leader: self.leader.makespan(),
+            stagnation: self.stagnation[i],
+            chain_share: self.chain.len() as f32 / self.problem.n_tasks() as f32,
+            last_reward: self.last_reward[i],
+        }
+    }
+
+    /// Whale `i`'s turn (module docs, "The default preset's search"): its WOA move when its
+    /// bursts stopped paying, a move choice, a burst, the bookkeeping and the agent's
+    /// transition.
+    fn whale_turn(
+        &mut self,
+        i: usize,
+        a: f64,
+        spent: f64,
+        agent: &mut Agent,
+        ctx: &RunContext<'_>,
+    ) -> Result<()> {
+        // 1. WOA step in plan space, when the whale's bursts stopped paying.
+        if self.stagnation[i] >= self.s.patience {
+            self.woa_step(i, a)?;
+        }
+        self.whales[i].critical_chain(&mut self.chain);
+
+        // 2. The move of the burst.
+        let before = self.whales[i].makespan();
+        let view = self.view(i, a, spent);
+        let action = self.choose(&view, before, agent)?;
+        self.chosen[action] += 1;
+
+        // 3. The burst.
+        let kept = self.burst(i, Move::ALL[action], &view, agent, ctx)?;
+
+        // 4. Bookkeeping and learning.
+        let after = self.whales[i].makespan();
+        let gain = if before.is_finite() && before > 0.0 {
+            (before - after) / before
+        } else {
+            0.0
+        };
+        self.stats.update(action, (kept > 0) as u8 as f64, gain);
+        let reward = (REWARD_SCALE * gain).clamp(-1.0, 1.0) as f32;
+        self.bandit.update(action, f64::from(reward));
+        self.stagnation[i] = if gain > 0.0 {
+            0
+        } else {
+            self.stagnation[i] + 1
+        };
+        self.last_reward[i] = reward;
+        if after < self.leader.makespan() {
+            self.leader.copy_from(&self.whales[i]);
+        }
+        if self.learn {
+            // the transition to the whale's state after the burst
+            self.view(i, a, spent).state(after, &mut self.next.state);
+            self.stats.features(&mut self.next.candidates);
+            let step = Step {
+                reward,
+                done: false,
+            };
+            agent.remember_step(&self.obs, action, step, &self.next)?;
+        }
+        Ok(())
+    }
+
+    /// Step 1: with probability `a/4` whale `i` restarts from a randomized-rank HEFT plan
+    /// (search for prey from a random point), else it makes its WOA move from the leader.
+    fn woa_step(&mut self, i: usize, a: f64) -> Result<()> {
+        self.stagnation[i] = 0;
+        if self.rng.random::<f64>() < a / 4.0 {
+            let fresh = randomized_heft(self.problem, &self.ranks, RESTART_NOISE, &mut self.rng)?;
+            let state =
+                LocalState::from_schedule(self.problem, self.feasible, self.s.policy, &fresh)?;
+            self.whales[i].copy_from(&state);
+        } else {
+            let s = self.s;
+            woa_move(
+                &mut self.whales,
+                i,
+                &self.leader,
+                a,
+                s.kick,
+                &mut self.rng,
+                &mut self.chain,
+            );
+        }
+        self.evaluations += 1;
+        Ok(())
+    }
+
+    /// Step 2: the burst's move (its index in [`Move::ALL`]): uniform (also for the
+    /// scorer, whose own tries pick concrete moves), a bandit's, or the operator agent's
+    /// (uniform until its first gradient step: an untrained network would pick one move
+    /// throughout).
+    fn choose(&mut self, view: &WhaleView, makespan: f64, agent: &mut Agent) -> Result<usize> {
+        view.state(makespan, &mut self.obs.state);
+        self.stats.features(&mut self.obs.candidates);
+        let rng = &mut self.rng;
+        Ok(match self.s.choice {
+            MoveChoice::Uniform | MoveChoice::Scored => rng.random_range(0..Move::ALL.len()),
+            MoveChoice::EpsilonGreedy | MoveChoice::Ucb => self.bandit.choose(self.s.choice, rng),
+            MoveChoice::Agent if self.learn && agent.train_steps() == 0 => {
+                rng.random_range(0..Move::ALL.len())
+            }
+            MoveChoice::Agent => agent.act(&self.obs)?,
+        })
+    }
+
+    /// Step 3: `burst` tries on whale `i`'s critical chain, each kept when the makespan does
+    /// not grow: a share `focus` with move `m` (or, for the scorer, its scored try), the
+    /// others with a uniformly drawn move. Returns the tries that improved the makespan.
+    fn burst(
+        &mut self,
+        i: usize,
+        m: Move,
+        view: &WhaleView,
+        agent: &mut Agent,
+        ctx: &RunContext<'_>,
+    ) -> Result<usize> {
+        let s = self.s;
+        let n = self.problem.n_tasks() as f32;
+        let w = &mut self.whales[i];
+        let scored = s.choice == MoveChoice::Scored && w.evaluation() == Evaluation::Incremental;
+        let mut kept = 0;
+        for _ in 0..s.burst {
+            let cur = w.makespan();
+            let tried = if scored && self.rng.random::<f64>() < s.focus {
+                let now = WhaleView {
+                    chain_share: self.chain.len() as f32 / n,
+                    ..*view
+                };
+                match self
+                    .scorer
+                    .try_one(i, w, &self.chain, &now, agent, &mut self.rng)?
+                {
+                    Some(tried) => tried,
+                    None => continue,
+                }
+            } else {
+                let Some(&v) = self.chain.choose(&mut self.rng) else {
+                    break;
+                };
+                let this = if self.rng.random::<f64>() < s.focus {
+                    m
+                } else {
+                    *Move::ALL.choose(&mut self.rng).expect("moves")
+                };
+                w.try_move(this, v, &mut self.rng)
+            };
+            match tried {
+                Tried::NoChange => continue,
+                Tried::Worse | Tried::Reordered => self.evaluations += 1,
+                Tried::Kept(ms) => {
+                    self.evaluations += 1;
+                    kept += usize::from(ms < cur);
+                    w.critical_chain(&mut self.chain);
+                }
+            }
+            if evaluations_spent(ctx, self.steps_planned, self.evaluations) {
+                break;
+            }
+        }
+        Ok(kept)
+    }
 }
 
 /// What the agents' state says of a whale at a decision (module docs, "The default
