@@ -202,13 +202,14 @@ fn searches_spend_their_time_budget() {
                 last = pr.step;
                 ControlFlow::Continue(())
             };
-            let mut ctx = RunContext::new(1)
-                .with_budget(budget)
-                .with_observer(&mut observe);
-            let s = r.build_spec(spec).unwrap().schedule(&p, &mut ctx).unwrap();
-            assert!(s.validate(&p).is_empty(), "{spec}");
-            let spent = ctx.cpu_elapsed();
-            drop(ctx);
+            let spent = {
+                let mut ctx = RunContext::new(1)
+                    .with_budget(budget)
+                    .with_observer(&mut observe);
+                let s = r.build_spec(spec).unwrap().schedule(&p, &mut ctx).unwrap();
+                assert!(s.validate(&p).is_empty(), "{spec}");
+                ctx.cpu_elapsed()
+            };
             (last, spent)
         };
         let (n, spent) = steps(Budget::cpu_time(Duration::from_millis(200)));
