@@ -36,7 +36,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use worl::cluster::network::{gbit_per_s, mbit_per_s};
 use worl::cluster::{Cluster, Link, LoadState, MachineTable, Problem, TableSample, formats::pai};
 use worl::dag::Workload;
@@ -303,13 +303,7 @@ fn run(args: &Args) -> Result<(), BoxError> {
     if args.parallel && args.time > 0.0 {
         return Err("--parallel needs --time 0: a CPU-time budget counts the whole process".into());
     }
-    let budget = if args.time > 0.0 {
-        Budget::cpu_time(
-            Duration::try_from_secs_f64(args.time).map_err(|_| "--time: expected seconds >= 0")?,
-        )
-    } else {
-        Budget::default()
-    };
+    let budget = Budget::from_cpu_seconds(args.time).ok_or("--time: expected seconds >= 0")?;
     let problems = build_problems(args, &sizes, seeds)?;
     let registry = Registry::with_builtins();
     let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers)?;

@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use worl::dag::REFERENCE_BANDWIDTH;
 use worl::dag::ccr::with_ccr;
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
@@ -135,13 +135,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.parallel && args.time > 0.0 {
         return Err("--parallel needs --time 0: a CPU-time budget counts the whole process".into());
     }
-    let budget = if args.time > 0.0 {
-        Budget::cpu_time(
-            Duration::try_from_secs_f64(args.time).map_err(|_| "--time: expected seconds >= 0")?,
-        )
-    } else {
-        Budget::default()
-    };
+    let budget = Budget::from_cpu_seconds(args.time).ok_or("--time: expected seconds >= 0")?;
 
     let registry = Registry::with_builtins();
     let specs: Vec<SchedulerSpec> = specs_or_all(&registry, &args.schedulers)?;

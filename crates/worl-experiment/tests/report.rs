@@ -221,20 +221,23 @@ fn plots_are_written_as_svg_files() {
     assert!(curves[0].flat && curves[1].flat && !curves[2].flat);
     assert_eq!(curves[2].points.len(), 30);
     let conv = dir.path().join("conv.svg");
-    plot::convergence(
-        &curves,
-        "convergence",
-        "iteration",
-        "best makespan (s)",
-        &conv,
-    )
-    .unwrap();
+    let per_iteration = |curves: &[plot::Curve]| {
+        plot::convergence(
+            curves,
+            "convergence",
+            "iteration",
+            "best makespan (s)",
+            &conv,
+        )
+        .unwrap()
+    };
+    per_iteration(&curves);
     assert_svg(&conv, &["random-search", "eft (no search)", "iteration"]);
     // a reference far above every search point is left out of the plot
     let mut far = curves.clone();
     far[0].points = vec![(0.0, 1e9)];
     far[0].label = "far-above".into();
-    plot::convergence(&far, "convergence", "iteration", "best makespan (s)", &conv).unwrap();
+    per_iteration(&far);
     assert!(
         !std::fs::read_to_string(&conv)
             .unwrap()
@@ -279,14 +282,7 @@ fn plots_are_written_as_svg_files() {
         &conv,
         &["CPU time (s) (log scale)", "makespan ÷ best known"],
     );
-    plot::convergence(
-        &curves,
-        "convergence",
-        "iteration",
-        "best makespan (s)",
-        &conv,
-    )
-    .unwrap();
+    per_iteration(&curves);
     assert!(
         !std::fs::read_to_string(&conv)
             .unwrap()

@@ -167,6 +167,17 @@ impl Budget {
         }
     }
 
+    /// A budget of `seconds` CPU seconds as a command line gives it: `0` is no limit
+    /// ([`Budget::default`]); `None` for a negative, non-finite or out-of-range number.
+    pub fn from_cpu_seconds(seconds: f64) -> Option<Self> {
+        if seconds == 0.0 {
+            return Some(Budget::default());
+        }
+        Duration::try_from_secs_f64(seconds)
+            .ok()
+            .map(Budget::cpu_time)
+    }
+
     /// The tighter of `self` and `other`, limit by limit (a limit absent from one side is
     /// the other's).
     pub fn min(&self, other: &Budget) -> Budget {
@@ -373,6 +384,23 @@ impl<'a> RunContext<'a> {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_seconds_read_as_a_command_line_gives_them() {
+        assert_eq!(Budget::from_cpu_seconds(0.0), Some(Budget::default()));
+        assert_eq!(
+            Budget::from_cpu_seconds(1.5),
+            Some(Budget::cpu_time(Duration::from_millis(1500)))
+        );
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e300] {
+            assert_eq!(Budget::from_cpu_seconds(bad), None, "{bad}");
         }
     }
 }
