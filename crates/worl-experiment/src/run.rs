@@ -35,6 +35,19 @@ pub struct ConvergencePoint {
     pub cpu_seconds: f64,
 }
 
+impl RunRecord {
+    /// Clears what a clock measured (`wall_time_s` and each convergence point's
+    /// `cpu_seconds`), leaving what the run computed: two runs of the same scheduler, problem
+    /// and seed agree on the rest, bit for bit (a deterministic or seeded scheduler without a
+    /// time budget).
+    pub fn clear_timings(&mut self) {
+        self.wall_time_s = 0.0;
+        for c in &mut self.convergence {
+            c.cpu_seconds = 0.0;
+        }
+    }
+}
+
 impl ConvergencePoint {
     /// The point of progress event `p`, `cpu_seconds` into the run.
     pub fn new(p: &Progress, cpu_seconds: f64) -> Self {

@@ -113,7 +113,7 @@ fn parallel_runs_equal_sequential_runs_except_wall_time() {
         rs.iter()
             .cloned()
             .map(|mut r| {
-                r.wall_time_s = 0.0;
+                r.clear_timings();
                 r
             })
             .collect()
