@@ -327,9 +327,8 @@ impl<'p> LocalState<'p> {
             Undo::Gpu(t, old) => {
                 let g = self.plan.gpu[t.index()];
                 touched[0] = (t, old, g);
-                let fast = self.fast.as_ref().expect("incremental");
                 let at = self.pos[t.index()];
-                let bound = fast.bound_through(p, &self.plan, &self.pos, t, g, at);
+                let bound = self.gpu_bound(t, g).expect("incremental");
                 (&touched[..1], (at, at), bound)
             }
             Undo::Swap(a, ga, b, gb) => {
