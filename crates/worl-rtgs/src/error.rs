@@ -35,6 +35,15 @@ pub enum ScheduleError {
         /// The keys it accepts.
         known: Vec<String>,
     },
+    /// A scheduler read an option it does not declare ([`OptionDoc`](crate::options::OptionDoc)):
+    /// a defect of the scheduler, not of the user's spec.
+    #[error("scheduler `{scheduler}` reads option `{key}`, which it does not declare")]
+    UndeclaredOption {
+        /// The scheduler.
+        scheduler: String,
+        /// The key it read.
+        key: String,
+    },
     /// An option value that does not parse or is out of range.
     #[error("scheduler `{scheduler}`: option `{key}` = `{value}` is invalid: {reason}")]
     InvalidOption {

@@ -9,7 +9,9 @@
 //! | module | holds |
 //! |---|---|
 //! | [`scheduler`] | [`Scheduler`], [`RunContext`], [`Budget`], [`Progress`], [`TimeClock`] |
-//! | [`registry`] | [`Registry`], [`Options`], spec strings and spec lists |
+//! | [`options`] | [`Options`] (a build's key-value settings), [`OptionDoc`] (an option a scheduler declares) |
+//! | [`builtin`] | [`Builtin`] (a scheduler's name, description, family, declared options and builder), [`Family`] |
+//! | [`registry`] | [`Registry`]: builtins by name, spec strings and spec lists |
 //! | [`schedulers`] | every scheduler by family ([`list`](schedulers::list), [`search`](schedulers::search), [`rtgs`](schedulers::rtgs), `worl_rtgs`) and the registration table [`BUILTINS`](schedulers::BUILTINS) |
 //! | [`conformance`] | [`check_scheduler`]: valid, above the lower bound, reproducible |
 //! | `testing` (feature `test-support`) | proptest strategies for random problems |
@@ -40,17 +42,21 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod builtin;
 pub mod conformance;
 pub mod error;
+pub mod options;
 pub mod registry;
 pub mod scheduler;
 pub mod schedulers;
 #[cfg(feature = "test-support")]
 pub mod testing;
 
+pub use builtin::{Builtin, Family};
 pub use conformance::{ConformanceError, check_scheduler};
 pub use error::{Result, ScheduleError};
-pub use registry::{Options, Registry};
+pub use options::{OptionDoc, Options};
+pub use registry::Registry;
 pub use scheduler::{
     Budget, Observer, Progress, RunContext, Scheduler, TimeClock, check_supported,
 };

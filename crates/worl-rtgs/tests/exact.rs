@@ -144,7 +144,11 @@ fn the_registry_builds_exact_with_its_node_budget_and_rejects_unknown_options() 
     let r = Registry::with_builtins();
     let entry = BUILTINS.iter().find(|b| b.name == "exact").unwrap();
     assert_eq!(entry.family, Family::Exact);
-    assert!(entry.description.contains("nodes"));
+    assert!(
+        entry
+            .option_docs()
+            .any(|d| d.key == "nodes" && d.default == "50000000")
+    );
     let mut s = r.build_spec("exact[nodes=1000]").unwrap();
     assert_eq!(s.name(), "Exact");
     assert!(!s.is_stochastic());

@@ -4,8 +4,13 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`options`] | [`Options`]: key-value settings, typed `take`, unknown keys rejected |
 //! | [`spec`] | [`Spec`]: the spec grammar, [`split_spec_list`] |
+//!
+//! A registry holds [`Builtin`]s: each names a scheduler, describes it in one line, declares
+//! its options ([`OptionDoc`]) and builds it; the options of a build are checked against the
+//! declarations ([`Options::declare`]). Data flows one way: the registry reads
+//! [`schedulers::BUILTINS`](crate::schedulers::BUILTINS), the schedulers read
+//! [`options`](crate::options) and [`builtin`](crate::builtin), never the registry.
 //!
 //! # One rule for degenerate settings
 //!
@@ -43,13 +48,14 @@
 
 #[cfg(test)]
 mod limits_tests;
-pub mod options;
 pub mod spec;
 
-pub use options::Options;
+pub use crate::options::Options;
 pub use spec::{Spec, split_spec_list};
 
+use crate::builtin::Builtin;
 use crate::error::{Result, ScheduleError};
+use crate::options::OptionDoc;
 use crate::scheduler::Scheduler;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -57,8 +63,27 @@ use std::fmt;
 /// A function that builds a scheduler from its options.
 pub type Builder = Box<dyn Fn(Options) -> Result<Box<dyn Scheduler>> + Send + Sync>;
 
+/// The options every scheduler built by a registry takes besides its own (see the module
+/// docs): they tighten the run's [`Budget`](crate::Budget).
+pub const BUDGET_OPTIONS: &[OptionDoc] = &[
+    OptionDoc::new(
+        "time",
+        "CPU time: `1s`, `250ms`, `2min` or seconds",
+        "(no limit)",
+        "CPU-time budget of each run; a search with a time budget and no evaluation budget runs until it is spent",
+    ),
+    OptionDoc::new(
+        "evaluations",
+        ">= 1",
+        "(no limit)",
+        "plan evaluations of each run, at least the initial population; list schedulers evaluate none",
+    ),
+];
+
 struct Entry {
     description: String,
+    /// Declared options (`None`: registered without declarations, any key may be read).
+    options: Option<&'static [&'static [OptionDoc]]>,
     build: Builder,
 }
 
@@ -106,16 +131,31 @@ impl Registry {
         Self::default()
     }
 
-    /// Every scheduler of this crate, under the names listed by [`names`](Self::names).
+    /// Every scheduler of this crate ([`BUILTINS`](crate::schedulers::BUILTINS)), under the
+    /// names listed by [`names`](Self::names).
     pub fn with_builtins() -> Self {
         let mut r = Self::new();
-        for b in crate::schedulers::BUILTINS {
-            r.register(b.name, b.description, b.build);
+        for &b in crate::schedulers::BUILTINS {
+            r.add(b);
         }
         r
     }
 
-    /// Adds (or replaces) scheduler `name` with a one-line `description` and its builder.
+    /// Adds (or replaces) a scheduler with declared options: building it reads only the
+    /// declared keys (and [`BUDGET_OPTIONS`]), and [`options`](Self::options) lists them.
+    pub fn add(&mut self, builtin: Builtin) {
+        self.entries.insert(
+            builtin.name.to_ascii_lowercase(),
+            Entry {
+                description: builtin.description.to_owned(),
+                options: Some(builtin.options),
+                build: Box::new(builtin.build),
+            },
+        );
+    }
+
+    /// Adds (or replaces) scheduler `name` with a one-line `description` and its builder,
+    /// without declared options (prefer [`add`](Self::add)).
     pub fn register(
         &mut self,
         name: &str,
@@ -126,9 +166,19 @@ impl Registry {
             name.to_ascii_lowercase(),
             Entry {
                 description: description.to_owned(),
+                options: None,
                 build: Box::new(build),
             },
         );
+    }
+
+    /// The declared options of scheduler `name` (its own, then [`BUDGET_OPTIONS`]); `None` if
+    /// it is not registered, empty besides the budget options if it was registered without
+    /// declarations.
+    pub fn options(&self, name: &str) -> Option<Vec<&'static OptionDoc>> {
+        let e = self.entries.get(&name.to_ascii_lowercase())?;
+        let own = e.options.unwrap_or_default().iter().flat_map(|g| g.iter());
+        Some(own.chain(BUDGET_OPTIONS).collect())
     }
 
     /// Registered names, sorted, lowercase.
@@ -149,6 +199,9 @@ impl Registry {
     pub fn build(&self, name: &str, mut options: Options) -> Result<Box<dyn Scheduler>> {
         match self.entries.get(&name.to_ascii_lowercase()) {
             Some(e) => {
+                if let Some(groups) = e.options {
+                    options = options.declare(groups).declare(&[BUDGET_OPTIONS]);
+                }
                 let budget = budget_options(&mut options)?;
                 let inner = (e.build)(options)?;
                 Ok(Box::new(Registered { inner, budget }))

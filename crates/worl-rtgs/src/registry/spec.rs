@@ -21,7 +21,7 @@
 //!   unbalanced brackets or quotes, text after `]`.
 
 use crate::error::{Result, ScheduleError};
-use crate::registry::Options;
+use crate::options::Options;
 use std::fmt;
 use std::str::FromStr;
 

@@ -12,7 +12,7 @@ use worl_ddqn::{
 };
 
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options};
 use crate::schedulers::list::upward_ranks;
 use worl_cluster::Problem;
 use worl_dag::TaskId;
@@ -96,6 +96,28 @@ impl Default for AgentStart {
 }
 
 impl AgentStart {
+    /// The options it is read from (`learn`, `agent`, `device`).
+    pub const OPTIONS: [OptionDoc; 3] = [
+        OptionDoc::new(
+            "learn",
+            "true|false",
+            "true",
+            "learn during the run (false with `agent` runs a frozen policy)",
+        ),
+        OptionDoc::new(
+            "agent",
+            "PATH",
+            "(none: a fresh agent)",
+            "pre-trained checkpoint to start from (written by worl_ddqn::save_checkpoint; must exist)",
+        ),
+        OptionDoc::new(
+            "device",
+            "auto|wgpu|flex",
+            "(WORL_DEVICE, else flex)",
+            "device of the agent's training",
+        ),
+    ];
+
     /// Reads the options `learn`, `agent` and `device` over `defaults`.
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption).
@@ -139,6 +161,26 @@ impl AgentStart {
         start_agent(config, self.checkpoint.as_deref(), seed, device)
     }
 }
+
+/// The agent options [`take_agent_options`] reads, with WORL-RTGS's defaults (the deep-RL list
+/// schedulers override them with [`OptionDoc::with_defaults`]).
+pub(crate) const AGENT_OPTIONS: [OptionDoc; 5] = [
+    OptionDoc::new(
+        "hidden",
+        "widths like 16-16",
+        "16-16",
+        "hidden layer widths of the Q-network",
+    ),
+    OptionDoc::new(
+        "td",
+        "double|vanilla",
+        "double",
+        "TD target: Double DQN, or the DQN target (an ablation)",
+    ),
+    OptionDoc::new("gamma", "[0, 1]", "0.9", "discount factor"),
+    OptionDoc::new("learning-rate", "> 0", "0.001", "Adam learning rate"),
+    OptionDoc::new("batch", ">= 1", "64", "minibatch size of a gradient step"),
+];
 
 /// Reads the agent options `hidden` (widths like `16-16`), `td` (`double` or `vanilla`),
 /// `gamma`, `learning-rate` and `batch` over `agent`, and validates the result; network

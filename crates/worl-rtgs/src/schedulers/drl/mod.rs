@@ -123,10 +123,11 @@ use worl_ddqn::{
     Agent, AgentConfig, ComputeDevice, EpsilonSchedule, Observation, TargetUpdate, Transition,
 };
 
+use crate::builtin::{Builtin, Family, boxed};
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, POLICY_INSERTION};
 use crate::scheduler::{Budget, Progress, RunContext, Scheduler};
-use crate::schedulers::agents::{AgentStart, take_agent_options};
+use crate::schedulers::agents::{AGENT_OPTIONS, AgentStart, take_agent_options};
 use crate::schedulers::search::options::{MAX_ITERATIONS, take_count, take_in_range};
 use episode::Episode;
 
@@ -190,6 +191,61 @@ impl Default for DrlConfig {
 }
 
 impl DrlConfig {
+    /// MDTS's `branches` option.
+    pub const BRANCH_OPTIONS: [OptionDoc; 1] = [OptionDoc::new(
+        "branches",
+        "2..=16",
+        "4",
+        "tasks per decision, one network head each",
+    )];
+
+    /// The options DQN and MDTS read besides `branches` and the agent's.
+    pub const DRL_OPTIONS: [OptionDoc; 5] = [
+        OptionDoc::new(
+            "candidates",
+            "2..=64",
+            "8",
+            "minimum-EFT GPUs a task chooses among",
+        ),
+        OptionDoc::new("episodes", "1..=1000000", "30", "training episodes per run"),
+        OptionDoc::new("train-every", ">= 1", "2", "decisions per gradient step"),
+        OptionDoc::new(
+            "epsilon-start",
+            "[0, 1]",
+            "0.5",
+            "exploration rate of the first episode",
+        ),
+        OptionDoc::new(
+            "epsilon-end",
+            "[0, epsilon-start]",
+            "0.02",
+            "exploration rate of the last episode",
+        ),
+    ];
+
+    /// The agent options with the deep-RL list schedulers' defaults.
+    pub const AGENT_OPTIONS: [OptionDoc; 5] = OptionDoc::with_defaults(
+        AGENT_OPTIONS,
+        &[("hidden", "32-32"), ("gamma", "0.99"), ("batch", "32")],
+    );
+
+    /// Every option `dqn` reads.
+    pub const DQN_OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &Self::DRL_OPTIONS,
+        &POLICY_INSERTION,
+        &Self::AGENT_OPTIONS,
+        &AgentStart::OPTIONS,
+    ];
+
+    /// Every option `mdts` reads.
+    pub const MDTS_OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &Self::BRANCH_OPTIONS,
+        &Self::DRL_OPTIONS,
+        &POLICY_INSERTION,
+        &Self::AGENT_OPTIONS,
+        &AgentStart::OPTIONS,
+    ];
+
     /// The `mdts` defaults: [`DrlConfig::default`] with 4 branches.
     pub fn mdts() -> Self {
         DrlConfig {
@@ -558,7 +614,7 @@ impl DrlRunner {
 }
 
 macro_rules! drl_scheduler {
-    ($ty:ident, $name:literal, $label:literal, $defaults:expr, $multi:expr, $doc:literal) => {
+    ($ty:ident, $name:literal, $label:literal, $defaults:expr, $multi:expr, $options:expr, $about:literal, $doc:literal) => {
         #[doc = $doc]
         ///
         /// Each [`schedule`](Scheduler::schedule) starts from a fresh agent seeded by the
@@ -570,6 +626,16 @@ macro_rules! drl_scheduler {
         impl $ty {
             /// The registry name.
             pub const NAME: &'static str = $name;
+
+            /// Its registration: name, description, family, declared options.
+            pub const BUILTIN: Builtin = Builtin {
+                name: $name,
+                description: $about,
+                family: Family::DeepRl,
+                quick: "episodes=3",
+                options: $options,
+                build: |o| boxed(Self::from_options(o)),
+            };
 
             /// The scheduler with `config`.
             pub fn new(config: DrlConfig) -> Self {
@@ -645,6 +711,8 @@ drl_scheduler!(
     "DQN",
     DrlConfig::default(),
     false,
+    DrlConfig::DQN_OPTIONS,
+    "DQN list scheduler (Double DQN, Mnih et al. 2015, van Hasselt et al. 2016): rank_u order, the agent picks one of the k min-EFT GPUs, trained online for `episodes` then greedy",
     "The plain Double DQN list scheduler (one task per decision, upward-rank order), the \"raw DRL\" baseline of the MDTS study."
 );
 
@@ -654,5 +722,7 @@ drl_scheduler!(
     "MDTS",
     DrlConfig::mdts(),
     true,
+    DrlConfig::MDTS_OPTIONS,
+    "MDTS (multi-task deep RL): a job's ready child tasks placed jointly by a branching Double DQN (shared trunk, one head per task)",
     "MDTS (Multi-task Deep Reinforcement Learning for Scalable Parallel Task Scheduling): one decision places a job's ready child tasks jointly, through a network with a shared trunk and one branch per task."
 );

@@ -201,8 +201,9 @@ mod search;
 #[cfg(test)]
 mod tests;
 
+use crate::builtin::{Builtin, Family, boxed};
 use crate::error::{Result, ScheduleError};
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options};
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::{Heft, Peft};
 use worl_cluster::{GpuSet, Problem, Schedule};
@@ -251,6 +252,21 @@ impl Default for Exact {
 impl Exact {
     /// Registry name.
     pub const NAME: &'static str = "exact";
+
+    /// Its registration: name, description, family, declared options.
+    pub const BUILTIN: Builtin = Builtin {
+        name: Self::NAME,
+        description: "exact: depth-first branch-and-bound over (ready task, GPU or gang GPU set) append placements with path and load bounds, GPU symmetry and commutation pruning, HEFT/PEFT incumbent; proves optimality of small problems",
+        family: Family::Exact,
+        quick: "nodes=20000",
+        options: &[&[OptionDoc::new(
+            "nodes",
+            ">= 0",
+            "50000000",
+            "search-tree nodes before the best schedule found is returned unproven",
+        )]],
+        build: |o| boxed(Self::from_options(o)),
+    };
 
     /// Default node budget: 50 million placements (a minute or so on 10 tasks and 4 GPUs,
     /// longer on larger problems: a node costs `O(n · m²)`).

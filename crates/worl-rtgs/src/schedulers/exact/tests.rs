@@ -3,7 +3,7 @@
 
 use super::bound::{Instance, NONE, water_fill};
 use super::{Exact, ExactOutcome};
-use crate::registry::Options;
+use crate::options::Options;
 use crate::scheduler::{Budget, RunContext, Scheduler};
 use crate::schedulers::list::{Heft, Peft};
 use crate::testing::all_sets;

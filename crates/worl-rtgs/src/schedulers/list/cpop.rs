@@ -4,8 +4,9 @@
 //! scheduling for heterogeneous computing", *IEEE Transactions on Parallel and Distributed
 //! Systems* 13(3):260–274, 2002, §4.2 (the algorithm: Fig. 5).
 
+use crate::builtin::{Builtin, Family, boxed};
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, POLICY_INSERTION};
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::{GapIndex, ReadyQueue, downward_ranks, finish, upward_ranks};
 use worl_cluster::{GpuId, PartialSchedule, Policy, Problem, Schedule};
@@ -63,6 +64,24 @@ pub struct CriticalPathAssignment {
 impl Cpop {
     /// Registry name.
     pub const NAME: &'static str = "cpop";
+
+    /// Its registration: name, description, family, declared options.
+    pub const BUILTIN: Builtin = Builtin {
+        name: Self::NAME,
+        description: "CPOP (Topcuoglu et al. 2002): rank_u+rank_d order, critical path on one GPU",
+        family: Family::List,
+        quick: "",
+        options: &[
+            &POLICY_INSERTION,
+            &[OptionDoc::new(
+                "tolerance",
+                "finite, >= 0",
+                "1e-9",
+                "relative tolerance of \"priority equals |CP|\"",
+            )],
+        ],
+        build: |o| boxed(Self::from_options(o)),
+    };
 
     /// Default relative tolerance of "priority equals `|CP|`".
     pub const DEFAULT_TOLERANCE: f64 = 1e-9;

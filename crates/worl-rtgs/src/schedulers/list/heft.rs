@@ -50,7 +50,14 @@ pub struct Heft {
     policy: Policy,
 }
 
-crate::schedulers::list::policy_scheduler!(Heft, "heft", "HEFT", Policy::Insertion);
+crate::schedulers::list::policy_scheduler!(
+    Heft,
+    "heft",
+    "HEFT",
+    Policy::Insertion,
+    crate::options::POLICY_INSERTION,
+    "HEFT (Topcuoglu et al. 2002): rank_u order, min-EFT GPU, insertion"
+);
 
 impl Heft {
     /// HEFT's placement (minimum EFT, this scheduler's policy) with the tasks taken in

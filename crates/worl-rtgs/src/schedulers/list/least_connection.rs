@@ -32,7 +32,9 @@ crate::schedulers::list::policy_scheduler!(
     LeastConnection,
     "least-connection",
     "Least-connection",
-    Policy::Append
+    Policy::Append,
+    crate::options::POLICY_APPEND,
+    "least-connection: each task to the GPU with the fewest tasks"
 );
 
 impl Scheduler for LeastConnection {

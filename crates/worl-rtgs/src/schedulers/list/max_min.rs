@@ -34,7 +34,14 @@ pub struct MaxMin {
     policy: Policy,
 }
 
-crate::schedulers::list::policy_scheduler!(MaxMin, "max-min", "Max-Min", Policy::Append);
+crate::schedulers::list::policy_scheduler!(
+    MaxMin,
+    "max-min",
+    "Max-Min",
+    Policy::Append,
+    crate::options::POLICY_APPEND,
+    "Max-Min (Ibarra & Kim 1977): ready task of maximum MCT first"
+);
 
 impl Scheduler for MaxMin {
     fn name(&self) -> &str {

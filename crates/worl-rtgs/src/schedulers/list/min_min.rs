@@ -34,7 +34,14 @@ pub struct MinMin {
     policy: Policy,
 }
 
-crate::schedulers::list::policy_scheduler!(MinMin, "min-min", "Min-Min", Policy::Append);
+crate::schedulers::list::policy_scheduler!(
+    MinMin,
+    "min-min",
+    "Min-Min",
+    Policy::Append,
+    crate::options::POLICY_APPEND,
+    "Min-Min (Ibarra & Kim 1977): ready task of minimum MCT first"
+);
 
 impl Scheduler for MinMin {
     fn name(&self) -> &str {

@@ -100,7 +100,7 @@ pub(crate) fn finish(partial: &PartialSchedule<'_>, ctx: &mut RunContext<'_>) ->
 /// with one field `policy: Policy`): `Default`, `NAME`, `new` (policy `$default`),
 /// `with_policy`, `policy` and `from_options` (option `policy`).
 macro_rules! policy_scheduler {
-    ($ty:ident, $name:literal, $label:literal, $default:expr) => {
+    ($ty:ident, $name:literal, $label:literal, $default:expr, $policy:expr, $about:literal) => {
         impl Default for $ty {
             fn default() -> Self {
                 Self::new()
@@ -110,6 +110,16 @@ macro_rules! policy_scheduler {
         impl $ty {
             /// Registry name.
             pub const NAME: &'static str = $name;
+
+            /// Its registration: name, description, family, declared options (`policy`).
+            pub const BUILTIN: $crate::Builtin = $crate::Builtin {
+                name: $name,
+                description: $about,
+                family: $crate::Family::List,
+                quick: "",
+                options: &[&$policy],
+                build: |o| $crate::builtin::boxed(Self::from_options(o)),
+            };
 
             #[doc = concat!($label, " with the `", stringify!($default), "` placement policy.")]
             pub fn new() -> Self {
@@ -131,7 +141,7 @@ macro_rules! policy_scheduler {
             ///
             /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
             /// [`ScheduleError::UnknownOption`](crate::ScheduleError::UnknownOption).
-            pub fn from_options(mut options: $crate::registry::Options) -> $crate::Result<Self> {
+            pub fn from_options(mut options: $crate::options::Options) -> $crate::Result<Self> {
                 let policy = options.take_or("policy", $default)?;
                 options.finish()?;
                 Ok(Self::new().with_policy(policy))

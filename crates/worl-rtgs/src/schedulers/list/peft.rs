@@ -35,7 +35,14 @@ pub struct Peft {
     policy: Policy,
 }
 
-crate::schedulers::list::policy_scheduler!(Peft, "peft", "PEFT", Policy::Insertion);
+crate::schedulers::list::policy_scheduler!(
+    Peft,
+    "peft",
+    "PEFT",
+    Policy::Insertion,
+    crate::options::POLICY_INSERTION,
+    "PEFT (Arabnejad & Barbosa 2014): optimistic cost table, min EFT+OCT"
+);
 
 impl Scheduler for Peft {
     fn name(&self) -> &str {

@@ -28,7 +28,9 @@ crate::schedulers::list::policy_scheduler!(
     RandomAssignment,
     "random",
     "Random assignment",
-    Policy::Append
+    Policy::Append,
+    crate::options::POLICY_APPEND,
+    "random: seeded uniform GPU per task (stochastic)"
 );
 
 impl Scheduler for RandomAssignment {

@@ -26,7 +26,9 @@ crate::schedulers::list::policy_scheduler!(
     RoundRobin,
     "round-robin",
     "Round-robin",
-    Policy::Append
+    Policy::Append,
+    crate::options::POLICY_APPEND,
+    "round-robin: tasks in topological order to GPUs cyclically"
 );
 
 impl Scheduler for RoundRobin {

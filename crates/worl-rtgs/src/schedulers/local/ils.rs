@@ -9,7 +9,7 @@ use worl_dag::TaskId;
 
 use super::moves::{Evaluation, LocalState, Move, Tried};
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, POLICY_APPEND};
 use crate::scheduler::{Progress, RunContext, Scheduler};
 use crate::schedulers::list::{Heft, upward_ranks};
 use crate::schedulers::search::FeasibleGpus;
@@ -55,6 +55,49 @@ impl Default for IlsConfig {
 }
 
 impl IlsConfig {
+    /// Every option [`from_options`](Self::from_options) reads.
+    pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &POLICY_APPEND,
+        &[
+            OptionDoc::new(
+                "steps",
+                ">= 1",
+                "20000",
+                "plan evaluations of a run without a budget",
+            ),
+            OptionDoc::new(
+                "patience",
+                ">= 0",
+                "0",
+                "failed moves in a row before a perturbation (0: 2·|chain| + 20)",
+            ),
+            OptionDoc::new(
+                "kick",
+                "1..=1000000",
+                "3",
+                "tasks a perturbation moves to random GPUs",
+            ),
+            OptionDoc::new(
+                "restart",
+                "[0, 1]",
+                "0.1",
+                "probability that a perturbation restarts from a randomized-rank HEFT instead",
+            ),
+            OptionDoc::new(
+                "noise",
+                "[0, 1]",
+                "0.3",
+                "rank noise of a restart: ranks times 1 + noise·(2U − 1)",
+            ),
+            OptionDoc::new(
+                "eval",
+                "incremental|full",
+                "incremental",
+                "how a tried move is evaluated: from the touched tasks, or the whole plan again (same results)",
+            ),
+        ],
+    ];
+
     /// Reads the options listed on the fields; rejects any other.
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
@@ -93,7 +136,15 @@ pub struct Ils {
     config: IlsConfig,
 }
 
-crate::schedulers::search::config_scheduler!(Ils, IlsConfig, "ils", "Iterated local search");
+crate::schedulers::search::config_scheduler!(
+    Ils,
+    IlsConfig,
+    "ils",
+    "Iterated local search",
+    Local,
+    "steps=200",
+    "ILS (Lourenço et al. 2003): from HEFT, critical-chain moves (predecessor/successor/random/fast GPU, swap, advance), kicks and randomized-rank HEFT restarts"
+);
 
 impl Scheduler for Ils {
     fn name(&self) -> &str {

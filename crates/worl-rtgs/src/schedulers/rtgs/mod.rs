@@ -146,9 +146,10 @@ use worl_cluster::{Policy, Problem, Schedule};
 use worl_woa::{ASchedule, Replacement, WoaConfig, WoaResult};
 
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, PARALLEL, POLICY_APPEND};
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::Heft;
+use crate::schedulers::search::PlainWoaConfig;
 use crate::schedulers::search::options::{MAX_ITERATIONS, MAX_POPULATION, take_count};
 use crate::schedulers::search::{PlanEvaluator, TaskOrder, config_scheduler, run_engine};
 
@@ -255,6 +256,61 @@ impl RtgsConfig {
             ..RtgsConfig::default()
         }
     }
+
+    /// RTGS's options besides the whale options and `policy`, `parallel`; WORL-RTGS reads them
+    /// too.
+    pub const SEARCH_OPTIONS: [OptionDoc; 6] = [
+        OptionDoc::new(
+            "hope",
+            "canonical|authors",
+            "canonical",
+            "how the WOA move becomes a running time per task: canonical C, or the authors' random sign",
+        ),
+        OptionDoc::new(
+            "lookahead",
+            "target|none",
+            "target",
+            "compare a GPU's running time after the task (target) or before it (none, the authors')",
+        ),
+        OptionDoc::new(
+            "window",
+            "finite, >= 0",
+            "2",
+            "EFT window ω of the decoder: GPUs whose EFT is within ω of the best compete on the running-time gap (0: the pure gap rule)",
+        ),
+        OptionDoc::new(
+            "order",
+            "upward-rank|topological",
+            "upward-rank",
+            "placement order of the decoder and the evaluation",
+        ),
+        OptionDoc::new(
+            "replacement",
+            "elitist-truncation|canonical",
+            "elitist-truncation",
+            "WOA replacement: the authors' elitist truncation, or Mirjalili's (every whale moves)",
+        ),
+        OptionDoc::new(
+            "seed-with-heft",
+            "true|false",
+            "false",
+            "HEFT's GPU choices as an initial whale, placed in RTGS's order and policy",
+        ),
+    ];
+
+    /// Every option [`from_options`](Self::from_options) reads.
+    pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &[OptionDoc::new(
+            "preset",
+            "default|authors",
+            "default",
+            "starting point read first, the other options override it: the defaults, or the authors' code (authors hope, no look-ahead, no window, topological order)",
+        )],
+        &PlainWoaConfig::WHALE_OPTIONS,
+        &Self::SEARCH_OPTIONS,
+        &POLICY_APPEND,
+        &PARALLEL,
+    ];
 
     /// Reads the options `preset` (`default` or `authors`: the starting point, see
     /// [`RtgsConfig::authors`]), then `whales`, `iterations`, `b`, `a-schedule`, `hope`,
@@ -407,7 +463,15 @@ pub struct Rtgs {
     config: RtgsConfig,
 }
 
-config_scheduler!(Rtgs, RtgsConfig, "rtgs", "RTGS");
+config_scheduler!(
+    Rtgs,
+    RtgsConfig,
+    "rtgs",
+    "RTGS",
+    Rtgs,
+    "whales=4,iterations=3",
+    "RTGS (Du et al. 2025): WOA over running-time vectors, greedy running-time-gap decoding with an EFT window"
+);
 
 impl Scheduler for Rtgs {
     fn name(&self) -> &str {

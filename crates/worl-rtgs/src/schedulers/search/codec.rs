@@ -12,7 +12,7 @@ use worl_dag::TaskId;
 use super::list_decoder::{ListDecoder, ListDecoderConfig, ListScratch};
 use super::plan::{FeasibleGpus, PlanEvaluator};
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options};
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::list::Heft;
 
@@ -83,6 +83,28 @@ impl SearchDecoding {
         self.heft_seed
             .unwrap_or(self.decoder == SearchDecoder::List)
     }
+
+    /// The decoding options besides [`ListDecoderConfig::OPTIONS`] (option `decoder`, `policy`, `heft-seed`).
+    pub const OPTIONS: [OptionDoc; 3] = [
+        OptionDoc::new(
+            "decoder",
+            "list|position",
+            "list",
+            "how a position becomes a schedule: random keys decoded by a list scheduler, or one coordinate per task floored to a GPU (the original baselines)",
+        ),
+        OptionDoc::new(
+            "policy",
+            "append|insertion",
+            "(insertion; append with decoder=position)",
+            "placement policy of the decoded schedules",
+        ),
+        OptionDoc::new(
+            "heft-seed",
+            "true|false",
+            "(true; false with decoder=position)",
+            "whether one member starts at HEFT's position",
+        ),
+    ];
 
     /// Takes `decoder`, `policy`, `heft-seed`, `priority`, `sigma`, `gpu-threshold`,
     /// `gpu-choices` from `opts`.

@@ -38,9 +38,10 @@ use worl_cluster::{Problem, Schedule};
 use worl_woa::whale_rng;
 
 use super::codec::{SearchDecoding, sanitize};
+use super::list_decoder::ListDecoderConfig;
 use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count, take_in_range};
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, PARALLEL};
 use crate::scheduler::{Progress, RunContext, Scheduler};
 
 /// Configuration of [`Ga`].
@@ -87,6 +88,49 @@ impl Default for GaConfig {
 }
 
 impl GaConfig {
+    /// The GA's own options.
+    pub const GA_OPTIONS: [OptionDoc; 6] = [
+        OptionDoc::new("population", "2..=10000", "30", "population size"),
+        OptionDoc::new(
+            "generations",
+            "1..=1000000",
+            "100",
+            "generations (a time budget overrides them)",
+        ),
+        OptionDoc::new(
+            "tournament",
+            "1..=population",
+            "3",
+            "tournament size of parent selection",
+        ),
+        OptionDoc::new(
+            "crossover",
+            "[0, 1]",
+            "0.9",
+            "probability that a pair is crossed (uniform crossover)",
+        ),
+        OptionDoc::new(
+            "mutation",
+            "[0, 1]",
+            "(1/genes)",
+            "per-gene reset probability",
+        ),
+        OptionDoc::new(
+            "elites",
+            "0..population",
+            "2",
+            "best individuals copied unchanged",
+        ),
+    ];
+
+    /// Every option [`from_options`](Self::from_options) reads.
+    pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &Self::GA_OPTIONS,
+        &SearchDecoding::OPTIONS,
+        &ListDecoderConfig::OPTIONS,
+        &PARALLEL,
+    ];
+
     /// Reads `population`, `generations`, `tournament`, `crossover`, `mutation`, `elites`,
     /// `parallel` and the decoding options ([`SearchDecoding`]: `decoder`, `policy`,
     /// `heft-seed`, `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
@@ -138,7 +182,15 @@ pub struct Ga {
     config: GaConfig,
 }
 
-config_scheduler!(Ga, GaConfig, "ga", "GA");
+config_scheduler!(
+    Ga,
+    GaConfig,
+    "ga",
+    "GA",
+    Search,
+    "population=4,generations=3",
+    "random-key GA (Bean 1994; tournament, uniform crossover, reset mutation, elitism) decoded by a list scheduler, one individual at HEFT's position"
+);
 
 /// A chromosome and its makespan.
 struct Individual {

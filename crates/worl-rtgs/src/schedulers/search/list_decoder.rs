@@ -85,7 +85,7 @@ use worl_dag::TaskId;
 
 use super::options::{take_count, take_in_range};
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options};
 use crate::schedulers::list::{GapIndex, lead_ok, upward_ranks};
 
 /// How a [`ListDecoder`] turns priority keys into task priorities.
@@ -141,6 +141,34 @@ impl Default for ListDecoderConfig {
 }
 
 impl ListDecoderConfig {
+    /// The options it is read from (`priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
+    pub const OPTIONS: [OptionDoc; 4] = [
+        OptionDoc::new(
+            "priority",
+            "perturbed-rank|keys",
+            "perturbed-rank",
+            "task priorities: rank_u scaled by 1 + sigma·(key − 0.5), or the keys themselves",
+        ),
+        OptionDoc::new(
+            "sigma",
+            "[0, 1.9]",
+            "1",
+            "rank perturbation of the perturbed-rank priority",
+        ),
+        OptionDoc::new(
+            "gpu-threshold",
+            "[0, 1]",
+            "0.5",
+            "a GPU key below it takes the minimum-EFT GPU, above it one of the `gpu-choices` best",
+        ),
+        OptionDoc::new(
+            "gpu-choices",
+            ">= 1",
+            "1",
+            "GPUs of smallest EFT a key may choose among (1: always the minimum-EFT GPU)",
+        ),
+    ];
+
     /// Takes `priority`, `sigma`, `gpu-threshold`, `gpu-choices` from `opts` (defaults for
     /// absent keys).
     ///

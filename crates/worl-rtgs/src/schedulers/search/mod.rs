@@ -13,13 +13,25 @@
 //! `run_engine` (crate-private).
 
 /// The constructors of a scheduler that wraps one config struct (a struct with one field
-/// `config: $config`, where `$config` has `from_options(Options) -> Result<$config>`):
-/// `NAME` (registry name `$name`), `new`, `from_options` and `config`.
+/// `config: $config`, where `$config` has `from_options(Options) -> Result<$config>` and
+/// the declarations `OPTIONS` of the options it reads): `NAME` (registry name `$name`),
+/// `BUILTIN` (its registration, family `$family`, quick options `$quick`, description
+/// `$about`), `new`, `from_options` and `config`.
 macro_rules! config_scheduler {
-    ($ty:ident, $config:ident, $name:literal, $label:literal) => {
+    ($ty:ident, $config:ident, $name:literal, $label:literal, $family:ident, $quick:literal, $about:literal) => {
         impl $ty {
             /// Registry name.
             pub const NAME: &'static str = $name;
+
+            /// Its registration: name, description, family, declared options.
+            pub const BUILTIN: $crate::Builtin = $crate::Builtin {
+                name: $name,
+                description: $about,
+                family: $crate::Family::$family,
+                quick: $quick,
+                options: $config::OPTIONS,
+                build: |o| $crate::builtin::boxed(Self::from_options(o)),
+            };
 
             #[doc = concat!($label, " with `config`.")]
             pub fn new(config: $config) -> Self {
@@ -29,7 +41,7 @@ macro_rules! config_scheduler {
             #[doc = concat!("From registry options (see [`", stringify!($config), "::from_options`]).")]
             ///
             #[doc = concat!("Errors: as [`", stringify!($config), "::from_options`].")]
-            pub fn from_options(opts: $crate::registry::Options) -> $crate::Result<Self> {
+            pub fn from_options(opts: $crate::options::Options) -> $crate::Result<Self> {
                 Ok(Self::new($config::from_options(opts)?))
             }
 

@@ -2,7 +2,7 @@
 //! placement policy is `options.take_or("policy", default)` ([`Policy`](worl_cluster::Policy) parses itself).
 
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::Options;
 
 /// Largest population of a search (options `whales`, `particles`, `population`): each
 /// member holds a plan (a GPU or a key per task), twice over.

@@ -27,9 +27,10 @@ use worl_cluster::{Problem, Schedule};
 use worl_woa::whale_rng;
 
 use super::codec::{SearchDecoder, SearchDecoding, sanitize};
+use super::list_decoder::ListDecoderConfig;
 use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count, take_in_range};
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, PARALLEL};
 use crate::scheduler::{Progress, RunContext, Scheduler};
 
 /// Configuration of [`Pso`].
@@ -84,6 +85,55 @@ impl Default for PsoConfig {
 }
 
 impl PsoConfig {
+    /// PSO's own options.
+    pub const PSO_OPTIONS: [OptionDoc; 7] = [
+        OptionDoc::new("particles", "1..=10000", "30", "swarm size"),
+        OptionDoc::new(
+            "iterations",
+            "1..=1000000",
+            "100",
+            "iterations (a time budget overrides them)",
+        ),
+        OptionDoc::new(
+            "w-start",
+            "[0, 2]",
+            "0.9",
+            "inertia weight of the first iteration",
+        ),
+        OptionDoc::new(
+            "w-end",
+            "[0, 2]",
+            "0.4",
+            "inertia weight of the last iteration",
+        ),
+        OptionDoc::new(
+            "c1",
+            "[0, 4]",
+            "2",
+            "cognitive coefficient (pull to the particle's best)",
+        ),
+        OptionDoc::new(
+            "c2",
+            "[0, 4]",
+            "2",
+            "social coefficient (pull to the swarm's best)",
+        ),
+        OptionDoc::new(
+            "vmax",
+            "(0, 1]",
+            "(no clamp)",
+            "velocity clamp, as a share of each coordinate's range",
+        ),
+    ];
+
+    /// Every option [`from_options`](Self::from_options) reads.
+    pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &Self::PSO_OPTIONS,
+        &SearchDecoding::OPTIONS,
+        &ListDecoderConfig::OPTIONS,
+        &PARALLEL,
+    ];
+
     /// Reads `particles`, `iterations`, `w-start`, `w-end`, `c1`, `c2`, `vmax`, `parallel`
     /// and the decoding options ([`SearchDecoding`]: `decoder`, `policy`, `heft-seed`,
     /// `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
@@ -120,7 +170,15 @@ pub struct Pso {
     config: PsoConfig,
 }
 
-config_scheduler!(Pso, PsoConfig, "pso", "PSO");
+config_scheduler!(
+    Pso,
+    PsoConfig,
+    "pso",
+    "PSO",
+    Search,
+    "particles=4,iterations=3",
+    "PSO (Kennedy & Eberhart 1995, inertia weight of Shi & Eberhart 1998) over random keys decoded by a list scheduler, one particle at HEFT's position"
+);
 
 /// One particle.
 struct Particle {

@@ -10,10 +10,11 @@ use worl_cluster::{Problem, Schedule};
 use worl_woa::{ASchedule, Move, MoveKind, Target, WhaleProblem, WhaleRng, WoaConfig};
 
 use super::codec::{SearchDecoding, SearchSpace, SpaceScratch};
+use super::list_decoder::ListDecoderConfig;
 use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count};
 use super::run_engine;
 use crate::error::Result;
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, PARALLEL};
 use crate::scheduler::{RunContext, Scheduler};
 
 /// Canonical continuous WOA on a [`SearchSpace`], as a [`WhaleProblem`]: uniform random
@@ -141,6 +142,32 @@ impl Default for PlainWoaConfig {
 }
 
 impl PlainWoaConfig {
+    /// The whale options, shared with RTGS and WORL-RTGS.
+    pub const WHALE_OPTIONS: [OptionDoc; 4] = [
+        OptionDoc::new("whales", "1..=10000", "30", "population size"),
+        OptionDoc::new(
+            "iterations",
+            "1..=1000000",
+            "100",
+            "iterations (a time budget overrides them)",
+        ),
+        OptionDoc::new("b", "finite", "1", "spiral constant of the bubble-net move"),
+        OptionDoc::new(
+            "a-schedule",
+            "linear|quadratic|cosine|exponential:RATE",
+            "linear",
+            "how `a` falls from 2 to 0 over the run",
+        ),
+    ];
+
+    /// Every option [`from_options`](Self::from_options) reads.
+    pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &Self::WHALE_OPTIONS,
+        &SearchDecoding::OPTIONS,
+        &ListDecoderConfig::OPTIONS,
+        &PARALLEL,
+    ];
+
     /// Reads `whales`, `iterations`, `b`, `a-schedule`, `parallel` and the decoding options
     /// ([`SearchDecoding`]: `decoder`, `policy`, `heft-seed`, `priority`, `sigma`,
     /// `gpu-threshold`, `gpu-choices`).
@@ -174,7 +201,15 @@ pub struct PlainWoa {
     config: PlainWoaConfig,
 }
 
-config_scheduler!(PlainWoa, PlainWoaConfig, "woa", "Plain WOA");
+config_scheduler!(
+    PlainWoa,
+    PlainWoaConfig,
+    "woa",
+    "Plain WOA",
+    Search,
+    "whales=4,iterations=3",
+    "plain WOA (Mirjalili & Lewis 2016) over random keys decoded by a list scheduler (perturbed rank_u order, min-EFT GPU), one whale at HEFT's position"
+);
 
 impl Scheduler for PlainWoa {
     fn name(&self) -> &str {

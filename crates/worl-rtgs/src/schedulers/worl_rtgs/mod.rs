@@ -207,11 +207,13 @@ use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
 use worl_ddqn::{Agent, AgentConfig, ComputeDevice, EpsilonSchedule, TargetUpdate};
 
+use crate::builtin::{Builtin, Family, boxed};
 use crate::error::{Result, ScheduleError};
-use crate::registry::Options;
+use crate::options::{OptionDoc, Options, PARALLEL, POLICY_APPEND};
 use crate::scheduler::{RunContext, Scheduler};
-use crate::schedulers::agents::{AgentStart, start_agent, take_agent_options};
+use crate::schedulers::agents::{AGENT_OPTIONS, AgentStart, start_agent, take_agent_options};
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, run_rtgs_from};
+use crate::schedulers::search::PlainWoaConfig;
 use crate::schedulers::search::options::{MAX_REPEATS, take_count};
 use decoder::LearnSettings;
 use worl_woa::Replacement;
@@ -371,12 +373,139 @@ impl WorlRtgsConfig {
         }
     }
 
-    /// Reads the options listed on the fields (absent ones keep their default) and rejects
-    /// any other.
+    /// The `preset` option (not read by `worl-rtgs-paper`).
+    pub const PRESET_OPTIONS: [OptionDoc; 1] = [OptionDoc::new(
+        "preset",
+        "default|paper",
+        "default",
+        "the redesigned whale search with agent-chosen moves, or the published method (the agent as RTGS's plan decoder)",
+    )];
+
+    /// WORL-RTGS's own options besides `preset`, RTGS's and the agent's.
+    pub const WORL_OPTIONS: [OptionDoc; 13] = [
+        OptionDoc::new(
+            "candidates",
+            "2..=32",
+            "4",
+            "paper preset: actions per decision k",
+        ),
+        OptionDoc::new(
+            "burst",
+            "1..=1000000",
+            "16",
+            "default preset: tries per decision",
+        ),
+        OptionDoc::new(
+            "patience",
+            "1..=1000000",
+            "64",
+            "default preset: failed bursts before a WOA move",
+        ),
+        OptionDoc::new(
+            "focus",
+            "[0, 1]",
+            "0.5",
+            "default preset: share of tries using the chosen move (or, with moves=scored, the scored candidate)",
+        ),
+        OptionDoc::new(
+            "kick",
+            "1..=1000000",
+            "3",
+            "default preset: tasks a kick moves",
+        ),
+        OptionDoc::new(
+            "moves",
+            "agent|scored|uniform|epsilon-greedy|ucb",
+            "agent",
+            "default preset: who chooses each burst's move kind: the agent, the agent scoring 8 concrete moves per try, uniform (no learning), or the ε-greedy / UCB1 bandits; only agent and scored train the network",
+        ),
+        OptionDoc::new(
+            "recorded-steps",
+            "1..=1000000",
+            "16",
+            "paper preset: decisions sampled per plan for the replay buffer",
+        ),
+        OptionDoc::new(
+            "train-steps",
+            "1..=1000000",
+            "8",
+            "gradient steps after each iteration; the default preset's learning takes at most a fifth of the run",
+        ),
+        OptionDoc::new(
+            "epsilon-start",
+            "[0, 1]",
+            "0.2",
+            "paper preset: ε of the first iteration",
+        ),
+        OptionDoc::new(
+            "epsilon-end",
+            "[0, 1]",
+            "0.02",
+            "paper preset: ε of the last iteration",
+        ),
+        OptionDoc::new(
+            "hope-weight",
+            "finite, >= 0",
+            "0.05",
+            "paper preset: reward weight of the hope gap",
+        ),
+        OptionDoc::new(
+            "eft-weight",
+            "finite, >= 0",
+            "0.1",
+            "paper preset: reward weight of the EFT",
+        ),
+        OptionDoc::new(
+            "terminal-weight",
+            "finite, >= 0",
+            "1",
+            "paper preset: reward weight of the final makespan",
+        ),
+    ];
+
+    /// Every option `worl-rtgs` reads (RTGS's with 4 whales, 300 iterations, window 4 and
+    /// canonical replacement).
+    pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &Self::PRESET_OPTIONS,
+        &Self::WORL_OPTIONS,
+        &OptionDoc::with_defaults(
+            PlainWoaConfig::WHALE_OPTIONS,
+            &[("whales", "4"), ("iterations", "300")],
+        ),
+        &OptionDoc::with_defaults(
+            RtgsConfig::SEARCH_OPTIONS,
+            &[("window", "4"), ("replacement", "canonical")],
+        ),
+        &POLICY_APPEND,
+        &PARALLEL,
+        &AGENT_OPTIONS,
+        &AgentStart::OPTIONS,
+    ];
+
+    /// Every option `worl-rtgs-paper` reads (RTGS's with window 4).
+    pub const PAPER_OPTIONS: &'static [&'static [OptionDoc]] = &[
+        &Self::WORL_OPTIONS,
+        &PlainWoaConfig::WHALE_OPTIONS,
+        &OptionDoc::with_defaults(RtgsConfig::SEARCH_OPTIONS, &[("window", "4")]),
+        &POLICY_APPEND,
+        &PARALLEL,
+        &AGENT_OPTIONS,
+        &AgentStart::OPTIONS,
+    ];
+
+    /// Reads `preset`, then the options of [`over_preset`](Self::over_preset).
     ///
     /// Errors: [`ScheduleError::InvalidOption`], [`ScheduleError::UnknownOption`].
     pub fn from_options(mut opts: Options) -> Result<Self> {
         let preset = opts.take_or("preset", WorlPreset::Default)?;
+        Self::over_preset(preset, opts)
+    }
+
+    /// Reads the options listed on the fields except `preset` (absent ones keep the
+    /// `preset`'s default) and rejects any other.
+    ///
+    /// Errors: [`ScheduleError::InvalidOption`], [`ScheduleError::UnknownOption`].
+    pub fn over_preset(preset: WorlPreset, mut opts: Options) -> Result<Self> {
         let d = match preset {
             WorlPreset::Default => WorlRtgsConfig::default(),
             WorlPreset::Paper => WorlRtgsConfig::paper(),
@@ -616,15 +745,35 @@ impl WorlRtgs {
     }
 
     /// WORL-RTGS with the [`WorlPreset::Paper`] preset from registry options (the registry
-    /// entry `worl-rtgs-paper`); the options may not name a `preset`.
+    /// entry `worl-rtgs-paper`); `preset` is not one of its options.
     ///
-    /// Errors: as [`WorlRtgsConfig::from_options`]; `preset` is an invalid option here.
-    pub fn paper_from_options(mut opts: Options) -> Result<Self> {
-        if opts.take::<String>("preset")?.is_some() {
-            return Err(opts.invalid("preset", "(any)", "worl-rtgs-paper is the paper preset"));
-        }
-        WorlRtgs::from_options(opts.with("preset", WorlPreset::Paper))
+    /// Errors: as [`WorlRtgsConfig::over_preset`].
+    pub fn paper_from_options(opts: Options) -> Result<Self> {
+        Ok(WorlRtgs::new(WorlRtgsConfig::over_preset(
+            WorlPreset::Paper,
+            opts,
+        )?))
     }
+
+    /// The registration of `worl-rtgs`: name, description, family, declared options.
+    pub const BUILTIN: Builtin = Builtin {
+        name: Self::NAME,
+        description: "WORL-RTGS (Du et al. 2025), redesigned: a whale search over plans whose local moves a Double DQN agent chooses, learning online; initial whales include HEFT and PEFT",
+        family: Family::WorlRtgs,
+        quick: "whales=4,iterations=3",
+        options: WorlRtgsConfig::OPTIONS,
+        build: |o| boxed(Self::from_options(o)),
+    };
+
+    /// The registration of `worl-rtgs-paper`.
+    pub const BUILTIN_PAPER: Builtin = Builtin {
+        name: Self::NAME_PAPER,
+        description: "WORL-RTGS as published (Du et al. 2025): RTGS whose plan generation is a Double DQN agent learning online, random initial whales",
+        family: Family::WorlRtgs,
+        quick: "whales=4,iterations=3",
+        options: WorlRtgsConfig::PAPER_OPTIONS,
+        build: |o| boxed(Self::paper_from_options(o)),
+    };
 
     /// The configuration.
     pub fn config(&self) -> &WorlRtgsConfig {
