@@ -11,7 +11,7 @@
 //! worl info WORKLOAD [--bandwidth B]
 //! worl convert IN OUT
 //! worl cluster DESCRIPTION [--out FILE]
-//! worl schedulers
+//! worl schedulers [NAME]
 //! ```
 //!
 //! Workload formats are picked by extension or content (Alibaba v2018 CSV, Alibaba GPU v2023
@@ -128,8 +128,8 @@ enum Command {
     Convert(commands::convert::Args),
     /// Print or write a cluster file from a preset or a short description.
     Cluster(commands::cluster::Args),
-    /// List the registered schedulers and their descriptions.
-    Schedulers,
+    /// List the registered schedulers and their options, or one scheduler's option table.
+    Schedulers(commands::SchedulersArgs),
 }
 
 fn main() -> ExitCode {
@@ -145,7 +145,7 @@ fn main() -> ExitCode {
         Command::Info(a) => commands::info::run(&a),
         Command::Convert(a) => commands::convert::run(&a),
         Command::Cluster(a) => commands::cluster::run(&a),
-        Command::Schedulers => commands::schedulers(),
+        Command::Schedulers(a) => commands::schedulers(&a),
     };
     match result {
         Ok(code) => code,

@@ -45,6 +45,41 @@ fn one_line_error(cmd: &mut Command, code: i32) -> String {
 }
 
 #[test]
+fn schedulers_lists_each_with_its_options_and_prints_one_schedulers_table() {
+    let all = stdout(worl().arg("schedulers"));
+    let ils = all.lines().find(|l| l.starts_with("ils ")).unwrap();
+    assert!(
+        ils.ends_with(
+            "options: policy, steps, patience, kick, restart, noise, eval, time, evaluations"
+        ),
+        "{ils}"
+    );
+    let ga = stdout(worl().args(["schedulers", "GA"]));
+    let mut lines = ga.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("ga: random-key GA (Bean 1994"),
+        "{ga}"
+    );
+    let population = lines.next().unwrap();
+    assert_eq!(
+        population.split_whitespace().take(4).collect::<Vec<_>>(),
+        ["population", "2..=10000;", "default", "30:"],
+        "{ga}"
+    );
+    assert!(
+        ga.contains("gpu-choices") && ga.lines().last().unwrap().trim().starts_with("evaluations")
+    );
+    let e = one_line_error(worl().args(["schedulers", "hefty"]), 2);
+    assert!(
+        e.contains("unknown scheduler `hefty`") && e.contains("heft"),
+        "{e}"
+    );
+}
+
+#[test]
 fn info_prints_the_shape_of_a_workload() {
     let dir = tempfile::tempdir().unwrap();
     let w = write(dir.path(), "chain.json", CHAIN);

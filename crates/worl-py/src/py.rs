@@ -1500,6 +1500,31 @@ fn schedulers(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// The declared options of scheduler `name`: a list of dicts `key`, `values`, `default`,
+/// `doc` (its own options, then `time` and `evaluations`), as `worl schedulers NAME` prints
+/// them. Raises `ScheduleError` for an unregistered name, listing the registered ones.
+#[pyfunction]
+fn scheduler_options<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
+    let r = Registry::with_builtins();
+    let Some(options) = r.options(name) else {
+        let known: Vec<&str> = r.names().collect();
+        return Err(ScheduleError::new_err(format!(
+            "unknown scheduler `{name}` (known: {})",
+            known.join(", ")
+        )));
+    };
+    let l = PyList::empty(py);
+    for o in options {
+        let d = PyDict::new(py);
+        d.set_item("key", o.key)?;
+        d.set_item("values", o.values)?;
+        d.set_item("default", o.default)?;
+        d.set_item("doc", o.doc)?;
+        l.append(d)?;
+    }
+    Ok(l)
+}
+
 /// The GPU models of the catalog: dicts `name`, `speed` (relative, V100 = 1.0), `memory`
 /// (GiB), for `Cluster.from_spec` and cluster descriptions.
 #[pyfunction]
@@ -1560,6 +1585,7 @@ fn worl_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(scheduler_options, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_models, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;
     m.add_function(wrap_pyfunction!(_rust_timing, m)?)?;

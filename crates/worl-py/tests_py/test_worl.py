@@ -50,6 +50,26 @@ def test_same_seed_same_makespan():
     assert a.rows() == b.rows()
 
 
+def test_scheduler_options_are_the_declared_ones_and_build():
+    opts = worl.scheduler_options("ga")
+    keys = [o["key"] for o in opts]
+    assert keys[:2] == ["population", "generations"] and keys[-2:] == ["time", "evaluations"]
+    assert "gpu-choices" in keys and len(keys) == len(set(keys))
+    population = next(o for o in opts if o["key"] == "population")
+    assert population["default"] == "30" and population["doc"]
+    # every literal default is accepted as a spec value
+    w = worl.Workload.layered(20, seed=1)
+    c = worl.Cluster.parse("pai-mix:3")
+    for o in opts:
+        if not o["default"].startswith("("):
+            spec = "ga[population=4,generations=2,%s=%s]" % (o["key"], o["default"])
+            if o["key"] in ("population", "generations"):
+                spec = "ga[%s=%s]" % (o["key"], o["default"])
+            assert worl.schedule(w, c, spec, seed=1).validate() == [], spec
+    with pytest.raises(worl.ScheduleError, match="unknown scheduler `hefty`.*heft"):
+        worl.scheduler_options("hefty")
+
+
 def test_every_registered_scheduler_gives_a_valid_schedule():
     w = worl.Workload.layered(40, seed=2)
     c = worl.Cluster.parse("pai-mix:4")

@@ -14,14 +14,49 @@ use crate::{Result, outln};
 use std::process::ExitCode;
 use worl::rtgs::Registry;
 
-/// `worl schedulers`: the registered schedulers, one per line (`name  description`).
-pub(crate) fn schedulers() -> Result<ExitCode> {
+/// Arguments of `worl schedulers`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct SchedulersArgs {
+    /// A registered scheduler: print its options (key, values, default, meaning).
+    name: Option<String>,
+}
+
+/// `worl schedulers`: the registered schedulers, one per line (`name  description; options:
+/// keys`), or with a name that scheduler's declared options, one per line.
+pub(crate) fn schedulers(args: &SchedulersArgs) -> Result<ExitCode> {
     let registry = Registry::with_builtins();
-    let width = registry.names().map(str::len).max().unwrap_or(0);
-    for name in registry.names() {
+    let Some(name) = &args.name else {
+        let width = registry.names().map(str::len).max().unwrap_or(0);
+        for name in registry.names() {
+            let keys: Vec<&str> = registry
+                .options(name)
+                .unwrap_or_default()
+                .iter()
+                .map(|d| d.key)
+                .collect();
+            outln!(
+                "{name:width$}  {}; options: {}",
+                registry.description(name).unwrap_or_default(),
+                keys.join(", ")
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let Some(options) = registry.options(name) else {
+        let known = registry.names().map(str::to_owned).collect();
+        let name = name.clone();
+        return Err(worl::rtgs::ScheduleError::UnknownScheduler { name, known }.into());
+    };
+    let description = registry.description(name).unwrap_or_default();
+    outln!("{}: {description}", name.to_ascii_lowercase())?;
+    let width = options.iter().map(|d| d.key.len()).max().unwrap_or(0);
+    for d in options {
+        let default = d.default.trim_start_matches('(').trim_end_matches(')');
         outln!(
-            "{name:width$}  {}",
-            registry.description(name).unwrap_or_default()
+            "  {:width$}  {}; default {default}: {}",
+            d.key,
+            d.values,
+            d.doc
         )?;
     }
     Ok(ExitCode::SUCCESS)

@@ -290,6 +290,11 @@ def simulate(
 def schedulers() -> Dict[str, str]:
     """Registered scheduler names -> one-line descriptions."""
 
+def scheduler_options(name: str) -> List[Dict[str, str]]:
+    """The declared options of scheduler ``name``: dicts ``key``, ``values``, ``default``
+    (a spec value, or a phrase in parentheses), ``doc``; its own options, then ``time`` and
+    ``evaluations``. Raises ScheduleError for an unregistered name."""
+
 def gpu_models() -> List[Dict[str, Any]]:
     """Catalog GPU models: ``name``, ``speed``, ``memory``."""
 
