@@ -11,10 +11,27 @@ use std::path::{Path, PathBuf};
 /// Environment variable naming the data directory; it overrides the default.
 pub const DATA_DIR_ENV: &str = "WORL_DATA_DIR";
 
-/// The default data directory: `../shared/data` relative to the workspace root (the root is
-/// two levels above this crate's manifest directory, resolved at compile time).
-pub fn default_data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+/// The data directory found from `start`: `start/shared/data`, else the same in the nearest
+/// parent directory that has one (from a checkout of the repository next to `shared/`, the
+/// tests, examples and benches find `../shared/data` wherever they run). `None` if no
+/// ancestor has one. Nothing about where this crate was built is kept.
+///
+/// ```
+/// let root = std::env::temp_dir().join(format!("worl-find-data-{}", std::process::id()));
+/// let data = root.join("shared/data");
+/// let deep = root.join("repo/crates/x");
+/// std::fs::create_dir_all(&data)?;
+/// std::fs::create_dir_all(&deep)?;
+/// assert_eq!(worl_dag::datasets::find_data_dir(&deep), Some(data));
+/// assert_eq!(worl_dag::datasets::find_data_dir(&root), Some(root.join("shared/data")));
+/// std::fs::remove_dir_all(&root)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn find_data_dir(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|a| a.join("shared").join("data"))
+        .find(|d| d.is_dir())
 }
 
 fn ci() -> bool {
@@ -23,8 +40,9 @@ fn ci() -> bool {
 
 /// The shared data directory, if present.
 ///
-/// Looks at `WORL_DATA_DIR` if set, else at [`default_data_dir`]. Returns `Ok(Some(dir))` if
-/// it is a directory; `Ok(None)` after printing a skip notice to stderr if not; and
+/// Looks at `WORL_DATA_DIR` if set, else for `shared/data` in the current directory or its
+/// nearest parent that has one ([`find_data_dir`]). Returns `Ok(Some(dir))` if it is a
+/// directory; `Ok(None)` after printing a skip notice to stderr if not; and
 /// [`DagError::DataMissing`] if not while the environment variable `CI` is `true` (or `1`).
 ///
 /// ```
@@ -37,10 +55,16 @@ fn ci() -> bool {
 pub fn shared_data_dir() -> Result<Option<PathBuf>> {
     let (dir, how) = match std::env::var_os(DATA_DIR_ENV) {
         Some(d) if !d.is_empty() => (PathBuf::from(d), format!("from ${DATA_DIR_ENV}")),
-        _ => (
-            default_data_dir(),
-            format!("default ../shared/data (${DATA_DIR_ENV} unset)"),
-        ),
+        _ => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            match find_data_dir(&cwd) {
+                Some(dir) => return Ok(Some(dir)),
+                None => (
+                    cwd,
+                    format!("no shared/data in it or any parent directory, ${DATA_DIR_ENV} unset"),
+                ),
+            }
+        }
     };
     if dir.is_dir() {
         return Ok(Some(dir));
