@@ -16,7 +16,7 @@ use worl::dag::generators::layered::{LayeredParams, layered};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let run = || -> worl_py::core::Result<()> {
+    let run = || -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         match args.as_slice() {
             [flag, n, out] if flag == "--generate" => {
                 let n: usize = n

@@ -7,7 +7,6 @@
 //! Kept free of PyO3 so that it builds, is tested and can be timed (`examples/heft_timing.rs`)
 //! on a machine without Python.
 
-use std::error::Error as StdError;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,20 +22,7 @@ use worl::sim::arrivals::Arrivals;
 use worl::sim::spec::PolicySpec;
 use worl::sim::{Contention, Failures, RuntimeNoise, SimConfig};
 
-/// Any error of the library, boxed (the messages are the library's own).
-pub type Error = Box<dyn StdError + Send + Sync>;
-
-/// Result of this module.
-pub type Result<T> = std::result::Result<T, Error>;
-
-/// What an error is about, to pick the Python exception class.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Reading or writing a file, or a malformed file or description (`worl.LoadError`).
-    Load,
-    /// Building or running a scheduler, or a comparison (`worl.ScheduleError`).
-    Schedule,
-}
+pub use worl::{Error, Result};
 
 /// A workload read from a file, with the network a saga problem instance brings.
 #[derive(Clone, Debug)]
@@ -62,7 +48,7 @@ pub fn load_workload(path: &Path) -> Result<Loaded> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if is_json {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         if text.contains("\"task_graph\"") {
             let (workload, cluster) = saga::read(text.as_bytes(), &path.display().to_string())?;
             return Ok(Loaded {
@@ -160,8 +146,9 @@ pub fn gang_params(
 ) -> Result<worl::dag::GangParams> {
     let mut p = worl::dag::GangParams::default();
     if let Some(s) = span {
-        p.span = worl::dag::Span::parse(s).ok_or_else(|| {
-            format!("{label}: gang span `{s}` is neither `machine` nor `cluster`")
+        p.span = worl::dag::Span::parse(s).ok_or_else(|| Error::UnknownGangSpan {
+            item: label.to_owned(),
+            span: s.to_owned(),
         })?;
     }
     if let Some(e) = efficiency {
@@ -196,12 +183,11 @@ pub fn row_key(row: usize, key: &str) -> Result<&'static str> {
         .iter()
         .map(|(a, k)| format!("{a} for {k}"))
         .collect();
-    Err(format!(
-        "row {row}: unknown key `{key}` (known: {}; {})",
-        SCHEDULE_ROW_KEYS.join(", "),
-        aliases.join(", ")
-    )
-    .into())
+    Err(Error::UnknownRowKey {
+        row,
+        key: key.to_owned(),
+        known: format!("{}; {}", SCHEDULE_ROW_KEYS.join(", "), aliases.join(", ")),
+    })
 }
 
 /// The lower-case file name of `path` (empty if none).
@@ -223,12 +209,12 @@ fn check_writable(path: &Path, what: &str, writable: &[&str]) -> Result<()> {
         Some(e) => format!("`.{}`", e.to_string_lossy()),
         None => "a name without extension".to_owned(),
     };
-    Err(format!(
-        "{}: cannot write {what} as {ext} (writable: {})",
-        path.display(),
-        writable.join(", ")
-    )
-    .into())
+    Err(Error::UnknownSaveFormat {
+        path: path.to_owned(),
+        what: what.to_owned(),
+        ext,
+        writable: writable.iter().map(|w| (*w).to_owned()).collect(),
+    })
 }
 
 /// Writes `w` to `path` in the format of its name, as `worl convert` does: `.saga.json` a
@@ -244,11 +230,9 @@ pub fn save_workload(w: &Workload, network: Option<&Cluster>, path: &Path) -> Re
     check_writable(path, "workloads", &workload_save_extensions())?;
     if lower_file_name(path).ends_with(".saga.json") {
         let Some(c) = network else {
-            return Err(format!(
-                "{}: a saga problem instance needs a network: give a cluster",
-                path.display()
-            )
-            .into());
+            return Err(Error::NeedsNetwork {
+                path: path.to_owned(),
+            });
         };
         saga::save(w, c, path)?;
         return Ok(());
@@ -338,8 +322,9 @@ pub fn build_scheduler(spec: &Spec) -> Result<Box<dyn Scheduler>> {
 pub fn budget(time: Option<f64>, max_evaluations: Option<u64>) -> Result<Budget> {
     let max_time = time
         .map(|s| {
-            Duration::try_from_secs_f64(s)
-                .map_err(|_| format!("time {s}: expected a finite number of seconds >= 0"))
+            Duration::try_from_secs_f64(s).map_err(|_| {
+                Error::invalid_argument("time", s, "expected a finite number of seconds >= 0")
+            })
         })
         .transpose()?;
     Ok(Budget {
@@ -426,7 +411,7 @@ pub struct CompareOptions {
 /// Errors: `"seeds must be at least 1"`, `ExperimentError` for a bad spec or a failed run.
 pub fn compare(problems: Vec<(String, Problem)>, options: &CompareOptions) -> Result<Results> {
     if options.seeds == 0 {
-        return Err("seeds must be at least 1".into());
+        return Err(Error::invalid_argument("seeds", 0, "must be at least 1"));
     }
     let mut set = ProblemSet::new();
     for (name, p) in problems {
@@ -499,7 +484,11 @@ impl Default for SimulateOptions {
 /// that does not parse; ``seeds <n>: must be in 1..=10000``.
 pub fn sim_settings(options: &SimulateOptions) -> Result<SimSettings> {
     if !(1..=MAX_SIM_SEEDS).contains(&options.seeds) {
-        return Err(format!("seeds {}: must be in 1..={MAX_SIM_SEEDS}", options.seeds).into());
+        return Err(Error::invalid_argument(
+            "seeds",
+            options.seeds,
+            format!("must be in 1..={MAX_SIM_SEEDS}"),
+        ));
     }
     let mut policies = Vec::new();
     if options.policies.is_empty() {
@@ -576,11 +565,10 @@ pub fn jcts(outcome: &SimOutcome, policy: &str) -> Result<Vec<f64>> {
             return Ok(kept.result.jobs.iter().map(|j| j.jct).collect());
         }
     }
-    Err(format!(
-        "no policy `{policy}` in this simulation (policies: {})",
-        outcome.policies().join(", ")
-    )
-    .into())
+    Err(Error::UnknownPolicy {
+        policy: policy.to_owned(),
+        known: outcome.policies().iter().map(ToString::to_string).collect(),
+    })
 }
 
 #[cfg(test)]
@@ -737,7 +725,7 @@ mod tests {
     #[test]
     fn a_missing_file_is_named() {
         let e = load_workload(Path::new("/no/such/dir/w.json")).unwrap_err();
-        assert!(worl::error_line(e.as_ref()).contains("/no/such/dir/w.json"));
+        assert!(worl::error_line(&e).contains("/no/such/dir/w.json"));
     }
 
     #[test]

@@ -39,7 +39,11 @@ use worl::rtgs::Budget;
 /// Errors: the loader's or the scheduler's; `"repeats must be at least 1"`.
 pub fn timing(path: &Path, cluster: Arc<Cluster>, repeats: usize) -> core::Result<(f64, f64)> {
     if repeats == 0 {
-        return Err("repeats must be at least 1".into());
+        return Err(worl::Error::invalid_argument(
+            "repeats",
+            0,
+            "must be at least 1",
+        ));
     }
     let spec = "heft".parse()?;
     let (mut load_s, mut heft_s) = (f64::INFINITY, f64::INFINITY);

@@ -1,12 +1,13 @@
 //! The Python module `worl` (native part `worl._worl`): classes `Workload`, `Cluster`,
 //! `Schedule`, `Comparison`, `Simulation`, functions `schedule`, `validate`, `compare`,
-//! `simulate`, `schedulers`, `gpu_models`, `links`, and the exceptions `WorlError` >
-//! `LoadError`, `ScheduleError`.
+//! `simulate`, `schedulers`, `scheduler_options`, `gpu_models`, `links`, and the exceptions,
+//! chosen by the type of the Rust error: `WorlError` > `LoadError` (> `WorkloadError`,
+//! `ClusterError`, `FileError`), `ScheduleError` (> `SimulationError`), `ArgumentError`.
 //!
 //! Every loading, scheduling, validating, comparing and simulating call releases the GIL
 //! ([`Python::detach`]) while Rust works, so Python threads run meanwhile.
 
-use crate::core::{self, Kind, Loaded, Scheduled};
+use crate::core::{self, Loaded, Scheduled};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyImportError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -40,25 +41,64 @@ create_exception!(
     WorlError,
     "A scheduler that cannot be built (unknown name, bad option) or that failed, or a comparison that failed."
 );
+create_exception!(
+    worl,
+    WorkloadError,
+    LoadError,
+    "A workload that cannot be read, built or written (a malformed file, a cycle, a bad task or edge)."
+);
+create_exception!(
+    worl,
+    ClusterError,
+    LoadError,
+    "A cluster, problem or schedule the cost model rejects (a malformed cluster file, a task that fits no GPU)."
+);
+create_exception!(
+    worl,
+    FileError,
+    LoadError,
+    "A file that cannot be read or written (missing, unreadable, a directory)."
+);
+create_exception!(
+    worl,
+    SimulationError,
+    ScheduleError,
+    "A simulation that cannot be set up (a bad arrival, noise, contention or failure spec) or whose run failed."
+);
+create_exception!(
+    worl,
+    ArgumentError,
+    WorlError,
+    "An argument out of its range (seeds 0, a negative time)."
+);
 
-/// The Python exception of `e`: [`LoadError`] or [`ScheduleError`] by `kind`, with the
-/// message of `e` and its causes on one line.
-fn err(kind: Kind, e: core::Error) -> PyErr {
-    let msg = worl::error_line(e.as_ref());
-    match kind {
-        Kind::Load => LoadError::new_err(msg),
-        Kind::Schedule => ScheduleError::new_err(msg),
+/// The Python exception of `e`, chosen by its type (see the class docs: under [`WorlError`],
+/// [`LoadError`] with [`WorkloadError`], [`ClusterError`] and [`FileError`];
+/// [`ScheduleError`] with [`SimulationError`]; [`ArgumentError`]), with the message of `e`
+/// and its causes on one line.
+fn py_err(e: impl Into<worl::Error>) -> PyErr {
+    use worl::Error as E;
+    let e = e.into();
+    let msg = worl::error_line(&e);
+    match e {
+        E::Workload(_) | E::UnknownGangSpan { .. } => WorkloadError::new_err(msg),
+        E::Cluster(_) => ClusterError::new_err(msg),
+        E::Io { .. } => FileError::new_err(msg),
+        E::ScheduleFile(_)
+        | E::Json(_)
+        | E::UnknownSaveFormat { .. }
+        | E::NeedsNetwork { .. }
+        | E::UnknownRowKey { .. } => LoadError::new_err(msg),
+        E::Simulation(_) => SimulationError::new_err(msg),
+        E::Schedule(_) | E::Search(_) | E::Experiment(_) => ScheduleError::new_err(msg),
+        E::InvalidArgument { .. } | E::UnknownPolicy { .. } => ArgumentError::new_err(msg),
+        _ => WorlError::new_err(msg),
     }
 }
 
-/// `Ok` of `r`, or its error as [`LoadError`].
-fn load<T>(r: core::Result<T>) -> PyResult<T> {
-    r.map_err(|e| err(Kind::Load, e))
-}
-
-/// `Ok` of `r`, or its error as [`ScheduleError`].
-fn sched<T>(r: core::Result<T>) -> PyResult<T> {
-    r.map_err(|e| err(Kind::Schedule, e))
+/// `Ok` of `r`, or its error as the Python exception of its type ([`py_err`]).
+fn ok<T, E: Into<worl::Error>>(r: Result<T, E>) -> PyResult<T> {
+    r.map_err(py_err)
 }
 
 /// A JSON value as Python objects (objects become dicts, arrays lists).
@@ -236,7 +276,7 @@ fn gang_demand(
         sync_bytes,
         sync_steps,
     )
-    .map_err(|e| err(Kind::Load, e))?;
+    .map_err(py_err)?;
     Ok(Some((g, params)))
 }
 
@@ -252,7 +292,7 @@ impl Workload {
     /// Raises `LoadError` (the Rust message, naming the file, line and item).
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let l = load(py.detach(|| core::load_workload(&path)))?;
+        let l = ok(py.detach(|| core::load_workload(&path)))?;
         Ok(Self::of(l))
     }
 
@@ -266,7 +306,7 @@ impl Workload {
     fn from_saga(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let (w, c) = py
             .detach(|| worl::cluster::formats::saga::load(&path))
-            .map_err(|e| err(Kind::Load, e.into()))?;
+            .map_err(py_err)?;
         Ok(Self {
             inner: Arc::new(w),
             network: Some(Arc::new(c)),
@@ -353,15 +393,12 @@ impl Workload {
             };
             let jid = match b.job_id(&jname) {
                 Some(j) => j,
-                None => b.add_job(jname).map_err(|e| err(Kind::Load, e.into()))?,
+                None => b.add_job(jname).map_err(py_err)?,
             };
             let demand = gang_demand(&attrs, gpus, gang, &label)?;
-            let t = b
-                .add_task(jid, tname, w, mem)
-                .map_err(|e| err(Kind::Load, e.into()))?;
+            let t = b.add_task(jid, tname, w, mem).map_err(py_err)?;
             if let Some((g, params)) = demand {
-                b.set_gang(t, g, params)
-                    .map_err(|e| err(Kind::Load, e.into()))?;
+                b.set_gang(t, g, params).map_err(py_err)?;
             }
             ids.set_item(&node, t.index())?;
         }
@@ -395,10 +432,9 @@ impl Workload {
                     .extract()?;
                 Ok(TaskId::new(i))
             };
-            b.add_edge(id(&u)?, id(&v)?, data)
-                .map_err(|e| err(Kind::Load, e.into()))?;
+            b.add_edge(id(&u)?, id(&v)?, data).map_err(py_err)?;
         }
-        let w = b.build().map_err(|e| err(Kind::Load, e.into()))?;
+        let w = b.build().map_err(py_err)?;
         Ok(Self::plain(w))
     }
 
@@ -411,7 +447,7 @@ impl Workload {
     fn layered(py: Python<'_>, n_tasks: usize, seed: u64) -> PyResult<Self> {
         let w = py
             .detach(|| layered(&LayeredParams::new(n_tasks), seed))
-            .map_err(|e| err(Kind::Load, e.into()))?;
+            .map_err(py_err)?;
         Ok(Self::plain(w))
     }
 
@@ -435,12 +471,12 @@ impl Workload {
             _ => self.network.clone(),
         };
         let w = self.inner.clone();
-        load(py.detach(|| core::save_workload(&w, network.as_deref(), &path)))
+        ok(py.detach(|| core::save_workload(&w, network.as_deref(), &path)))
     }
 
     /// The workload as worl's workload JSON text.
     fn to_json(&self) -> PyResult<String> {
-        native::to_string(&self.inner).map_err(|e| err(Kind::Load, e.into()))
+        native::to_string(&self.inner).map_err(py_err)
     }
 
     /// The workload as a `networkx.DiGraph`: node = task id (0..n_tasks), with attributes
@@ -632,7 +668,7 @@ impl Cluster {
     /// Raises `LoadError` with the `worl` command's message.
     #[staticmethod]
     fn parse(py: Python<'_>, description: &str) -> PyResult<Self> {
-        let c = load(py.detach(|| core::parse_cluster(description)))?;
+        let c = ok(py.detach(|| core::parse_cluster(description)))?;
         Ok(Self { inner: Arc::new(c) })
     }
 
@@ -642,9 +678,7 @@ impl Cluster {
     /// Raises `LoadError` naming the file, line and item.
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let c = py
-            .detach(|| RCluster::load(&path))
-            .map_err(|e| err(Kind::Load, e.into()))?;
+        let c = py.detach(|| RCluster::load(&path)).map_err(py_err)?;
         Ok(Self { inner: Arc::new(c) })
     }
 
@@ -680,16 +714,14 @@ impl Cluster {
         if let Some(n) = name {
             spec = spec.with_name(n);
         }
-        let c = presets::cluster(&spec).map_err(|e| err(Kind::Load, e.into()))?;
+        let c = presets::cluster(&spec).map_err(py_err)?;
         Ok(Self { inner: Arc::new(c) })
     }
 
     /// The cluster as a TOML cluster file (the compact form where it describes the cluster
     /// exactly, else the full one), as `worl cluster` prints it.
     fn to_toml(&self) -> PyResult<String> {
-        self.inner
-            .to_compact_toml_string()
-            .map_err(|e| err(Kind::Load, e.into()))
+        self.inner.to_compact_toml_string().map_err(py_err)
     }
 
     /// The cluster as a JSON cluster file (same rule as `to_toml`).
@@ -785,7 +817,7 @@ pub struct Schedule {
 
 impl Schedule {
     fn file(&self) -> PyResult<ScheduleFile> {
-        load(core::schedule_file(&self.problem, &self.made))
+        ok(core::schedule_file(&self.problem, &self.made))
     }
 }
 
@@ -892,7 +924,7 @@ impl Schedule {
     /// Raises `LoadError` for another extension or an unwritable path.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let (p, s) = (&self.problem, &self.made);
-        load(py.detach(|| core::save_schedule(p, s, &path)))
+        ok(py.detach(|| core::save_schedule(p, s, &path)))
     }
 
     fn __repr__(&self) -> String {
@@ -987,12 +1019,12 @@ fn schedule(
             opts.push((k.extract::<String>()?, option_text(&v)?));
         }
     }
-    let spec = sched(core::spec_with_options(scheduler, &opts))?;
-    let budget = sched(core::budget(time, max_evaluations))?;
+    let spec = ok(core::spec_with_options(scheduler, &opts))?;
+    let budget = ok(core::budget(time, max_evaluations))?;
     let w = workload.inner.clone();
     let (problem, made) = py.detach(|| -> PyResult<_> {
-        let p = load(core::problem(w, c))?;
-        let s = sched(core::schedule(&p, &spec, seed, budget))?;
+        let p = ok(core::problem(w, c))?;
+        let s = ok(core::schedule(&p, &spec, seed, budget))?;
         Ok((p, s))
     })?;
     Ok(Schedule {
@@ -1024,7 +1056,7 @@ fn row_json(w: &RWorkload, i: usize, row: &Bound<'_, PyAny>) -> PyResult<Value> 
     let mut o = Map::new();
     for (k, v) in d.iter() {
         let given: String = k.extract()?;
-        let key = core::row_key(i, &given).map_err(|e| err(Kind::Load, e))?;
+        let key = core::row_key(i, &given).map_err(py_err)?;
         let twice = |key: &str| {
             LoadError::new_err(format!(
                 "row {i}: `{key}` given twice (`gpu` is another name of `gpu_id`, an int \
@@ -1110,8 +1142,7 @@ fn validate(
         s.get().file()?
     } else if schedule.is_instance_of::<PyString>() || schedule.hasattr("__fspath__")? {
         let path: PathBuf = schedule.extract()?;
-        py.detach(|| ScheduleFile::read(&path))
-            .map_err(|e| err(Kind::Load, e.into()))?
+        py.detach(|| ScheduleFile::read(&path)).map_err(py_err)?
     } else {
         let mut rows = Vec::new();
         for (i, r) in schedule.try_iter()?.enumerate() {
@@ -1119,13 +1150,12 @@ fn validate(
         }
         let mut doc = Map::new();
         doc.insert("rows".into(), Value::Array(rows));
-        ScheduleFile::from_json_str(&Value::Object(doc).to_string())
-            .map_err(|e| err(Kind::Load, e.into()))?
+        ScheduleFile::from_json_str(&Value::Object(doc).to_string()).map_err(py_err)?
     };
     let w = workload.inner.clone();
     py.detach(|| -> PyResult<Vec<String>> {
-        let p = load(core::problem(w, c))?;
-        Ok(load(core::check_file(&p, &file))?.0)
+        let p = ok(core::problem(w, c))?;
+        Ok(ok(core::check_file(&p, &file))?.0)
     })
 }
 
@@ -1226,7 +1256,7 @@ fn named_workloads(
             (w.get().inner.name().to_owned(), w.get().inner.clone())
         } else {
             let path: PathBuf = item.extract()?;
-            let l = load(py.detach(|| core::load_workload(&path)))?;
+            let l = ok(py.detach(|| core::load_workload(&path)))?;
             let name = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
@@ -1279,18 +1309,17 @@ fn compare(
     let options = core::CompareOptions {
         schedulers: schedulers.unwrap_or_default(),
         seeds,
-        budget: sched(core::budget(time, None))?,
+        budget: ok(core::budget(time, None))?,
         parallel,
     };
     let (results, normalised, markdown) = py.detach(|| -> PyResult<_> {
         let mut ps = Vec::with_capacity(problems.len());
         for (name, w) in problems {
-            ps.push((name, load(core::problem(w, c.clone()))?));
+            ps.push((name, ok(core::problem(w, c.clone()))?));
         }
-        let results = sched(core::compare(ps, &options))?;
-        let r = sched(
-            worl::experiment::report::comparison_report(&results).map_err(core::Error::from),
-        )?;
+        let results = ok(core::compare(ps, &options))?;
+        let r =
+            ok(worl::experiment::report::comparison_report(&results).map_err(core::Error::from))?;
         Ok((results, r.normalised, r.markdown))
     })?;
     let runs: Vec<Value> = results
@@ -1396,8 +1425,7 @@ impl Simulation {
     ///
     /// Raises `ValueError` for a policy that was not simulated, listing those that were.
     fn jcts(&self, policy: &str) -> PyResult<Vec<f64>> {
-        core::jcts(&self.outcome, policy)
-            .map_err(|e| PyValueError::new_err(worl::error_line(e.as_ref())))
+        core::jcts(&self.outcome, policy).map_err(|e| PyValueError::new_err(worl::error_line(&e)))
     }
 
     /// The runs as a `pandas.DataFrame` (raises ImportError without pandas).
@@ -1467,19 +1495,19 @@ fn simulate(
         contention: contention.to_owned(),
         failures: failures.to_owned(),
         seeds,
-        budget: sched(core::budget(time, max_evaluations))?,
+        budget: ok(core::budget(time, max_evaluations))?,
     };
     // the specs first: a bad one is reported before any file is read
-    let settings = sched(core::sim_settings(&options))?;
+    let settings = ok(core::sim_settings(&options))?;
     let problems = named_workloads(py, workloads)?;
     let c = cluster_arg(py, cluster)?;
     let n_problems = problems.len();
     let outcome = py.detach(|| -> PyResult<_> {
         let mut ps = Vec::with_capacity(problems.len());
         for (name, w) in problems {
-            ps.push((name, load(core::problem(w, c.clone()))?));
+            ps.push((name, ok(core::problem(w, c.clone()))?));
         }
-        sched(core::simulate(ps, &settings))
+        ok(core::simulate(ps, &settings))
     })?;
     Ok(Simulation {
         outcome,
@@ -1567,7 +1595,7 @@ fn _rust_timing(
     repeats: usize,
 ) -> PyResult<(f64, f64)> {
     let c = cluster.inner.clone();
-    load(py.detach(|| crate::timing(&path, c, repeats)))
+    ok(py.detach(|| crate::timing(&path, c, repeats)))
 }
 
 /// The Python module's native part, `worl._worl` (the package `worl` re-exports it).
@@ -1592,6 +1620,11 @@ fn worl_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WorlError", py.get_type::<WorlError>())?;
     m.add("LoadError", py.get_type::<LoadError>())?;
     m.add("ScheduleError", py.get_type::<ScheduleError>())?;
+    m.add("WorkloadError", py.get_type::<WorkloadError>())?;
+    m.add("ClusterError", py.get_type::<ClusterError>())?;
+    m.add("FileError", py.get_type::<FileError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add("ArgumentError", py.get_type::<ArgumentError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("HAS_WORL_RTGS", cfg!(feature = "ddqn"))?;
     let tuple = |v: &[&str]| PyTuple::new(py, v.iter().copied());

@@ -100,13 +100,13 @@ def test_trace_releases_are_honoured(two_jobs, two_v100, tmp_path):
 
 
 def test_bad_specs_raise_naming_the_spec(two_jobs, two_v100):
-    with pytest.raises(worl.ScheduleError, match="lognormal:abc"):
+    with pytest.raises(worl.SimulationError, match="lognormal:abc"):
         worl.simulate([two_jobs], two_v100, policies="plan:heft", noise="lognormal:abc")
     with pytest.raises(worl.ScheduleError, match="`fastest`"):
         worl.simulate([two_jobs], two_v100, policies=["plan:heft", "fastest"])
     with pytest.raises(worl.ScheduleError, match="`mtbf:-1`"):
         worl.simulate([two_jobs], two_v100, policies="plan:heft", failures="mtbf:-1")
-    with pytest.raises(worl.ScheduleError, match="seeds 0: must be in 1..=10000"):
+    with pytest.raises(worl.ArgumentError, match="seeds 0: must be in 1..=10000"):
         worl.simulate([two_jobs], two_v100, policies="plan:heft", seeds=0)
     # a scheduler the registry lacks is refused before any run, naming the spec and the
     # schedulers known

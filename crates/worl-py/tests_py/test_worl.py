@@ -50,6 +50,32 @@ def test_same_seed_same_makespan():
     assert a.rows() == b.rows()
 
 
+def test_exceptions_follow_the_rust_error_type(tmp_path):
+    assert all(issubclass(e, worl.LoadError) for e in (worl.WorkloadError, worl.ClusterError, worl.FileError))
+    assert issubclass(worl.SimulationError, worl.ScheduleError)
+    assert all(issubclass(e, worl.WorlError) for e in (worl.LoadError, worl.ScheduleError, worl.ArgumentError))
+    assert not issubclass(worl.ArgumentError, (worl.LoadError, worl.ScheduleError))
+    missing = tmp_path / "no" / "such.json"
+    with pytest.raises(worl.FileError, match="such.json"):
+        worl.Workload.load(missing)
+    cyclic = tmp_path / "cyclic.dot"
+    cyclic.write_text("digraph g { a -> b; b -> a; }")
+    with pytest.raises(worl.WorkloadError, match="cycl"):
+        worl.Workload.load(cyclic)
+    cluster = tmp_path / "cluster.json"
+    cluster.write_text("{}")
+    with pytest.raises(worl.ClusterError):
+        worl.Cluster.load(cluster)
+    w = worl.Workload.layered(10, seed=1)
+    c = worl.Cluster.parse("pai-mix:2")
+    with pytest.raises(worl.ArgumentError, match="seeds 0: must be at least 1"):
+        worl.compare([w], c, ["heft"], seeds=0)
+    with pytest.raises(worl.ArgumentError, match="time -1"):
+        worl.schedule(w, c, "heft", time=-1.0)
+    with pytest.raises(worl.ScheduleError, match="unknown scheduler"):
+        worl.schedule(w, c, "hefty")
+
+
 def test_scheduler_options_are_the_declared_ones_and_build():
     opts = worl.scheduler_options("ga")
     keys = [o["key"] for o in opts]

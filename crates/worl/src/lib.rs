@@ -20,6 +20,7 @@
 //! | [`rtgs`] | `worl-rtgs` | the `Scheduler` trait, `Registry`, every scheduler by family, conformance check |
 //! | [`sim`] | `worl-sim` | discrete-event execution: job releases, runtime noise, max-min fair link sharing, GPU failures; static plans replayed and online policies |
 //! | `experiment` (feature `experiment`) | `worl-experiment` | harness: problems × schedulers × seeds, statistics, reports, plots (feature `plots`), SPD–FTG study |
+//! | [`error`] | this crate | [`Error`]: every crate's error (converted with `?`) and a front end's own input errors, one type |
 //!
 //! Data flows one way: loaders → `Workload` + `Cluster` → `Problem` → `Scheduler` →
 //! `Schedule` → validator / metrics / report.
@@ -46,6 +47,9 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod error;
+
+pub use error::{Error, Result};
 pub use worl_cluster as cluster;
 pub use worl_dag as dag;
 #[cfg(feature = "experiment")]

@@ -33,6 +33,21 @@ class LoadError(WorlError):
 class ScheduleError(WorlError):
     """A scheduler that cannot be built (unknown name, bad option) or that failed."""
 
+class WorkloadError(LoadError):
+    """A workload that cannot be read, built or written (a malformed file, a cycle, a bad task or edge)."""
+
+class ClusterError(LoadError):
+    """A cluster, problem or schedule the cost model rejects (a malformed cluster file, a task that fits no GPU)."""
+
+class FileError(LoadError):
+    """A file that cannot be read or written (missing, unreadable, a directory)."""
+
+class SimulationError(ScheduleError):
+    """A simulation that cannot be set up (a bad arrival, noise, contention or failure spec) or whose run failed."""
+
+class ArgumentError(WorlError):
+    """An argument out of its range (seeds 0, a negative time)."""
+
 class Workload:
     """A DAG workload: jobs of tasks (work in reference GPU-seconds, optional memory in GiB)
     and dependencies (bytes). Immutable."""
