@@ -34,7 +34,7 @@ pub(crate) enum InputError {
         /// The workload file.
         path: PathBuf,
         /// The loader's error.
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: Box<crate::error::Error>,
     },
     /// A machine of a cluster has an empty name: a schedule file could not name it and an
     /// export would not pin its tasks.
@@ -43,6 +43,23 @@ pub(crate) enum InputError {
         cluster: String,
         /// The machine's index (0-based).
         index: usize,
+    },
+    /// `worl compare` without `--out` (and without a shard to write).
+    NoOut,
+    /// A workload without `--cluster` that brings no network of its own.
+    NoCluster {
+        /// The workload file.
+        path: PathBuf,
+    },
+    /// `--cluster` given to `worl convert` for an output that holds no cluster.
+    ClusterUnused {
+        /// The output file.
+        path: PathBuf,
+    },
+    /// A saga problem instance to write without a network.
+    NeedsNetwork {
+        /// The output file.
+        path: PathBuf,
     },
     /// Two options of a command name one file (an output and an input, or two outputs).
     SameFile {
@@ -64,6 +81,22 @@ impl fmt::Display for InputError {
                 f,
                 "cluster `{cluster}`: machine {index} has an empty name (schedule files and \
                  exports name machines: give it a name)"
+            ),
+            Self::NoOut => write!(f, "--out DIR is needed"),
+            Self::NoCluster { path } => write!(
+                f,
+                "{}: no --cluster given (only a saga problem instance brings its own network)",
+                path.display()
+            ),
+            Self::ClusterUnused { path } => write!(
+                f,
+                "{}: --cluster is only used for a `.saga.json` output",
+                path.display()
+            ),
+            Self::NeedsNetwork { path } => write!(
+                f,
+                "{}: a saga problem instance needs a network: give --cluster",
+                path.display()
             ),
             Self::SameFile {
                 first,
@@ -145,7 +178,7 @@ pub(crate) fn load(path: &Path) -> Result<(Workload, Option<Cluster>)> {
         } else {
             InputError::Workload {
                 path: path.to_owned(),
-                source: e,
+                source: Box::new(e),
             }
             .into()
         }
@@ -196,10 +229,9 @@ pub(crate) fn problem_of(path: &Path, arg: Option<&str>) -> Result<Problem> {
         (Some(a), _) => cluster(a)?,
         (None, Some(c)) => c,
         (None, None) => {
-            return Err(format!(
-                "{}: no --cluster given (only a saga problem instance brings its own network)",
-                path.display()
-            )
+            return Err(InputError::NoCluster {
+                path: path.to_owned(),
+            }
             .into());
         }
     };

@@ -24,6 +24,7 @@
 //! written) and exits with its usual status, 0 on success.
 
 mod commands;
+mod error;
 mod inputs;
 
 use clap::{Parser, Subcommand};
@@ -32,7 +33,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What every command returns.
-pub(crate) type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
+pub(crate) type Result<T> = std::result::Result<T, error::Error>;
 
 /// Set once a write to stdout found the pipe closed: later output is dropped.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -51,7 +52,7 @@ pub(crate) fn write_stdout(text: std::fmt::Arguments<'_>) -> Result<()> {
             STDOUT_CLOSED.store(true, Ordering::Relaxed);
             Ok(())
         }
-        Err(e) => Err(format!("writing to stdout: {e}").into()),
+        Err(e) => Err(worl::Error::io("stdout", e).into()),
         Ok(()) => Ok(()),
     }
 }
@@ -150,7 +151,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            errln!("error: {}", worl::error_line(e.as_ref()));
+            errln!("error: {}", worl::error_line(&e));
             ExitCode::from(2)
         }
     }

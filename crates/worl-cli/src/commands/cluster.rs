@@ -31,20 +31,22 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         Some(path) => {
             let ext = super::convert::extension(path);
             if ext != "toml" && ext != "json" {
-                return Err(format!(
-                    "{}: cannot write clusters as `.{ext}` (writable: .toml, .json)",
-                    path.display()
-                )
+                return Err(worl::Error::UnknownSaveFormat {
+                    path: path.clone(),
+                    what: "clusters".into(),
+                    ext: format!("`.{ext}`"),
+                    writable: vec![".toml".into(), ".json".into()],
+                }
                 .into());
             }
-            let io = |e: std::io::Error| format!("{}: {e}", path.display());
+            let io = |e: std::io::Error| worl::Error::io(path, e);
             if ext == "toml" {
                 std::fs::write(path, c.to_compact_toml_string()?).map_err(io)?;
             } else {
                 let file = std::fs::File::create(path).map_err(io)?;
                 c.write_compact_json(file).map_err(|e| match e {
                     worl::cluster::ClusterError::Io { source, .. } => io(source),
-                    other => other.to_string(),
+                    other => other.into(),
                 })?;
             }
             crate::errln!(

@@ -1,5 +1,6 @@
 //! `worl compare`: several schedulers on several workloads, normalised to HEFT.
 
+use crate::inputs::InputError;
 use crate::{Result, inputs, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -133,7 +134,13 @@ pub(crate) fn problem_name(path: &Path, all: &[PathBuf]) -> String {
 
 /// `K/N` with `0 <= K < N` (`--shard` of `worl compare` and `worl simulate`).
 pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize)> {
-    let bad = || format!("--shard `{s}`: expected K/N with 0 <= K < N, e.g. 0/4");
+    let bad = || {
+        worl::Error::invalid_argument(
+            "--shard",
+            format!("`{s}`"),
+            "expected K/N with 0 <= K < N, e.g. 0/4",
+        )
+    };
     let (k, n) = s.split_once('/').ok_or_else(bad)?;
     let (k, n): (usize, usize) = (
         k.trim().parse().map_err(|_| bad())?,
@@ -148,7 +155,8 @@ pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize)> {
 /// Runs the comparison, prints the tables and writes the files.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     if !(1..=MAX_SEEDS).contains(&args.seeds) {
-        return Err(format!("--seeds {}: must be in 1..={MAX_SEEDS}", args.seeds).into());
+        let reason = format!("must be in 1..={MAX_SEEDS}");
+        return Err(worl::Error::invalid_argument("--seeds", args.seeds, reason).into());
     }
     let written = output_files(args.out.as_deref());
     let problems = grid_problems(
@@ -193,7 +201,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         (None, Some(file)) => experiment.run_resumable(file)?,
         _ => experiment.run()?,
     };
-    let out = args.out.as_deref().ok_or("--out DIR is needed")?;
+    let out = args.out.as_deref().ok_or(InputError::NoOut)?;
     write_outputs(&results, out, args.quiet)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! `worl convert`: a workload from any format worl reads to one it writes.
 
+use crate::inputs::InputError;
 use crate::{Result, inputs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -37,10 +38,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             Some(c)
         }
         (Some(_), false) => {
-            return Err(format!(
-                "{}: --cluster is only used for a `.saga.json` output",
-                args.output.display()
-            )
+            return Err(InputError::ClusterUnused {
+                path: args.output.clone(),
+            }
             .into());
         }
         (None, _) => None,
@@ -51,10 +51,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             (Some(c), _) => c,
             (None, Some(c)) => c,
             (None, None) => {
-                return Err(format!(
-                    "{}: a saga problem instance needs a network: give --cluster",
-                    args.output.display()
-                )
+                return Err(InputError::NeedsNetwork {
+                    path: args.output.clone(),
+                }
                 .into());
             }
         };

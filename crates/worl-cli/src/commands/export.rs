@@ -103,14 +103,14 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
 /// Writes `text` to `path` (parents created), executable when `exec` (Unix).
 fn write(path: &Path, text: &str, exec: bool) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| worl::Error::io(dir, e))?;
     }
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(path, text).map_err(|e| worl::Error::io(path, e))?;
     #[cfg(unix)]
     if exec {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| worl::Error::io(path, e))?;
     }
     #[cfg(not(unix))]
     let _ = exec;

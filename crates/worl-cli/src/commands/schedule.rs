@@ -58,8 +58,10 @@ pub(crate) struct Args {
 
 /// `s` seconds as a duration, or an error for a negative or non-finite value.
 pub(crate) fn seconds(s: f64) -> Result<Duration> {
-    Duration::try_from_secs_f64(s)
-        .map_err(|_| format!("--time {s}: expected a finite number of seconds >= 0").into())
+    Duration::try_from_secs_f64(s).map_err(|_| {
+        worl::Error::invalid_argument("--time", s, "expected a finite number of seconds >= 0")
+            .into()
+    })
 }
 
 /// Schedules the workload, prints a summary line and writes the files.

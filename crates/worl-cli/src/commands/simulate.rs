@@ -107,7 +107,8 @@ fn file_stem(label: &str) -> String {
 /// Runs the simulations, prints the tables and writes the files.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     if !(1..=MAX_SEEDS).contains(&args.seeds) {
-        return Err(format!("--seeds {}: must be in 1..={MAX_SEEDS}", args.seeds).into());
+        let reason = format!("must be in 1..={MAX_SEEDS}");
+        return Err(worl::Error::invalid_argument("--seeds", args.seeds, reason).into());
     }
     let policies = if args.policy.is_empty() {
         PolicySpec::parse_list(DEFAULT_POLICIES)?
@@ -198,7 +199,7 @@ pub(crate) fn write_outputs(
     let Some(out) = out else {
         return Ok(());
     };
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| worl::Error::io(out, e))?;
     report::write_text(out.join("simulation.md"), &md)?;
     outcome.write_csv(out.join("sim.csv"))?;
     results.write_csv(out.join("runs.csv"))?;
