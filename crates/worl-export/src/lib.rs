@@ -87,7 +87,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
-use worl_cluster::{MatchError, Problem, Schedule, ScheduleFile, Violation};
+use worl_cluster::{ClusterError, MatchError, Problem, Schedule, ScheduleFile, Violation};
 use worl_dag::TaskId;
 
 /// Everything that can go wrong exporting a schedule. Every variant names the offending
@@ -99,20 +99,10 @@ pub enum ExportError {
     /// repeated or missing task; unknown GPU).
     #[error("schedule does not match the workload and cluster: {0}")]
     Mismatch(Box<MatchError>),
-    /// The schedule has another task or GPU count than the problem.
-    #[error(
-        "schedule has {schedule_tasks} tasks on {schedule_gpus} GPUs, the problem {tasks} tasks on {gpus} GPUs"
-    )]
-    Shape {
-        /// Tasks of the schedule.
-        schedule_tasks: usize,
-        /// GPUs of the schedule.
-        schedule_gpus: usize,
-        /// Tasks of the problem.
-        tasks: usize,
-        /// GPUs of the problem.
-        gpus: usize,
-    },
+    /// The schedule does not fit the problem: another task or GPU count
+    /// ([`ClusterError::ShapeMismatch`], shape `(tasks, GPUs)`).
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
     /// A data edge runs against the planned order: the child is planned to start before
     /// its parent finishes (relative tolerance `1e-9`), so no engine could run the
     /// schedule as planned.
@@ -679,8 +669,8 @@ impl ExportPlan {
     /// edge must go forward in that order (it does in every schedule where a task starts
     /// after its predecessors finish).
     ///
-    /// Errors: [`ExportError::Shape`] if the schedule's task or GPU count is not the
-    /// problem's; [`ExportError::UnknownMachine`] for a host map entry of a machine the
+    /// Errors: [`ExportError::Cluster`] ([`ClusterError::ShapeMismatch`]) if the schedule's
+    /// task or GPU count is not the problem's; [`ExportError::UnknownMachine`] for a host map entry of a machine the
     /// cluster lacks; [`ExportError::SharedHost`] for two machines with one host;
     /// [`ExportError::EmptyHost`] for a machine whose host name is empty;
     /// [`ExportError::Nul`] for a name (workload, job, task, cluster, machine, host,
@@ -703,12 +693,12 @@ impl ExportPlan {
 
     fn check_shape(problem: &Problem, schedule: &Schedule) -> Result<()> {
         if schedule.n_tasks() != problem.n_tasks() || schedule.n_gpus() != problem.n_gpus() {
-            return Err(ExportError::Shape {
-                schedule_tasks: schedule.n_tasks(),
-                schedule_gpus: schedule.n_gpus(),
-                tasks: problem.n_tasks(),
-                gpus: problem.n_gpus(),
-            });
+            return Err(ClusterError::ShapeMismatch {
+                what: "schedule (tasks, GPUs)",
+                expected: (problem.n_tasks(), problem.n_gpus()),
+                actual: (schedule.n_tasks(), schedule.n_gpus()),
+            }
+            .into());
         }
         Ok(())
     }

@@ -2,7 +2,9 @@
 //! mapping, names, and each engine's artifact checked line by line; typed errors.
 
 use std::sync::Arc;
-use worl_cluster::{GpuId, GpuModel, GpuSet, Problem, Schedule, ScheduledTask, presets};
+use worl_cluster::{
+    ClusterError, GpuId, GpuModel, GpuSet, Problem, Schedule, ScheduledTask, presets,
+};
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 use worl_export::{
     CommandTemplate, DevicePolicy, Engine, ExportError, ExportOptions, ExportPlan, HostMap, argo,
@@ -284,11 +286,11 @@ fn errors_name_the_task_or_machine() {
     let short = Schedule::new(2, vec![at(0, 0.0, 1.0)]).unwrap();
     assert!(matches!(
         ExportPlan::new(&p, &short, &ExportOptions::default()),
-        Err(ExportError::Shape {
-            schedule_tasks: 1,
-            tasks: 4,
+        Err(ExportError::Cluster(ClusterError::ShapeMismatch {
+            expected: (4, _),
+            actual: (1, _),
             ..
-        })
+        }))
     ));
     let mut hosts = HostMap::new();
     hosts.insert("node-9", "x");
