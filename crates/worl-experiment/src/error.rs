@@ -83,10 +83,108 @@ pub enum ExperimentError {
         /// The repeated name.
         name: String,
     },
-    /// An experiment or statistic lacks what it needs (no problem, no seed, fewer than two
-    /// schedulers or blocks, a missing result, an unknown scheduler, ...).
-    #[error("{0}")]
-    Invalid(String),
+    /// An experiment or study without something it needs (a problem, a scheduler, a seed).
+    #[error("{what} has no {missing}")]
+    Missing {
+        /// What lacks it (`the experiment`, ``problem `x` ``).
+        what: String,
+        /// What it lacks.
+        missing: &'static str,
+    },
+    /// Shard `k` of `n` with `k >= n` (or `n = 0`).
+    #[error("shard {k}/{n}: need 0 <= K < N")]
+    BadShard {
+        /// The shard index.
+        k: usize,
+        /// The shard count.
+        n: usize,
+    },
+    /// A sharded study naming a policy label or a seed twice.
+    #[error("{what} twice: a sharded study needs distinct {kind}")]
+    Repeated {
+        /// The repeated item (``policy `eft` ``, `seed 3`).
+        what: String,
+        /// What must be distinct (`policy labels`, `seeds`).
+        kind: &'static str,
+    },
+    /// A policy spec the simulator refuses.
+    #[error("policy `{spec}`: {source}")]
+    Policy {
+        /// The spec.
+        spec: String,
+        /// Why (boxed: a simulator error is large).
+        source: Box<worl_sim::SimError>,
+    },
+    /// A scheduler the results do not hold.
+    #[error("no {role}scheduler `{name}` in the results (have: {})", have.join(", "))]
+    NoScheduler {
+        /// `"baseline "` or empty.
+        role: &'static str,
+        /// The scheduler asked for.
+        name: String,
+        /// The schedulers the results hold.
+        have: Vec<String>,
+    },
+    /// Values a rank statistic cannot use (no block, blocks of different sizes, a NaN, an
+    /// incomplete block, fewer than two algorithms or blocks).
+    #[error("{reason}")]
+    Ranks {
+        /// What is wrong, naming the block and algorithm.
+        reason: String,
+    },
+    /// A line of a results file that does not belong to the grid.
+    #[error("{}:{line}: {reason}", path.display())]
+    ResultsLine {
+        /// The results file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// Why it does not belong.
+        reason: String,
+    },
+    /// Two lines of results files that record one run with different results.
+    #[error("{}:{line} and {}:{first_line}: {reason}", path.display(), first_path.display())]
+    ConflictingRuns {
+        /// The later file.
+        path: PathBuf,
+        /// Its line (1-based).
+        line: usize,
+        /// The file of the first record.
+        first_path: PathBuf,
+        /// Its line.
+        first_line: usize,
+        /// Which run, and what differs.
+        reason: String,
+    },
+    /// A results line whose run is out of the grid's canonical order.
+    #[error(
+        "{}:{line} ({run}): does not fit the grid's canonical order ({why}): an edited or foreign line, remove it",
+        path.display()
+    )]
+    OutOfOrder {
+        /// The results file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// The run it records (`run index 2: ali-4 · round-robin · seed 3`).
+        run: String,
+        /// What is out of order.
+        why: String,
+    },
+    /// A results file that cannot hold or give runs.
+    #[error("{}: {reason}", path.display())]
+    ResultsFile {
+        /// The results file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// Results files that do not merge into one finished grid.
+    #[error("merge: {reason}")]
+    Merge {
+        /// Why.
+        reason: String,
+    },
     /// Reading or writing a file.
     #[error("{}: {source}", path.display())]
     Io {

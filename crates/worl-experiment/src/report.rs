@@ -56,7 +56,7 @@ pub fn fmt_time(s: f64) -> String {
 /// scheduler (per problem on mean makespans, averaged over problems; positive: the reference
 /// is better) and its wins/ties/losses (problems).
 ///
-/// Errors: [`ExperimentError::Invalid`] if `reference` is not a scheduler of the results.
+/// Errors: [`ExperimentError::NoScheduler`] if `reference` is not a scheduler of the results.
 pub fn markdown_table(results: &Results, by: &GroupBy, reference: Option<&str>) -> Result<String> {
     let summaries = results.summaries(by);
     let comparisons = match reference {

@@ -327,29 +327,32 @@ impl Experiment {
 
     fn resolve(&self) -> Result<Vec<Resolved>> {
         if self.problems.is_empty() {
-            return Err(ExperimentError::Invalid(
-                "the experiment has no problem".into(),
-            ));
+            return Err(ExperimentError::Missing {
+                what: "the experiment".into(),
+                missing: "problem",
+            });
         }
         if self.schedulers.is_empty() {
-            return Err(ExperimentError::Invalid(
-                "the experiment has no scheduler".into(),
-            ));
+            return Err(ExperimentError::Missing {
+                what: "the experiment".into(),
+                missing: "scheduler",
+            });
         }
         if self.seeds.is_empty() {
-            return Err(ExperimentError::Invalid(
-                "the experiment has no seed".into(),
-            ));
+            return Err(ExperimentError::Missing {
+                what: "the experiment".into(),
+                missing: "seed",
+            });
         }
         if let Some(p) = self
             .problems
             .iter()
             .find(|p| p.seeds.as_ref().is_some_and(Vec::is_empty))
         {
-            return Err(ExperimentError::Invalid(format!(
-                "problem `{}` has an empty seed list",
-                p.name
-            )));
+            return Err(ExperimentError::Missing {
+                what: format!("problem `{}`", p.name),
+                missing: "seed",
+            });
         }
         let mut out: Vec<Resolved> = Vec::with_capacity(self.schedulers.len());
         for spec in &self.schedulers {
@@ -434,7 +437,7 @@ impl Experiment {
 
     /// Runs every run (see the type docs).
     ///
-    /// Errors: [`ExperimentError::Invalid`] for an experiment without problem, scheduler or
+    /// Errors: [`ExperimentError::Missing`] for an experiment without problem, scheduler or
     /// seed; [`ExperimentError::Spec`] for a spec that does not build;
     /// [`ExperimentError::Duplicate`] for two schedulers with one label;
     /// [`ExperimentError::RunFailed`] for a run whose scheduler failed and

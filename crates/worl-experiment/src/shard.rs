@@ -157,12 +157,10 @@ impl Experiment {
     /// Shard `k` of `n` (`0 <= k < n`) of this experiment; see the [`shard`](crate::shard)
     /// module. The `n` shards together hold every run exactly once.
     ///
-    /// Errors: [`ExperimentError::Invalid`] for `n == 0` or `k >= n`.
+    /// Errors: [`ExperimentError::BadShard`] for `n == 0` or `k >= n`.
     pub fn shard(&self, k: usize, n: usize) -> Result<Shard<'_>> {
         if n == 0 || k >= n {
-            return Err(ExperimentError::Invalid(format!(
-                "shard {k}/{n}: need 0 <= K < N"
-            )));
+            return Err(ExperimentError::BadShard { k, n });
         }
         Ok(Shard {
             experiment: self,
@@ -236,7 +234,7 @@ impl Shard<'_> {
     /// [`Experiment::parallel`] they run on the rayon pool.
     ///
     /// Errors: [`ExperimentError::Io`] reading or writing `path`;
-    /// [`ExperimentError::Invalid`] for a line of `path` that is not a [`ShardLine`]
+    /// [`ExperimentError::ResultsLine`] for a line of `path` that is not a [`ShardLine`]
     /// (naming the file and line) or that belongs to another grid; the errors of
     /// [`Experiment::run`] for the first failing run (runs finished before it stay in the
     /// file).
@@ -354,7 +352,7 @@ impl Resumed {
 /// lists the runs held. `canonical` is every run's `(problem, label, seed)` in canonical
 /// order.
 ///
-/// Errors: [`ExperimentError::Io`] reading or opening `path`; [`ExperimentError::Invalid`]
+/// Errors: [`ExperimentError::Io`] reading or opening `path`; [`ExperimentError::ResultsFile`]
 /// for a `path` that exists but is not a regular file (`/dev/null`, a directory), for a
 /// line that is not a [`ShardLine`], that belongs to another grid, or whose
 /// (problem, label, seed) is not the canonical run at its index (naming the file and line).
@@ -368,22 +366,25 @@ pub(crate) fn resume(
     if let Ok(meta) = std::fs::metadata(path)
         && !meta.is_file()
     {
-        return Err(ExperimentError::Invalid(format!(
-            "{}: the results file is not a regular file (a directory, device or pipe such as /dev/null cannot hold the runs appended to it and read back): name a file",
-            path.display()
-        )));
+        return Err(ExperimentError::ResultsFile {
+            path: path.to_owned(),
+            reason: "the results file is not a regular file (a directory, device or pipe such as /dev/null cannot hold the runs appended to it and read back): name a file".into(),
+        });
     }
     let read = read_file(path, Read::Resume)?;
     let mut present = HashSet::new();
     for (line_no, l) in &read.lines {
         if l.grid != grid || l.runs != runs {
-            return Err(ExperimentError::Invalid(format!(
-                "{}:{line_no}: a run of another grid ({} with fingerprint {}, {} runs; this grid {grid}, {runs} runs): use another results file",
-                path.display(),
-                l.kind(),
-                l.grid,
-                l.runs,
-            )));
+            return Err(ExperimentError::ResultsLine {
+                path: path.to_owned(),
+                line: line_no.to_owned(),
+                reason: format!(
+                    "a run of another grid ({} with fingerprint {}, {} runs; this grid {grid}, {runs} runs): use another results file",
+                    l.kind(),
+                    l.grid,
+                    l.runs
+                ),
+            });
         }
         check_line(path, *line_no, l, canonical.get(l.index).copied())?;
         present.insert((
@@ -419,7 +420,7 @@ pub(crate) fn resume(
 /// Checks a line against the run its index designates (`want`: `(problem, label, seed)`,
 /// `None` when the index is out of the grid) and refuses a negative or NaN makespan.
 ///
-/// Errors: [`ExperimentError::Invalid`] naming the file and line.
+/// Errors: [`ExperimentError::ResultsLine`] naming the file and line.
 fn check_line(
     path: &Path,
     line_no: usize,
@@ -429,22 +430,21 @@ fn check_line(
     let r = &l.record;
     match want {
         None => {
-            return Err(ExperimentError::Invalid(format!(
-                "{}:{line_no}: run index {} out of the grid's {} runs",
-                path.display(),
-                l.index,
-                l.runs
-            )));
+            return Err(ExperimentError::ResultsLine {
+                path: path.to_owned(),
+                line: line_no.to_owned(),
+                reason: format!("run index {} out of the grid's {} runs", l.index, l.runs),
+            });
         }
         Some((p, s, seed)) if (p, s, seed) != (&r.problem, &r.scheduler, r.seed) => {
-            return Err(ExperimentError::Invalid(format!(
-                "{}:{line_no}: run index {} is {p} · {s} · seed {seed} in the grid's canonical order, but the line says {} · {} · seed {}: an edited or foreign line, remove it",
-                path.display(),
-                l.index,
-                r.problem,
-                r.scheduler,
-                r.seed
-            )));
+            return Err(ExperimentError::ResultsLine {
+                path: path.to_owned(),
+                line: line_no.to_owned(),
+                reason: format!(
+                    "run index {} is {p} · {s} · seed {seed} in the grid's canonical order, but the line says {} · {} · seed {}: an edited or foreign line, remove it",
+                    l.index, r.problem, r.scheduler, r.seed
+                ),
+            });
         }
         Some(_) => {}
     }
@@ -453,18 +453,18 @@ fn check_line(
 
 /// Refuses a record whose makespan is negative or NaN (a corrupted line).
 ///
-/// Errors: [`ExperimentError::Invalid`] naming the file and line.
+/// Errors: [`ExperimentError::ResultsLine`] naming the file and line.
 fn check_measures(path: &Path, line_no: usize, l: &ShardLine) -> Result<()> {
     let m = l.record.makespan;
     if m.is_nan() || m < 0.0 {
-        return Err(ExperimentError::Invalid(format!(
-            "{}:{line_no}: makespan {m} of run index {} ({} · {} · seed {}) is not a valid measure: a corrupted line",
-            path.display(),
-            l.index,
-            l.record.problem,
-            l.record.scheduler,
-            l.record.seed
-        )));
+        return Err(ExperimentError::ResultsLine {
+            path: path.to_owned(),
+            line: line_no.to_owned(),
+            reason: format!(
+                "makespan {m} of run index {} ({} · {} · seed {}) is not a valid measure: a corrupted line",
+                l.index, l.record.problem, l.record.scheduler, l.record.seed
+            ),
+        });
     }
     Ok(())
 }
@@ -474,7 +474,7 @@ fn check_measures(path: &Path, line_no: usize, l: &ShardLine) -> Result<()> {
 /// same sequence of (label, seed) as the first problem's; no run twice. A hand-edited line
 /// whose (problem, label, seed) is not the run its index designates breaks one of these.
 ///
-/// Errors: [`ExperimentError::Invalid`] naming the file and line of the first run index
+/// Errors: [`ExperimentError::OutOfOrder`] naming the file and line of the first run index
 /// that breaks the order (and the line it disagrees with).
 fn check_canonical(slots: &BTreeMap<usize, Slot>) -> Result<()> {
     let lines: Vec<&Slot> = slots.values().collect();
@@ -490,10 +490,16 @@ fn check_canonical(slots: &BTreeMap<usize, Slot>) -> Result<()> {
         )
     };
     let bad = |i: usize, why: String| {
-        ExperimentError::Invalid(format!(
-            "{}: does not fit the grid's canonical order ({why}): an edited or foreign line, remove it",
-            at(i)
-        ))
+        let (l, _, path, line_no) = lines[i];
+        ExperimentError::OutOfOrder {
+            path: path.clone(),
+            line: *line_no,
+            run: format!(
+                "run index {}: {} · {} · seed {}",
+                l.index, l.record.problem, l.record.scheduler, l.record.seed
+            ),
+            why,
+        }
     };
     let mut seen_runs: HashMap<(&str, &str, u64), usize> = HashMap::new();
     let mut seen_problems: HashSet<&str> = HashSet::new();
@@ -611,12 +617,13 @@ impl Appender {
 /// [`simulation::merge`](crate::simulation::merge) (or [`merge_any`]).
 ///
 /// Errors: [`ExperimentError::Io`] reading a file, naming it (a missing file included);
-/// [`ExperimentError::Invalid`] for a line that is not a [`ShardLine`] (naming file and
-/// line), for a simulation study's line (naming file and line), for files of different
-/// grids (naming both files), for two lines of one run index whose records differ (naming
-/// both lines and the first differing field), for no line at all, or for missing runs
-/// (naming how many, and the first missing index with the shard `index % n` of `n` that
-/// should have run it).
+/// [`ExperimentError::ResultsLine`] for a line that is not a [`ShardLine`], for a simulation
+/// study's line or for files of different grids (naming file and line, and the other file);
+/// [`ExperimentError::ConflictingRuns`] for two lines of one run index whose records differ
+/// (naming both lines and the first differing field); [`ExperimentError::OutOfOrder`] for a
+/// line out of the grid's canonical order; [`ExperimentError::Merge`] for no line at all, or
+/// for missing runs (naming how many, and the first missing index with the shard `index % n`
+/// of `n` that should have run it).
 pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<Results> {
     let lines = merge_lines(paths, Some(false))?;
     Ok(Results::from_records(
@@ -639,7 +646,7 @@ pub enum Merged {
 /// ([`simulation::merge`](crate::simulation::merge)); the kind is that of the first line.
 ///
 /// Errors: as [`merge`]; a file holding the other kind of run than the first file is
-/// [`ExperimentError::Invalid`] naming both files.
+/// [`ExperimentError::ResultsLine`] naming both files.
 pub fn merge_any<P: AsRef<Path>>(paths: &[P]) -> Result<Merged> {
     let lines = merge_lines(paths, None)?;
     Ok(if lines.first().is_some_and(|l| l.sim.is_some()) {
@@ -679,31 +686,37 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
                 } else {
                     "a simulation study's files merge with simulation::merge"
                 };
-                return Err(ExperimentError::Invalid(format!(
-                    "{}:{line_no}: a run of {}, not of {}: {how} (worl merge takes either)",
-                    path.display(),
-                    l.kind(),
-                    if want {
-                        "a simulation study"
-                    } else {
-                        "an experiment"
-                    },
-                )));
+                return Err(ExperimentError::ResultsLine {
+                    path: path.to_owned(),
+                    line: line_no.to_owned(),
+                    reason: format!(
+                        "a run of {}, not of {}: {how} (worl merge takes either)",
+                        l.kind(),
+                        if want {
+                            "a simulation study"
+                        } else {
+                            "an experiment"
+                        }
+                    ),
+                });
             }
             match &kind {
                 None => kind = Some((is_sim, path.to_owned())),
                 Some((k, first)) if *k != is_sim => {
-                    return Err(ExperimentError::Invalid(format!(
-                        "{}:{line_no}: a run of {}, but {} holds runs of {}: shards of different kinds of grid (`worl simulate` and `worl compare`) do not merge",
-                        path.display(),
-                        l.kind(),
-                        first.display(),
-                        if *k {
-                            "a simulation study"
-                        } else {
-                            "an experiment"
-                        },
-                    )));
+                    return Err(ExperimentError::ResultsLine {
+                        path: path.to_owned(),
+                        line: line_no.to_owned(),
+                        reason: format!(
+                            "a run of {}, but {} holds runs of {}: shards of different kinds of grid (`worl simulate` and `worl compare`) do not merge",
+                            l.kind(),
+                            first.display(),
+                            if *k {
+                                "a simulation study"
+                            } else {
+                                "an experiment"
+                            }
+                        ),
+                    });
                 }
                 Some(_) => {}
             }
@@ -713,27 +726,33 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
                     grid = Some((l.grid.clone(), l.runs, path.to_owned()));
                 }
                 Some((g, runs, first)) if *g != l.grid || *runs != l.runs => {
-                    return Err(ExperimentError::Invalid(format!(
-                        "{}:{line_no}: a run of grid {} ({} runs), but {} holds grid {g} ({runs} runs): shards of different {}",
-                        path.display(),
-                        l.grid,
-                        l.runs,
-                        first.display(),
-                        if is_sim {
-                            "simulation studies"
-                        } else {
-                            "experiments"
-                        },
-                    )));
+                    return Err(ExperimentError::ResultsLine {
+                        path: path.to_owned(),
+                        line: line_no.to_owned(),
+                        reason: format!(
+                            "a run of grid {} ({} runs), but {} holds grid {g} ({runs} runs): shards of different {}",
+                            l.grid,
+                            l.runs,
+                            first.display(),
+                            if is_sim {
+                                "simulation studies"
+                            } else {
+                                "experiments"
+                            }
+                        ),
+                    });
                 }
                 Some(_) => {}
             }
             if l.index >= runs_of_grid {
-                return Err(ExperimentError::Invalid(format!(
-                    "{}:{line_no}: run index {} out of the grid's {runs_of_grid} runs",
-                    path.display(),
-                    l.index,
-                )));
+                return Err(ExperimentError::ResultsLine {
+                    path: path.to_owned(),
+                    line: line_no.to_owned(),
+                    reason: format!(
+                        "run index {} out of the grid's {runs_of_grid} runs",
+                        l.index
+                    ),
+                });
             }
             check_measures(path, line_no, &l)?;
             shards_seen = shards_seen.max(l.shard[1]);
@@ -743,26 +762,30 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
                     slots.insert(l.index, (l, key, path.to_owned(), line_no));
                 }
                 Some((_, first_key, first_path, first_line)) if *first_key != key => {
-                    return Err(ExperimentError::Invalid(format!(
-                        "{}:{line_no} and {}:{first_line}: two different records of run {} (index {}; {} · {} · seed {}; {} differs): a run done twice with different results, keep one of the lines",
-                        path.display(),
-                        first_path.display(),
-                        l.index + 1,
-                        l.index,
-                        l.record.problem,
-                        l.record.scheduler,
-                        l.record.seed,
-                        first_difference(first_key, &key),
-                    )));
+                    return Err(ExperimentError::ConflictingRuns {
+                        path: path.to_owned(),
+                        line: line_no,
+                        first_path: first_path.clone(),
+                        first_line: *first_line,
+                        reason: format!(
+                            "two different records of run {} (index {}; {} · {} · seed {}; {} differs): a run done twice with different results, keep one of the lines",
+                            l.index + 1,
+                            l.index,
+                            l.record.problem,
+                            l.record.scheduler,
+                            l.record.seed,
+                            first_difference(first_key, &key),
+                        ),
+                    });
                 }
                 Some(_) => {} // the same run again
             }
         }
     }
     if grid.is_none() {
-        return Err(ExperimentError::Invalid(
-            "merge: no finished run in the results files".into(),
-        ));
+        return Err(ExperimentError::Merge {
+            reason: "no finished run in the results files".into(),
+        });
     }
     if slots.len() < runs_of_grid {
         // the first index without a line: the keys are sorted and below the run count
@@ -772,12 +795,14 @@ pub(crate) fn merge_lines<P: AsRef<Path>>(
             .find(|(i, k)| *i != **k)
             .map_or(slots.len(), |(i, _)| i);
         let n = shards_seen.max(1);
-        return Err(ExperimentError::Invalid(format!(
-            "merge: {} of {runs_of_grid} runs missing; the first is run {} of {runs_of_grid} (index {first}), of shard {}/{n}",
-            runs_of_grid - slots.len(),
-            first + 1,
-            first % n
-        )));
+        return Err(ExperimentError::Merge {
+            reason: format!(
+                "{} of {runs_of_grid} runs missing; the first is run {} of {runs_of_grid} (index {first}), of shard {}/{n}",
+                runs_of_grid - slots.len(),
+                first + 1,
+                first % n
+            ),
+        });
     }
     check_canonical(&slots)?;
     Ok(slots.into_values().map(|r| r.0).collect())
@@ -822,7 +847,7 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
 /// line numbers; a partial last line (without its newline and not parsing as a
 /// [`ShardLine`]) is left out, a complete one without its newline is read.
 ///
-/// Errors: [`ExperimentError::Io`] reading the file; [`ExperimentError::Invalid`] for a
+/// Errors: [`ExperimentError::Io`] reading the file; [`ExperimentError::ResultsLine`] for a
 /// line that is not a [`ShardLine`], naming the file and line.
 pub fn read_lines(path: impl AsRef<Path>) -> Result<Vec<(usize, ShardLine)>> {
     Ok(read_file(path.as_ref(), Read::Lines)?.lines)
@@ -863,22 +888,23 @@ fn read_file(path: &Path, why: Read) -> Result<FileLines> {
     // the text after the last newline: a complete line, or a killed writer's partial one
     // (which may end inside a UTF-8 sequence)
     let complete = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let body = std::str::from_utf8(&text[..complete]).map_err(|e| {
-        ExperimentError::Invalid(format!("{}: not UTF-8 text: {e}", path.display()))
-    })?;
+    let body =
+        std::str::from_utf8(&text[..complete]).map_err(|e| ExperimentError::ResultsFile {
+            path: path.to_owned(),
+            reason: format!("not UTF-8 text: {e}"),
+        })?;
     let tail = std::str::from_utf8(&text[complete..]).unwrap_or("\u{FFFD}");
     let mut out = Vec::new();
     for (i, line) in body.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let l: ShardLine = serde_json::from_str(line).map_err(|e| {
-            ExperimentError::Invalid(format!(
-                "{}:{}: not a results line: {e}",
-                path.display(),
-                i + 1
-            ))
-        })?;
+        let l: ShardLine =
+            serde_json::from_str(line).map_err(|e| ExperimentError::ResultsLine {
+                path: path.to_owned(),
+                line: i + 1,
+                reason: format!("not a results line: {e}"),
+            })?;
         out.push((i + 1, l));
     }
     let tail_line = body.lines().count() + 1;

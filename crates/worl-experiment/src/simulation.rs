@@ -291,7 +291,7 @@ impl SimStudy {
     /// Runs the grid; `on_start(index, problem, policy, seed)` is called before each run
     /// (for progress, besides the bar of [`quiet`](Self::quiet)).
     ///
-    /// Errors: [`ExperimentError::Invalid`] without problems, policies or seeds;
+    /// Errors: [`ExperimentError::Missing`] without problems, policies or seeds;
     /// [`ExperimentError::Spec`] for a policy's unknown scheduler or bad options, before
     /// any run; [`ExperimentError::Simulation`] naming the problem, policy and seed of a
     /// failed run; [`ExperimentError::SimulationSetup`] for settings or arrivals refused for
@@ -343,9 +343,10 @@ impl SimStudy {
     /// ([`PolicySpec::validate`]: every scheduler built once, nothing run) before any run.
     fn check(&self) -> Result<()> {
         if self.problems.is_empty() || self.policies.is_empty() || self.seeds.is_empty() {
-            return Err(ExperimentError::Invalid(
-                "a simulation study needs at least one problem, one policy and one seed".into(),
-            ));
+            return Err(ExperimentError::Missing {
+                what: "the simulation study".into(),
+                missing: "problem, policy or seed (it needs one of each at least)",
+            });
         }
         for spec in &self.policies {
             spec.validate(&self.registry).map_err(|e| match e {
@@ -353,7 +354,10 @@ impl SimStudy {
                     spec: spec.to_string(),
                     source: Box::new(source),
                 },
-                other => ExperimentError::Invalid(format!("policy `{spec}`: {other}")),
+                other => ExperimentError::Policy {
+                    spec: spec.to_string(),
+                    source: Box::new(other),
+                },
             })?;
         }
         Ok(())
@@ -462,28 +466,28 @@ impl SimStudy {
     /// order (problems, then seeds, then policies, as [`run`](Self::run) records them) has
     /// `i % n == k`; see the [`shard`] module for the results file.
     ///
-    /// Errors: [`ExperimentError::Invalid`] for `n == 0` or `k >= n`, an empty grid, or two
+    /// Errors: [`ExperimentError::BadShard`] for `n == 0` or `k >= n`, [`ExperimentError::Missing`]
+    /// for an empty grid, [`ExperimentError::Repeated`] for two
     /// policies with one label or a repeated seed (a results file tells runs apart by
     /// problem, policy label and seed).
     pub fn shard(&self, k: usize, n: usize) -> Result<SimShard<'_>> {
         if n == 0 || k >= n {
-            return Err(ExperimentError::Invalid(format!(
-                "shard {k}/{n}: need 0 <= K < N"
-            )));
+            return Err(ExperimentError::BadShard { k, n });
         }
         self.check()?;
         let mut labels = HashSet::new();
         if let Some(p) = self.policies.iter().find(|p| !labels.insert(p.label())) {
-            return Err(ExperimentError::Invalid(format!(
-                "policy `{}` twice: a sharded study needs distinct policy labels",
-                p.label()
-            )));
+            return Err(ExperimentError::Repeated {
+                what: format!("policy `{}`", p.label()),
+                kind: "policy labels",
+            });
         }
         let mut seeds = HashSet::new();
         if let Some(s) = self.seeds.iter().find(|s| !seeds.insert(**s)) {
-            return Err(ExperimentError::Invalid(format!(
-                "seed {s} twice: a sharded study needs distinct seeds"
-            )));
+            return Err(ExperimentError::Repeated {
+                what: format!("seed {s}"),
+                kind: "seeds",
+            });
         }
         Ok(SimShard { study: self, k, n })
     }
@@ -580,7 +584,7 @@ impl SimShard<'_> {
     /// module). Progress as in [`SimStudy::run`].
     ///
     /// Errors: [`ExperimentError::Io`] reading or writing `path`;
-    /// [`ExperimentError::Invalid`] for a line of `path` that is not a [`ShardLine`] or
+    /// [`ExperimentError::ResultsLine`] for a line of `path` that is not a [`ShardLine`] or
     /// belongs to another grid (naming the file and line); the errors of
     /// [`SimStudy::run`] for the first failing run (runs finished before it stay in the
     /// file).
@@ -668,7 +672,7 @@ impl SimShard<'_> {
 /// [`shard::merge`].
 ///
 /// Errors: as [`shard::merge`]; an experiment's line (`worl compare
-/// --shard`) is [`ExperimentError::Invalid`] naming its file and line.
+/// --shard`) is [`ExperimentError::ResultsLine`] naming its file and line.
 pub fn merge<P: AsRef<Path>>(paths: &[P]) -> Result<SimOutcome> {
     Ok(SimOutcome::from_lines(shard::merge_lines(
         paths,

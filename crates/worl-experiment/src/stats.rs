@@ -152,25 +152,26 @@ pub fn ranks(values: &[f64]) -> Vec<f64> {
 /// Average rank of each of `k` algorithms over `N` blocks: `blocks[b][j]` is algorithm `j`'s
 /// value on block `b` (lower is better).
 ///
-/// Errors: [`ExperimentError::Invalid`] if there is no block, a block's length differs from
+/// Errors: [`ExperimentError::Ranks`] if there is no block, a block's length differs from
 /// the first's, or a value is NaN.
 pub fn average_ranks(blocks: &[Vec<f64>]) -> Result<Vec<f64>> {
     let Some(first) = blocks.first() else {
-        return Err(ExperimentError::Invalid("no block to rank".into()));
+        return Err(ExperimentError::Ranks {
+            reason: "no block to rank".into(),
+        });
     };
     let k = first.len();
     let mut sum = vec![0.0; k];
     for (b, row) in blocks.iter().enumerate() {
         if row.len() != k {
-            return Err(ExperimentError::Invalid(format!(
-                "block {b} has {} values, block 0 has {k}",
-                row.len()
-            )));
+            return Err(ExperimentError::Ranks {
+                reason: format!("block {b} has {} values, block 0 has {k}", row.len()),
+            });
         }
         if let Some(j) = row.iter().position(|v| v.is_nan()) {
-            return Err(ExperimentError::Invalid(format!(
-                "block {b}, algorithm {j}: value is NaN"
-            )));
+            return Err(ExperimentError::Ranks {
+                reason: format!("block {b}, algorithm {j}: value is NaN"),
+            });
         }
         for (s, r) in sum.iter_mut().zip(ranks(row)) {
             *s += r;
@@ -213,15 +214,17 @@ pub struct Friedman {
 /// # Ok::<(), worl_experiment::ExperimentError>(())
 /// ```
 ///
-/// Errors: [`ExperimentError::Invalid`] for fewer than 2 algorithms or 2 blocks, and as
+/// Errors: [`ExperimentError::Ranks`] for fewer than 2 algorithms or 2 blocks, and as
 /// [`average_ranks`].
 pub fn friedman(blocks: &[Vec<f64>]) -> Result<Friedman> {
     let avg = average_ranks(blocks)?;
     let (n, k) = (blocks.len(), avg.len());
     if k < 2 || n < 2 {
-        return Err(ExperimentError::Invalid(format!(
-            "the Friedman test needs at least 2 algorithms and 2 blocks, got {k} and {n}"
-        )));
+        return Err(ExperimentError::Ranks {
+            reason: format!(
+                "the Friedman test needs at least 2 algorithms and 2 blocks, got {k} and {n}"
+            ),
+        });
     }
     let (nf, kf) = (n as f64, k as f64);
     let sum_sq: f64 = avg.iter().map(|r| r * r).sum();
@@ -338,7 +341,7 @@ pub struct RankTest {
 impl RankTest {
     /// Friedman + Nemenyi on `blocks[b][j]` (lower is better) for algorithms `names`.
     ///
-    /// Errors: as [`friedman`], and [`ExperimentError::Invalid`] if `names` does not match
+    /// Errors: as [`friedman`], and [`ExperimentError::Ranks`] if `names` does not match
     /// the blocks' width.
     pub fn new(
         names: Vec<String>,
@@ -348,11 +351,9 @@ impl RankTest {
     ) -> Result<Self> {
         let friedman = friedman(blocks)?;
         if names.len() != friedman.k {
-            return Err(ExperimentError::Invalid(format!(
-                "{} names for {} algorithms",
-                names.len(),
-                friedman.k
-            )));
+            return Err(ExperimentError::Ranks {
+                reason: format!("{} names for {} algorithms", names.len(), friedman.k),
+            });
         }
         Ok(Self {
             names,

@@ -281,15 +281,16 @@ impl Results {
     /// schedulers in experiment order. Pass [`default_baseline`](Self::default_baseline) for
     /// HEFT when present.
     ///
-    /// Errors: [`ExperimentError::Invalid`] if `baseline` is not a scheduler of the results.
+    /// Errors: [`ExperimentError::NoScheduler`] if `baseline` is not a scheduler of the results.
     pub fn normalised(&self, baseline: Option<&str>) -> Result<NormalisedTable> {
         if let Some(b) = baseline
             && !self.schedulers().iter().any(|s| s == b)
         {
-            return Err(ExperimentError::Invalid(format!(
-                "no baseline scheduler `{b}` in the results (have: {})",
-                self.schedulers().join(", ")
-            )));
+            return Err(ExperimentError::NoScheduler {
+                role: "baseline ",
+                name: b.to_string(),
+                have: self.schedulers().iter().map(ToString::to_string).collect(),
+            });
         }
         let recs: Vec<&RunRecord> = self.records().iter().collect();
         let mut rows = Vec::new();
@@ -340,13 +341,14 @@ impl Results {
     /// `reference` against every other scheduler, per group (see [`Comparison`]); only
     /// problems where both ran count.
     ///
-    /// Errors: [`ExperimentError::Invalid`] if `reference` is not a scheduler of the results.
+    /// Errors: [`ExperimentError::NoScheduler`] if `reference` is not a scheduler of the results.
     pub fn compare(&self, reference: &str, by: &GroupBy) -> Result<Vec<Comparison>> {
         if !self.schedulers().iter().any(|s| s == reference) {
-            return Err(ExperimentError::Invalid(format!(
-                "no scheduler `{reference}` in the results (have: {})",
-                self.schedulers().join(", ")
-            )));
+            return Err(ExperimentError::NoScheduler {
+                role: "",
+                name: reference.to_string(),
+                have: self.schedulers().iter().map(ToString::to_string).collect(),
+            });
         }
         let mut out = Vec::new();
         for (group, recs) in groups(self.records(), by) {
@@ -402,7 +404,7 @@ impl Results {
     /// for a block of several problems, the geometric mean of these over its problems (so
     /// each variant counts by its ratios, whatever its scale).
     ///
-    /// Errors: [`ExperimentError::Invalid`] if no record passes or a scheduler has no run on
+    /// Errors: [`ExperimentError::Ranks`] if no record passes or a scheduler has no run on
     /// one of the problems.
     pub fn blocks(
         &self,
@@ -411,7 +413,9 @@ impl Results {
         let recs: Vec<&RunRecord> = self.records().iter().filter(|r| filter(r)).collect();
         let problems = problem_names(&recs);
         if problems.is_empty() {
-            return Err(ExperimentError::Invalid("no run to rank".into()));
+            return Err(ExperimentError::Ranks {
+                reason: "no run to rank".into(),
+            });
         }
         // blocks in order of first appearance, each with its problems
         let mut members: Vec<(&str, Vec<&str>)> = Vec::new();
@@ -433,10 +437,12 @@ impl Results {
                 let mut values = Vec::with_capacity(ps.len());
                 for p in ps {
                     values.push(mean_makespan(&recs, p, s).ok_or_else(|| {
-                        ExperimentError::Invalid(format!(
-                            "scheduler `{s}` has no run on problem `{p}`: ranks need complete \
+                        ExperimentError::Ranks {
+                            reason: format!(
+                                "scheduler `{s}` has no run on problem `{p}`: ranks need complete \
                              blocks"
-                        ))
+                            ),
+                        }
                     })?);
                 }
                 row.push(geometric_mean(&values).expect("a block has a problem"));

@@ -224,11 +224,17 @@ fn scheduler_errors_bad_specs_and_duplicates_are_errors() {
     // nothing to run
     assert!(matches!(
         Experiment::new(small_set()).run(),
-        Err(ExperimentError::Invalid(_))
+        Err(ExperimentError::Missing {
+            missing: "scheduler",
+            ..
+        })
     ));
     assert!(matches!(
         cheap().seeds([]).run(),
-        Err(ExperimentError::Invalid(_))
+        Err(ExperimentError::Missing {
+            missing: "seed",
+            ..
+        })
     ));
     // a scheduler that returns an error: wrapped with scheduler, problem and seed
     let e = Experiment::new(small_set())

@@ -173,7 +173,10 @@ fn other_grids_and_experiment_shards_are_refused_naming_the_files() {
     let other = study().config(config(0.31));
     other.shard(1, 2).unwrap().run_into(&b).unwrap();
     let e = simulation::merge(&[&a, &b]).unwrap_err();
-    assert!(matches!(e, ExperimentError::Invalid(_)), "{e}");
+    assert!(
+        matches!(e, ExperimentError::ResultsLine { line: 1, .. }),
+        "{e}"
+    );
     let e = e.to_string();
     assert!(
         e.contains("b.jsonl:1: a run of grid") && e.contains("a.jsonl holds grid"),
@@ -207,7 +210,10 @@ fn other_grids_and_experiment_shards_are_refused_naming_the_files() {
         .run_into(&x)
         .unwrap();
     let e = shard::merge_any(&[&a, &x]).unwrap_err();
-    assert!(matches!(e, ExperimentError::Invalid(_)), "{e}");
+    assert!(
+        matches!(e, ExperimentError::ResultsLine { line: 1, .. }),
+        "{e}"
+    );
     let e = e.to_string();
     assert!(
         e.contains("x.jsonl:1: a run of an experiment, but ")
@@ -266,7 +272,7 @@ fn bad_shards_and_ambiguous_grids_are_refused() {
     let empty = SimStudy::new(problems(), Vec::new());
     assert!(matches!(
         empty.shard(0, 1),
-        Err(ExperimentError::Invalid(_))
+        Err(ExperimentError::Missing { missing, .. }) if missing.starts_with("problem, policy or seed")
     ));
 }
 
