@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
     let small = problem(1_000, 50);
     bench_decode(c, &small, "1k_tasks_50_gpus");
     let config = RtgsConfig::default();
-    let authors = RtgsConfig::authors();
+    let authors = RtgsConfig::paper();
     let mut g = c.benchmark_group("rtgs_30x100");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
     g.bench_function("1k_tasks_50_gpus", |b| {

@@ -116,10 +116,13 @@ fn option_enums_share_one_spelling_for_options_serde_and_display() {
     same(&[TaskOrder::Topological, TaskOrder::UpwardRank]);
     same(&[HopeRule::Canonical, HopeRule::Authors]);
     same(&[Lookahead::Target, Lookahead::None]);
-    same(&[RtgsPreset::Default, RtgsPreset::Authors]);
+    same(&[RtgsPreset::Default, RtgsPreset::Paper]);
     same(&[Replacement::Canonical, Replacement::ElitistTruncation]);
     same(&[ASchedule::Linear, ASchedule::Exponential { rate: 3.0 }]);
     assert_eq!(TaskOrder::UpwardRank.to_string(), "upward-rank");
+    // RTGS's published preset is `paper`, as WORL-RTGS's; the older `authors` still reads.
+    assert_eq!("authors".parse::<RtgsPreset>().unwrap(), RtgsPreset::Paper);
+    assert_eq!(RtgsPreset::Paper.to_string(), "paper");
     for (old, new) in [
         ("rank", TaskOrder::UpwardRank),
         ("upward_rank", TaskOrder::UpwardRank),

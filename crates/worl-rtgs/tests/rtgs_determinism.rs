@@ -20,7 +20,7 @@ fn problem() -> Problem {
 fn specs(parallel: bool) -> Vec<String> {
     [
         "rtgs:whales=12,iterations=15",
-        "rtgs:whales=12,iterations=15,preset=authors,policy=insertion",
+        "rtgs:whales=12,iterations=15,preset=paper,policy=insertion",
         "rtgs:whales=12,iterations=15,window=1,order=topological,hope=authors,policy=insertion",
         "woa:whales=12,iterations=15",
         "pso:particles=12,iterations=15",
@@ -77,7 +77,7 @@ fn registry_knows_the_metaheuristics_and_rejects_bad_options() {
         "rtgs:window=nan",
         "rtgs:order=random",
         "rtgs:hope=sign",
-        "rtgs:preset=paper",
+        "rtgs:preset=published",
         "rtgs:a-schedule=exponential:0",
         "rtgs:b=inf",
         "rtgs:policy=random",
@@ -107,7 +107,7 @@ fn registry_knows_the_metaheuristics_and_rejects_bad_options() {
     );
     // A preset is the starting point; other options override it.
     let authors = RtgsConfig::from_options(Options::new("rtgs").with("preset", "authors"));
-    assert_eq!(authors.unwrap(), RtgsConfig::authors());
+    assert_eq!(authors.unwrap(), RtgsConfig::paper());
     let mixed = RtgsConfig::from_options(
         Options::new("rtgs")
             .with("preset", "authors")
@@ -120,7 +120,7 @@ fn registry_knows_the_metaheuristics_and_rejects_bad_options() {
         RtgsConfig {
             window: 3.0,
             order: TaskOrder::UpwardRank,
-            ..RtgsConfig::authors()
+            ..RtgsConfig::paper()
         }
     );
     assert_eq!(

@@ -121,7 +121,7 @@ fn rtgs_schedules_the_gang_validly_and_from_heft_never_worse_than_heft() {
         // better; on this instance HEFT's is optimal, so equal.
         for spec in [
             "rtgs:seed-with-heft=true,policy=insertion",
-            "rtgs:seed-with-heft=true,policy=insertion,preset=authors",
+            "rtgs:seed-with-heft=true,policy=insertion,preset=paper",
             "rtgs:seed-with-heft=true,policy=insertion,window=0,whales=5,iterations=7",
         ] {
             let mut r = Registry::with_builtins().build_spec(spec).unwrap();

@@ -82,7 +82,7 @@ proptest! {
         for spec in [
             "rtgs:whales=6,iterations=4",
             "rtgs:whales=6,iterations=4,policy=insertion",
-            "rtgs:whales=6,iterations=4,preset=authors,policy=insertion",
+            "rtgs:whales=6,iterations=4,preset=paper,policy=insertion",
             "rtgs:whales=4,iterations=2,seed-with-heft=true",
             "woa:whales=6,iterations=4",
             "pso:particles=6,iterations=4",

@@ -31,7 +31,7 @@ fn mean_std(x: &[f64]) -> (f64, f64) {
 /// (deterministic).
 fn makespans(problem: &Problem) -> ([Vec<f64>; 5], f64) {
     let mut rtgs = Rtgs::new(RtgsConfig::default());
-    let mut authors = Rtgs::new(RtgsConfig::authors());
+    let mut authors = Rtgs::new(RtgsConfig::paper());
     // The paper's WOA: continuous positions floored to GPUs (the position decoder).
     let mut woa = PlainWoa::new(PlainWoaConfig {
         decoding: SearchDecoding::position(),
@@ -39,7 +39,7 @@ fn makespans(problem: &Problem) -> ([Vec<f64>; 5], f64) {
     });
     let mut canonical = Rtgs::new(RtgsConfig {
         hope: HopeRule::Canonical,
-        ..RtgsConfig::authors()
+        ..RtgsConfig::paper()
     });
     let feasible = FeasibleGpus::new(problem);
     let mut eval = PlanEvaluator::new(problem, Policy::Append);

@@ -59,7 +59,7 @@ fn evaluation_budget_caps_every_search() {
     for spec in [
         "rtgs[iterations=1000000]",
         "rtgs[iterations=1000000,replacement=canonical]",
-        "rtgs[preset=authors,iterations=1000000]",
+        "rtgs[preset=paper,iterations=1000000]",
         "woa[iterations=1000000]",
         "pso[iterations=1000000]",
         "ga[generations=1000000]",

@@ -2,7 +2,7 @@
 //! DAG-structured workloads based on whale optimization algorithm*, J. Supercomputing
 //! 81:911, 2025), after the authors' `WORLRTGS.java`: a whale
 //! optimisation algorithm whose whales are scheduling plans, corrected where the authors'
-//! code does not search (measurements below; [`RtgsConfig::authors`] is their code).
+//! code does not search (measurements below; [`RtgsConfig::paper`] is their code).
 //!
 //! * **Whale** ([`RtgsWhale`]): a GPU per task. Its **position** is the running-time vector
 //!   `RT_v` = total busy time of the GPU hosting task `v` (plus the GPU's ready time, see
@@ -38,9 +38,9 @@
 //!
 //! | variant | 200 tasks | 500 tasks |
 //! |---|---|---|
-//! | authors' code ([`RtgsConfig::authors`], option `preset=authors`) | 11506 ± 576 | 29663 ± 920 |
+//! | authors' code ([`RtgsConfig::paper`], option `preset=paper`) | 11506 ± 576 | 29663 ± 920 |
 //! | … + target look-ahead (the previous default) | 9295 ± 697 | 27396 ± 1427 |
-//! | … authors' code with only the canonical hope (`preset=authors,hope=canonical`) | 3566 ± 50 | 6847 ± 79 |
+//! | … authors' code with only the canonical hope (`preset=paper,hope=canonical`) | 3566 ± 50 | 6847 ± 79 |
 //! | canonical hope + look-ahead, no window, topological order | 4666 ± 538 | 9349 ± 1524 |
 //! | default without the window (`window=0`) | 4048 ± 303 | 9188 ± 532 |
 //! | default with topological order (`order=topological`) | 2429 ± 21 | 4729 ± 30 |
@@ -76,7 +76,7 @@
 //! 3. **Target look-ahead** ([`Lookahead`], option `lookahead`): the running time a GPU
 //!    ends with if the remaining tasks follow the target. With the window it helps (above);
 //!    with the pure rule and the canonical hope it does not (4666 vs 3566), so
-//!    `preset=authors,hope=canonical` keeps the authors' decoder.
+//!    `preset=paper,hope=canonical` keeps the authors' decoder.
 //! 4. **Upward-rank order** ([`TaskOrder`], option `order`): tasks on long remaining paths
 //!    are decoded and placed first (HEFT's order); the authors place them in index order.
 //! 5. **Ready times** start the running times (busy clusters; the authors' model has none,
@@ -154,8 +154,9 @@ use crate::schedulers::search::options::{MAX_ITERATIONS, MAX_POPULATION, take_co
 use crate::schedulers::search::{PlanEvaluator, TaskOrder, config_scheduler, run_engine};
 
 /// The starting point of [`RtgsConfig::from_options`] (option `preset`): `default` (our
-/// corrected RTGS, [`RtgsConfig::default`]) or `authors` (the authors' code,
-/// [`RtgsConfig::authors`]). Text form as the other option enums (serde, `FromStr`,
+/// corrected RTGS, [`RtgsConfig::default`]) or `paper` (RTGS as published: the authors' code,
+/// [`RtgsConfig::paper`]; `authors` is read too). "Paper" means "as published" for every
+/// scheduler that has such a preset (WORL-RTGS's `preset=paper` likewise). Text form as the other option enums (serde, `FromStr`,
 /// `Display`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -163,8 +164,9 @@ pub enum RtgsPreset {
     /// [`RtgsConfig::default`].
     #[default]
     Default,
-    /// [`RtgsConfig::authors`].
-    Authors,
+    /// [`RtgsConfig::paper`].
+    #[serde(alias = "authors")]
+    Paper,
 }
 
 serde_plain::derive_fromstr_from_deserialize!(RtgsPreset);
@@ -178,7 +180,7 @@ serde_plain::derive_display_from_serialize!(RtgsPreset);
 /// elitist truncation), and our corrections of the move and the decoder (see the
 /// [module docs](self) for why and the measurements): canonical hope, target look-ahead,
 /// EFT window `ω = 2`, tasks in upward-rank order; append policy, no HEFT seed, sequential
-/// evaluation. [`RtgsConfig::authors`] is the authors' code.
+/// evaluation. [`RtgsConfig::paper`] is the authors' code.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RtgsConfig {
@@ -246,8 +248,8 @@ impl RtgsConfig {
     /// The authors' code (`WORLRTGS.java`) with 30 whales × 100
     /// iterations: [`HopeRule::Authors`], [`Lookahead::None`], no window, tasks in
     /// [topological order](TaskOrder::Topological); other fields as the default. Also the
-    /// registry option `preset=authors`.
-    pub fn authors() -> Self {
+    /// registry option `preset=paper`.
+    pub fn paper() -> Self {
         RtgsConfig {
             hope: HopeRule::Authors,
             lookahead: Lookahead::None,
@@ -302,9 +304,9 @@ impl RtgsConfig {
     pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
         &[OptionDoc::new(
             "preset",
-            "default|authors",
+            "default|paper",
             "default",
-            "starting point read first, the other options override it: the defaults, or the authors' code (authors hope, no look-ahead, no window, topological order)",
+            "starting point read first, the other options override it: the defaults, or RTGS as published, the authors' code (authors hope, no look-ahead, no window, topological order); `authors` is read as `paper`",
         )],
         &PlainWoaConfig::WHALE_OPTIONS,
         &Self::SEARCH_OPTIONS,
@@ -312,8 +314,8 @@ impl RtgsConfig {
         &PARALLEL,
     ];
 
-    /// Reads the options `preset` (`default` or `authors`: the starting point, see
-    /// [`RtgsConfig::authors`]), then `whales`, `iterations`, `b`, `a-schedule`, `hope`,
+    /// Reads the options `preset` (`default` or `paper`, also read as `authors`: the starting point, see
+    /// [`RtgsConfig::paper`]), then `whales`, `iterations`, `b`, `a-schedule`, `hope`,
     /// `lookahead`, `window`, `order`, `replacement`, `policy`, `seed-with-heft`, `parallel` (absent ones
     /// keep the preset's value) and rejects any other.
     ///
@@ -322,7 +324,7 @@ impl RtgsConfig {
     pub fn from_options(mut opts: Options) -> Result<Self> {
         let d = match opts.take_or("preset", RtgsPreset::Default)? {
             RtgsPreset::Default => RtgsConfig::default(),
-            RtgsPreset::Authors => RtgsConfig::authors(),
+            RtgsPreset::Paper => RtgsConfig::paper(),
         };
         Self::from_options_over(d, opts)
     }
@@ -456,8 +458,8 @@ pub fn plan_whale(problem: &Problem, schedule: &Schedule) -> RtgsWhale {
 ///
 /// Registered as `rtgs`; options: see [`RtgsConfig::from_options`], e.g.
 /// `rtgs:whales=30,iterations=100,b=1,a-schedule=linear,hope=canonical,lookahead=target,window=2,order=rank,policy=append,seed-with-heft=false,parallel=false`
-/// (the defaults), `rtgs:preset=authors` (the authors' code) or
-/// `rtgs:preset=authors,hope=canonical`.
+/// (the defaults), `rtgs:preset=paper` (the authors' code) or
+/// `rtgs:preset=paper,hope=canonical`.
 #[derive(Clone, Debug, Default)]
 pub struct Rtgs {
     config: RtgsConfig,
