@@ -113,6 +113,34 @@ impl Link {
         bandwidth: 50.0e9,
         latency: 5.0e-6,
     };
+    /// 1 Gbit/s Ethernet (IEEE 802.3ab): 125 · 10⁶ B/s; latency 100 µs (assumption).
+    pub const ETHERNET_1G: Link = Link {
+        bandwidth: 125.0e6,
+        latency: 100.0e-6,
+    };
+    /// 40 Gbit/s Ethernet (IEEE 802.3ba): 5 · 10⁹ B/s; latency 50 µs (assumption, as 25 GbE).
+    pub const ETHERNET_40G: Link = Link {
+        bandwidth: 5.0e9,
+        latency: 50.0e-6,
+    };
+    /// 200 Gbit/s Ethernet (IEEE 802.3bs/cd): 25 · 10⁹ B/s; latency 20 µs (assumption, as
+    /// 100 GbE).
+    pub const ETHERNET_200G: Link = Link {
+        bandwidth: 25.0e9,
+        latency: 20.0e-6,
+    };
+    /// 400 Gbit/s Ethernet (IEEE 802.3bs): 50 · 10⁹ B/s; latency 20 µs (assumption, as 100 GbE).
+    pub const ETHERNET_400G: Link = Link {
+        bandwidth: 50.0e9,
+        latency: 20.0e-6,
+    };
+    /// PCIe 5.0 x16: ~48 GB/s achievable of the 63 GB/s per direction that 16 lanes at 32 GT/s
+    /// with 128b/130b encoding give (PCI-SIG PCIe 5.0 base specification; the same ~76 % as
+    /// [`Link::PCIE4_X16`]); latency 10 µs (assumption).
+    pub const PCIE5_X16: Link = Link {
+        bandwidth: 48.0e9,
+        latency: 10.0e-6,
+    };
 
     /// A link with `bandwidth` bytes/s and `latency` s.
     ///

@@ -238,35 +238,6 @@ pub struct NamedLink {
     pub source: &'static str,
 }
 
-/// 1 Gbit/s Ethernet (IEEE 802.3ab): 125 · 10⁶ B/s; latency 100 µs (assumption).
-pub const ETHERNET_1G: Link = Link {
-    bandwidth: 125.0e6,
-    latency: 100.0e-6,
-};
-/// 40 Gbit/s Ethernet (IEEE 802.3ba): 5 · 10⁹ B/s; latency 50 µs (assumption, as 25 GbE).
-pub const ETHERNET_40G: Link = Link {
-    bandwidth: 5.0e9,
-    latency: 50.0e-6,
-};
-/// 200 Gbit/s Ethernet (IEEE 802.3bs/cd): 25 · 10⁹ B/s; latency 20 µs (assumption, as
-/// 100 GbE).
-pub const ETHERNET_200G: Link = Link {
-    bandwidth: 25.0e9,
-    latency: 20.0e-6,
-};
-/// 400 Gbit/s Ethernet (IEEE 802.3bs): 50 · 10⁹ B/s; latency 20 µs (assumption, as 100 GbE).
-pub const ETHERNET_400G: Link = Link {
-    bandwidth: 50.0e9,
-    latency: 20.0e-6,
-};
-/// PCIe 5.0 x16: ~48 GB/s achievable of the 63 GB/s per direction that 16 lanes at 32 GT/s
-/// with 128b/130b encoding give (PCI-SIG PCIe 5.0 base specification; the same ~76 % as
-/// [`Link::PCIE4_X16`]); latency 10 µs (assumption).
-pub const PCIE5_X16: Link = Link {
-    bandwidth: 48.0e9,
-    latency: 10.0e-6,
-};
-
 /// The links the compact cluster file knows by name (`docs/cluster-file.md` has the table).
 pub const NAMED_LINKS: &[NamedLink] = &[
     NamedLink {
@@ -302,13 +273,13 @@ pub const NAMED_LINKS: &[NamedLink] = &[
     NamedLink {
         name: "PCIe5",
         aliases: &["PCIe 5.0", "PCIe5 x16", "PCIe 5.0 x16"],
-        link: PCIE5_X16,
+        link: Link::PCIE5_X16,
         source: "PCI-SIG PCIe 5.0: 63 GB/s per direction at x16, ~48 GB/s achievable",
     },
     NamedLink {
         name: "1GbE",
         aliases: &["1G", "1 Gbit/s Ethernet"],
-        link: ETHERNET_1G,
+        link: Link::ETHERNET_1G,
         source: "IEEE 802.3ab: 1 Gbit/s",
     },
     NamedLink {
@@ -326,7 +297,7 @@ pub const NAMED_LINKS: &[NamedLink] = &[
     NamedLink {
         name: "40GbE",
         aliases: &["40G", "40 Gbit/s Ethernet"],
-        link: ETHERNET_40G,
+        link: Link::ETHERNET_40G,
         source: "IEEE 802.3ba: 40 Gbit/s",
     },
     NamedLink {
@@ -338,13 +309,13 @@ pub const NAMED_LINKS: &[NamedLink] = &[
     NamedLink {
         name: "200GbE",
         aliases: &["200G", "200 Gbit/s Ethernet"],
-        link: ETHERNET_200G,
+        link: Link::ETHERNET_200G,
         source: "IEEE 802.3bs/cd: 200 Gbit/s",
     },
     NamedLink {
         name: "400GbE",
         aliases: &["400G", "400 Gbit/s Ethernet"],
-        link: ETHERNET_400G,
+        link: Link::ETHERNET_400G,
         source: "IEEE 802.3bs: 400 Gbit/s",
     },
     NamedLink {
