@@ -10,22 +10,24 @@
 
 use rand::Rng;
 use std::sync::Arc;
-use worl::cluster::{PartialSchedule, Policy, Problem, Schedule, presets};
+use worl::cluster::{Policy, Problem, Schedule, presets};
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::rtgs::builtin::boxed;
 use worl::rtgs::options::POLICY_INSERTION;
-use worl::rtgs::schedulers::list::{GapIndex, ReadyQueue, upward_ranks};
+use worl::rtgs::schedulers::list::{Heft, upward_ranks};
 use worl::rtgs::{
     Builtin, Family, OptionDoc, Options, Progress, Registry, RunContext, ScheduleError, Scheduler,
 };
 
 /// HEFT with upward ranks scaled by `1 + noise·U(0, 1)`, best of `restarts` passes (the first
-/// pass is plain HEFT).
+/// pass is plain HEFT). Each pass is HEFT's own placement with other priorities
+/// ([`Heft::schedule_with_priorities`]).
 #[derive(Clone, Debug)]
 pub struct NoisyHeft {
     restarts: u64,
     noise: f64,
-    policy: Policy,
+    /// HEFT with the `policy` option.
+    heft: Heft,
 }
 
 impl NoisyHeft {
@@ -74,20 +76,8 @@ impl NoisyHeft {
         Ok(NoisyHeft {
             restarts,
             noise,
-            policy,
+            heft: Heft::new().with_policy(policy),
         })
-    }
-
-    /// One HEFT pass with the given priorities (one per task, by task index).
-    fn pass(&self, problem: &Problem, priority: Vec<f64>) -> worl::rtgs::Result<Schedule> {
-        let mut partial = PartialSchedule::new(problem);
-        let mut index = GapIndex::new(problem);
-        let mut ready = ReadyQueue::new(problem.graph(), priority);
-        while let Some(task) = ready.pop() {
-            let slot = index.best_slot(&partial, task, self.policy, |_| 0.0)?;
-            index.commit(&mut partial, slot)?;
-        }
-        Ok(partial.to_schedule()?)
     }
 }
 
@@ -106,14 +96,14 @@ impl Scheduler for NoisyHeft {
         // One plan evaluation per pass; at least one pass whatever the budget.
         let budget = ctx.budget().max_evaluations.unwrap_or(u64::MAX);
         let passes = self.restarts.min(budget).max(1);
-        let mut best = self.pass(problem, ranks.clone())?;
+        let mut best = self.heft.schedule_with_priorities(problem, ranks.clone())?;
         for step in 1..=passes {
             if step > 1 {
                 let noisy = ranks
                     .iter()
                     .map(|&r| r * (1.0 + self.noise * rng.random::<f64>()))
                     .collect();
-                let s = self.pass(problem, noisy)?;
+                let s = self.heft.schedule_with_priorities(problem, noisy)?;
                 if s.makespan() < best.makespan() {
                     best = s;
                 }
@@ -139,9 +129,9 @@ impl Scheduler for NoisyHeft {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut registry = Registry::with_builtins();
     registry.add(NoisyHeft::BUILTIN);
-    for o in registry.options("noisy-heft").unwrap_or_default() {
-        let default = o.default.trim_start_matches('(').trim_end_matches(')');
-        println!("  {:<11} {}; default {default}: {}", o.key, o.values, o.doc);
+    for o in registry.options("noisy-heft")? {
+        let (key, values, default) = (o.key, o.values, o.default_text());
+        println!("  {key:<11} {values}; default {default}: {}", o.doc);
     }
     // A typo or a bad value is an error naming the key.
     assert!(matches!(

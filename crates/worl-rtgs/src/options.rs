@@ -76,6 +76,12 @@ impl OptionDoc {
         group
     }
 
+    /// The default as words: the spec value, or the phrase without its parentheses
+    /// (`no limit` for `(no limit)`), for listings that say "default ...".
+    pub fn default_text(&self) -> &'static str {
+        self.default.trim_start_matches('(').trim_end_matches(')')
+    }
+
     /// The default as a spec value, or `None` where it is a phrase (in parentheses).
     pub fn default_value(&self) -> Option<&'static str> {
         (!self.default.starts_with('(')).then_some(self.default)
@@ -268,5 +274,7 @@ mod tests {
         }
         assert_eq!(DECLARED[0].default_value(), Some("3"));
         assert_eq!(OptionDoc::new("a", "", "(none)", "").default_value(), None);
+        assert_eq!(OptionDoc::new("a", "", "(none)", "").default_text(), "none");
+        assert_eq!(DECLARED[0].default_text(), "3");
     }
 }

@@ -28,12 +28,7 @@ pub(crate) fn schedulers(args: &SchedulersArgs) -> Result<ExitCode> {
     let Some(name) = &args.name else {
         let width = registry.names().map(str::len).max().unwrap_or(0);
         for name in registry.names() {
-            let keys: Vec<&str> = registry
-                .options(name)
-                .unwrap_or_default()
-                .iter()
-                .map(|d| d.key)
-                .collect();
+            let keys: Vec<&str> = registry.options(name)?.iter().map(|d| d.key).collect();
             outln!(
                 "{name:width$}  {}; options: {}",
                 registry.description(name).unwrap_or_default(),
@@ -42,20 +37,16 @@ pub(crate) fn schedulers(args: &SchedulersArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let Some(options) = registry.options(name) else {
-        let known = registry.names().map(str::to_owned).collect();
-        let name = name.clone();
-        return Err(worl::rtgs::ScheduleError::UnknownScheduler { name, known }.into());
-    };
+    let options = registry.options(name)?;
     let description = registry.description(name).unwrap_or_default();
     outln!("{}: {description}", name.to_ascii_lowercase())?;
     let width = options.iter().map(|d| d.key.len()).max().unwrap_or(0);
     for d in options {
-        let default = d.default.trim_start_matches('(').trim_end_matches(')');
         outln!(
-            "  {:width$}  {}; default {default}: {}",
+            "  {:width$}  {}; default {}: {}",
             d.key,
             d.values,
+            d.default_text(),
             d.doc
         )?;
     }

@@ -1,7 +1,7 @@
 //! The functions `schedulers`, `scheduler_options`, `gpu_models`, `links` and the timing hook.
 
 use super::cluster::Cluster;
-use super::errors::{ScheduleError, ok};
+use super::errors::ok;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
@@ -26,13 +26,7 @@ pub(super) fn schedulers(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 #[pyfunction]
 pub(super) fn scheduler_options<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
     let r = Registry::with_builtins();
-    let Some(options) = r.options(name) else {
-        let known: Vec<&str> = r.names().collect();
-        return Err(ScheduleError::new_err(format!(
-            "unknown scheduler `{name}` (known: {})",
-            known.join(", ")
-        )));
-    };
+    let options = ok(r.options(name))?;
     let l = PyList::empty(py);
     for o in options {
         let d = PyDict::new(py);

@@ -172,13 +172,29 @@ impl Registry {
         );
     }
 
-    /// The declared options of scheduler `name` (its own, then [`BUDGET_OPTIONS`]); `None` if
-    /// it is not registered, empty besides the budget options if it was registered without
-    /// declarations.
-    pub fn options(&self, name: &str) -> Option<Vec<&'static OptionDoc>> {
-        let e = self.entries.get(&name.to_ascii_lowercase())?;
-        let own = e.options.unwrap_or_default().iter().flat_map(|g| g.iter());
-        Some(own.chain(BUDGET_OPTIONS).collect())
+    /// The declared options of scheduler `name` (its own, then [`BUDGET_OPTIONS`]); only the
+    /// budget options for a scheduler registered without declarations.
+    ///
+    /// Errors: [`ScheduleError::UnknownScheduler`].
+    pub fn options(&self, name: &str) -> Result<Vec<&'static OptionDoc>> {
+        let own = self.entry(name)?.options.unwrap_or_default();
+        Ok(own
+            .iter()
+            .flat_map(|g| g.iter())
+            .chain(BUDGET_OPTIONS)
+            .collect())
+    }
+
+    /// The entry of scheduler `name`.
+    ///
+    /// Errors: [`ScheduleError::UnknownScheduler`], listing the registered names.
+    fn entry(&self, name: &str) -> Result<&Entry> {
+        self.entries.get(&name.to_ascii_lowercase()).ok_or_else(|| {
+            ScheduleError::UnknownScheduler {
+                name: name.to_owned(),
+                known: self.entries.keys().cloned().collect(),
+            }
+        })
     }
 
     /// Registered names, sorted, lowercase.
@@ -197,20 +213,13 @@ impl Registry {
     ///
     /// Errors: [`ScheduleError::UnknownScheduler`], or the scheduler's own option errors.
     pub fn build(&self, name: &str, mut options: Options) -> Result<Box<dyn Scheduler>> {
-        match self.entries.get(&name.to_ascii_lowercase()) {
-            Some(e) => {
-                if let Some(groups) = e.options {
-                    options = options.declare(groups).declare(&[BUDGET_OPTIONS]);
-                }
-                let budget = budget_options(&mut options)?;
-                let inner = (e.build)(options)?;
-                Ok(Box::new(Registered { inner, budget }))
-            }
-            None => Err(ScheduleError::UnknownScheduler {
-                name: name.to_owned(),
-                known: self.entries.keys().cloned().collect(),
-            }),
+        let e = self.entry(name)?;
+        if let Some(groups) = e.options {
+            options = options.declare(groups).declare(&[BUDGET_OPTIONS]);
         }
+        let budget = budget_options(&mut options)?;
+        let inner = (e.build)(options)?;
+        Ok(Box::new(Registered { inner, budget }))
     }
 
     /// Builds a scheduler from a spec: `name`, `name[key=value,...]` or
