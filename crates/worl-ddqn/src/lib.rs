@@ -25,11 +25,14 @@
 //!
 //! | feature | default | enables |
 //! |---|---|---|
-//! | `wgpu` | yes | burn's wgpu backend (Vulkan / Metal / DX12, software adapters such as Mesa's lavapipe included) |
+//! | `wgpu` | no | burn's wgpu backend (Vulkan / Metal / DX12, software adapters such as Mesa's lavapipe included) |
 //!
-//! flex is always compiled. With `default-features = false` the crate builds without wgpu and
-//! its dependency tree: [`DeviceChoice::Auto`] then selects flex, and [`DeviceChoice::Wgpu`]
-//! (or `WORL_DEVICE=wgpu`) returns [`DdqnError::FeatureDisabled`] instead of a device.
+//! flex is always compiled. Without the `wgpu` feature the crate builds without wgpu, cubecl
+//! and naga (about 140 crates fewer, roughly half the cold build):
+//! [`DeviceChoice::Auto`] then selects flex, and [`DeviceChoice::Wgpu`] (or
+//! `WORL_DEVICE=wgpu`) returns [`DdqnError::FeatureDisabled`] instead of a device. The
+//! networks are small (two hidden layers of tens of units), so flex trains them faster than
+//! a GPU would: a training step takes about 1 ms on flex and 27 ms on wgpu over lavapipe.
 //!
 //! ## Example
 //!
