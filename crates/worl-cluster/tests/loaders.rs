@@ -20,7 +20,7 @@ fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
 
 #[test]
 fn pai_v2020_machine_spec() {
-    let Some(dir) = common::data_dir("pai_v2020_machine_spec") else {
+    let Some(dir) = worl_dag::datasets::shared_data_dir().expect("shared data directory") else {
         return;
     };
     let t = load_pai_machine_spec(dir.join("alibaba-pai-v2020/pai_machine_spec.csv")).unwrap();
@@ -78,7 +78,7 @@ fn pai_v2020_machine_spec() {
 
 #[test]
 fn v2023_node_lists() {
-    let Some(dir) = common::data_dir("v2023_node_lists") else {
+    let Some(dir) = worl_dag::datasets::shared_data_dir().expect("shared data directory") else {
         return;
     };
     let expected = counts(&[
@@ -117,7 +117,7 @@ fn v2023_node_lists() {
 
 #[test]
 fn authors_machine_usage_gives_the_busy_range() {
-    let Some(dir) = common::data_dir("authors_machine_usage") else {
+    let Some(dir) = worl_dag::datasets::shared_data_dir().expect("shared data directory") else {
         return;
     };
     let u = load_machine_usage(dir.join("worl-rtgs-authors/GPU.csv")).unwrap();

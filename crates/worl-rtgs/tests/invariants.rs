@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{all_schedulers, data_dir, generated, list_names, problems, with_memory};
+use common::{all_schedulers, generated, list_names, problems, with_memory};
 use std::path::Path;
 use std::sync::Arc;
 use worl_cluster::{GpuModel, Problem, presets};
@@ -125,7 +125,7 @@ fn shared_workloads(dir: &Path) -> Vec<(String, Workload)> {
 
 #[test]
 fn every_loadable_shared_data_file_gives_valid_schedules() {
-    let Some(dir) = data_dir("every_loadable_shared_data_file_gives_valid_schedules") else {
+    let Some(dir) = worl_dag::datasets::shared_data_dir().expect("shared data directory") else {
         return;
     };
     let workloads = shared_workloads(&dir);
@@ -139,7 +139,7 @@ fn every_loadable_shared_data_file_gives_valid_schedules() {
 fn heft_beats_random_and_round_robin_on_real_workflows() {
     // Not a theorem, a sanity anchor: on the Montage and Epigenomics DAX workflows on a busy
     // PAI mix, HEFT's makespan is below the cost-blind baselines'.
-    let Some(dir) = data_dir("heft_beats_random_and_round_robin_on_real_workflows") else {
+    let Some(dir) = worl_dag::datasets::shared_data_dir().expect("shared data directory") else {
         return;
     };
     let registry = Registry::with_builtins();

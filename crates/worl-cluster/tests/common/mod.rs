@@ -1,23 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use worl_cluster::{Cluster, ClusterBuilder, GpuModel, Link, Network};
 use worl_dag::{TaskId, Workload, WorkloadBuilder};
-
-/// The shared data directory via [`worl_dag::datasets::shared_data_dir`]: `None` (with a
-/// printed skip notice naming `test`) if absent; panics if absent under `CI=true`.
-pub fn data_dir(test: &str) -> Option<PathBuf> {
-    match worl_dag::datasets::shared_data_dir() {
-        Ok(Some(dir)) => Some(dir),
-        Ok(None) => {
-            eprintln!("{test}: SKIPPED (no shared data directory)");
-            None
-        }
-        Err(e) => panic!("{test}: {e}"),
-    }
-}
 
 /// A workload of one job from `(name, work, mem)` tasks and `(from, to, bytes)` edges
 /// (indices into the task list).

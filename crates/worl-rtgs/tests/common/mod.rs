@@ -5,7 +5,6 @@
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::PathBuf;
 use std::sync::Arc;
 use worl_cluster::{ClusterBuilder, GpuModel, Link, LoadState, Network, Problem, presets};
 use worl_dag::generators::shapes::topcuoglu_2002;
@@ -90,19 +89,6 @@ pub fn dslab() -> Problem {
         Arc::new(unit_network_cluster(&[1.0, 2.0, 4.0, 4.0])),
     )
     .unwrap()
-}
-
-/// The shared data directory (`WORL_DATA_DIR`, else `../shared/data` from the repository
-/// root); `None` with a skip notice if absent; panics if absent under `CI=true`.
-pub fn data_dir(test: &str) -> Option<PathBuf> {
-    match worl_dag::datasets::shared_data_dir() {
-        Ok(Some(d)) => Some(d),
-        Ok(None) => {
-            eprintln!("{test}: SKIPPED, no shared data directory (set WORL_DATA_DIR)");
-            None
-        }
-        Err(e) => panic!("{test}: {e}"),
-    }
 }
 
 /// A copy of `w` in which task `i` needs memory `mems[i % mems.len()]` (GiB, `None` = no
