@@ -9,8 +9,9 @@
 # machine and start time; the test hands its reader the WfFormat 1.5 schema's execution part,
 # as WfCommons would fetch the schema from GitHub). WORL_PY_NO_WFCOMMONS=1 skips it.
 # CARGO_TARGET_DIR defaults to the workspace's target/, so a build after `cargo test
-# --workspace --release` reuses its compiled dependencies. WORL_PY_FEATURES adds cargo
-# features to the wheel (e.g. WORL_PY_FEATURES=ddqn for WORL-RTGS, which pulls burn).
+# --workspace --release` reuses its compiled dependencies. The wheel has pyproject.toml's
+# features (`python,ddqn`: every registered scheduler); WORL_PY_FEATURES replaces `ddqn`
+# (WORL_PY_FEATURES= , empty, builds the wheel without burn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,8 @@ step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 work="$CARGO_TARGET_DIR/python-ci"
-features="python${WORL_PY_FEATURES:+,$WORL_PY_FEATURES}"
+extra="${WORL_PY_FEATURES-ddqn}"
+features="python${extra:+,$extra}"
 mkdir -p "$work"
 
 new_venv() { # a fresh virtual environment at $1
@@ -51,6 +53,9 @@ step "install in a fresh virtual environment"
 new_venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet "$work"/wheels/worl-*.whl pytest networkx pandas
 "$work/venv/bin/python" -c "import worl; print('worl', worl.__version__, 'WORL-RTGS:', worl.HAS_WORL_RTGS)"
+# the wheel holds WORL-RTGS, DQN and MDTS exactly when it was built with `ddqn`
+want=False; [[ ",$features," == *,ddqn,* ]] && want=True
+"$work/venv/bin/python" -c "import sys, worl; sys.exit(worl.HAS_WORL_RTGS != $want or ('worl-rtgs' in worl.schedulers()) != $want)"
 
 # WfCommons' reader for the WfFormat plan check (tests_py/test_wfformat_plan.py); it needs
 # Python >= 3.11 (wfcommons 1.6 and its scipy).
