@@ -27,9 +27,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use worl::cluster::ClusterSpec;
 use worl::cluster::formats::openb::load_openb_node_list;
 use worl::cluster::formats::table::TableSample;
-use worl::cluster::presets::{self, ClusterSpec};
 use worl::cluster::{GpuModel, Problem};
 use worl::dag::Span;
 use worl::dag::datasets::shared_data_dir;
@@ -66,7 +66,8 @@ fn synthetic_problem() -> Problem {
         jobs += jobs / 10 + 1;
     };
     let w = gangs::assign(&w, 0.2, 2..=8, Span::Machine, 1).expect("valid gang settings");
-    let cluster = presets::cluster(&ClusterSpec::new(125, 8, &GpuModel::a100_80gb()))
+    let cluster = ClusterSpec::new(125, 8, &GpuModel::a100_80gb())
+        .build()
         .expect("a valid cluster");
     Problem::new(Arc::new(w), Arc::new(cluster)).expect("every gang fits a machine")
 }

@@ -279,8 +279,8 @@ fn real_workloads_of_every_format_load_and_schedule() {
 #[test]
 fn a_saga_instance_brings_its_network_and_heft_gives_the_hand_computed_makespan() {
     // The instance of worl-rtgs's saga_heft test: HEFT by hand gives makespan 9.
-    let instance = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../worl-cluster/tests/fixtures/saga/diamond3.json");
+    let instance =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../worl-io/tests/fixtures/saga/diamond3.json");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.csv");
     let text = stdout(worl().arg("schedule").arg(&instance).arg("--out").arg(&out));
@@ -431,7 +431,7 @@ fn convert_writes_saga_instances_with_a_network() {
     let w = write(dir.path(), "chain.json", CHAIN);
     let saga = dir.path().join("chain.saga.json");
     let err = one_line_error(worl().arg("convert").arg(&w).arg(&saga), 2);
-    assert!(err.contains("give --cluster"), "{err}");
+    assert!(err.contains("needs a network: give a cluster"), "{err}");
     // saga's links have no latency; worl's presets do, and nothing is dropped silently.
     let err = one_line_error(
         worl()
@@ -444,8 +444,8 @@ fn convert_writes_saga_instances_with_a_network() {
     assert!(err.contains("latency") && err.contains("node-0"), "{err}");
     // A saga instance converts to saga with its own network, and HEFT on the copy gives
     // the hand-computed makespan 9 of the original.
-    let instance = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../worl-cluster/tests/fixtures/saga/diamond3.json");
+    let instance =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../worl-io/tests/fixtures/saga/diamond3.json");
     let a = dir.path().join("a.saga.json");
     let b = dir.path().join("b.saga.json");
     stdout(worl().arg("convert").arg(&instance).arg(&a));

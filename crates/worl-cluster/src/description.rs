@@ -8,7 +8,7 @@
 //! | `homogeneous:M:MODEL` | `M` GPUs of one model, 8 per machine, PCIe inside, 25 GbE between ([`presets::homogeneous`]) |
 //! | `dgx:NODES:MODEL` | DGX-style nodes of 8 GPUs, NVLink inside, InfiniBand between ([`presets::dgx`]) |
 //! | `paper-pool:M:MBIT[:SEED]` | the WORL-RTGS paper's pool, links up to `MBIT` Mbit/s ([`presets::paper_pool`]) |
-//! | `MxG:MODEL[:INTER[:INTRA]]` | `M` machines of `G` GPUs of one model with named links ([`presets::ClusterSpec`]), e.g. `4x8:A100-80GB:100GbE` |
+//! | `MxG:MODEL[:INTER[:INTRA]]` | `M` machines of `G` GPUs of one model with named links ([`crate::ClusterSpec`]), e.g. `4x8:A100-80GB:100GbE` |
 //! | any of these `:busy=FROM..TO[,FROM..TO...]` | that cluster with these busy windows on every GPU ([`parse_window`] each, e.g. `4x8:A100-80GB:busy=2h..4h,10h..11.5h`) |
 
 use std::path::Path;
@@ -115,14 +115,14 @@ pub fn parse(arg: &str) -> Result<Cluster> {
         && let (Ok(machines), Ok(gpus)) = (machines.parse::<usize>(), gpus.parse::<usize>())
     {
         max_args(4)?;
-        let mut spec = presets::ClusterSpec::new(machines, gpus, &model(1)?);
+        let mut spec = crate::ClusterSpec::new(machines, gpus, &model(1)?);
         if let Some(inter) = link(2)? {
             spec = spec.with_inter(inter);
         }
         if let Some(intra) = link(3)? {
             spec = spec.with_intra(intra);
         }
-        return presets::cluster(&spec);
+        return spec.build();
     }
     match parts[0].to_ascii_lowercase().as_str() {
         "pai-mix" => {

@@ -17,8 +17,8 @@
 //! | [`catalog`] | [`GpuModel`]: K80 … H200 datasheet figures, relative training speed |
 //! | [`network`] | [`Link`] defaults (NVLink, PCIe, Ethernet, InfiniBand), [`Network`] |
 //! | [`cluster`] | [`Cluster`], [`ClusterBuilder`], [`Gpu`], [`LoadState`] |
-//! | [`presets`] | [`cluster`](presets::cluster) from a [`ClusterSpec`](presets::ClusterSpec) (the compact cluster file), [`homogeneous`](presets::homogeneous), [`dgx`](presets::dgx), [`pai_mix`](presets::pai_mix), [`paper_pool`](presets::paper_pool), named links |
-//! | [`formats`] | Alibaba PAI v2020 machine spec, GPU v2023 node lists, v2018 machine usage, the native TOML/JSON format and its compact form; [`MachineTable`], [`TableSample`] |
+//! | [`presets`] | [`homogeneous`](presets::homogeneous), [`dgx`](presets::dgx), [`pai_mix`](presets::pai_mix), [`paper_pool`](presets::paper_pool), named links |
+//! | [`formats`] | Alibaba PAI v2020 machine spec, GPU v2023 node lists, v2018 machine usage, the native TOML/JSON format and its compact form with its model [`ClusterSpec`]; [`MachineTable`], [`TableSample`] |
 //! | [`problem`] | [`Problem`]: `exec_time`, `comm_time`, `fits`, mean/min costs, GPU classes; gang tasks' `exec_time_on` a GPU set |
 //! | [`plan`] | [`Plan`] (with explicit gang [`GangSets`]), [`Policy`] |
 //! | [`schedule`] | [`Schedule`], [`ScheduledTask`], gang [`GpuSet`]s, [`Schedule::to_plan`] |
@@ -26,8 +26,6 @@
 //! | [`evaluator`] | [`Evaluator`]: a [`Plan`] decoded into a makespan or a [`Schedule`] |
 //! | [`validate`] | [`Violation`], [`Schedule::validate`] |
 //! | [`description`] | clusters from one line: a cluster file or a preset description (`4x8:A100-80GB:100GbE`) |
-//! | [`schedule_file`] | [`ScheduleFile`]: schedules as JSON/CSV with names, read back by ids or names |
-//! | [`wfformat`] | a schedule as a WfCommons WfFormat 1.5 document (`execution`: machine, GPU, start, run time per task) |
 //! | [`metrics`] | [`Metrics`], [`LowerBound`] |
 //! | [`testing`] | small hand-made clusters and problems shared by the tests of this crate and worl-rtgs |
 //! | [`error`] | [`ClusterError`] |
@@ -82,10 +80,8 @@ pub mod plan;
 pub mod presets;
 pub mod problem;
 pub mod schedule;
-pub mod schedule_file;
 pub mod testing;
 pub mod validate;
-pub mod wfformat;
 
 pub use catalog::GpuModel;
 pub use cluster::{
@@ -94,6 +90,7 @@ pub use cluster::{
 };
 pub use error::{ClusterError, Result};
 pub use evaluator::Evaluator;
+pub use formats::compact::{ClusterSpec, MachineOverride, PerGpu};
 pub use formats::{MachineTable, TableSample};
 pub use ids::{ClassId, GpuId, MachineId};
 pub use metrics::{LowerBound, Metrics, RATIO_CAP, gpu_hour_price};
@@ -102,5 +99,4 @@ pub use partial::{PartialSchedule, SetSlot, Slot, past_windows};
 pub use plan::{GangSets, Plan, Policy};
 pub use problem::Problem;
 pub use schedule::{GpuSet, Schedule, ScheduledTask};
-pub use schedule_file::{MatchError, RowRef, ScheduleFile, ScheduleMeta, ScheduleRow};
 pub use validate::{Tolerance, Violation};

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use worl_dag::TaskId;
 
-/// A GPU set as `g0,g1,g2` for messages.
-pub(crate) fn set_label(gpus: &[GpuId]) -> String {
+/// A GPU set as `g0,g1,g2` (its ids joined by commas), as messages and schedule files write
+/// it.
+pub fn set_label(gpus: &[GpuId]) -> String {
     gpus.iter()
         .map(|k| k.to_string())
         .collect::<Vec<_>>()

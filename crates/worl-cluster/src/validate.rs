@@ -212,7 +212,7 @@ pub enum Violation {
         other: GpuId,
     },
     /// A schedule file has more than one row for a task (reported by
-    /// [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check); a [`Schedule`]
+    /// `worl_io::ScheduleFile::validate`; a [`Schedule`]
     /// holds one entry per task and cannot repeat one). The first row is the one checked.
     #[error("duplicate task: {task} has {rows} rows")]
     DuplicateTask {
@@ -222,7 +222,7 @@ pub enum Violation {
         rows: usize,
     },
     /// A schedule file's declared makespan differs from the latest finish of its rows
-    /// (reported by [`ScheduleFile::check`](crate::schedule_file::ScheduleFile::check),
+    /// (reported by `worl_io::ScheduleFile::validate`,
     /// with the tolerance `abs + rel · |max_v F_v|` of [`Tolerance::DEFAULT`]; a declared
     /// makespan that is not a finite number is always this violation).
     #[error("makespan: the file declares {} s, its latest finish is {} s", num(*declared), num(*actual))]
@@ -620,8 +620,9 @@ fn late(earliest: f64, start: f64, tol: f64) -> bool {
     exceeds(earliest - start, tol)
 }
 
-/// Whether `x > tol`, or either is NaN (a NaN is never within tolerance).
-pub(crate) fn exceeds(x: f64, tol: f64) -> bool {
+/// Whether `x > tol`, or either is NaN (a NaN is never within tolerance): the comparison
+/// every check of a [`Tolerance`] makes.
+pub fn exceeds(x: f64, tol: f64) -> bool {
     !matches!(
         x.partial_cmp(&tol),
         Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
@@ -629,6 +630,35 @@ pub(crate) fn exceeds(x: f64, tol: f64) -> bool {
 }
 
 impl Violation {
+    /// The tasks this violation names (none for [`Violation::Makespan`]; the edge's two
+    /// for [`Violation::Precedence`], the pair for [`Violation::Overlap`]).
+    pub fn tasks(&self) -> Vec<TaskId> {
+        match *self {
+            Violation::MissingTask { task }
+            | Violation::UnknownTask { task }
+            | Violation::DuplicateTask { task, .. }
+            | Violation::UnknownGpu { task, .. }
+            | Violation::BeforeReady { task, .. }
+            | Violation::Memory { task, .. }
+            | Violation::Window { task, .. }
+            | Violation::Duration { task, .. }
+            | Violation::GangSize { task, .. }
+            | Violation::GangRepeated { task, .. }
+            | Violation::GangSpan { task, .. }
+            | Violation::Precision {
+                task, from: None, ..
+            } => vec![task],
+            Violation::Precision {
+                task,
+                from: Some(from),
+                ..
+            } => vec![from, task],
+            Violation::Precedence { from, to, .. } => vec![from, to],
+            Violation::Overlap { first, second, .. } => vec![first, second],
+            Violation::Makespan { .. } => Vec::new(),
+        }
+    }
+
     /// The constraint broken, as the one word or phrase every message starts with:
     /// `missing task`, `unknown task`, `duplicate task`, `unknown GPU`, `precedence`,
     /// `overlap`, `ready time`, `window`, `memory`, `duration`, `precision`, `makespan`,

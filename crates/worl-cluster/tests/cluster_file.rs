@@ -4,8 +4,9 @@
 
 use std::path::PathBuf;
 use worl_cluster::formats::compact::{parse_bandwidth, parse_duration};
-use worl_cluster::presets::{self, ClusterSpec, MachineOverride, PerGpu};
+use worl_cluster::presets;
 use worl_cluster::{Cluster, ClusterError, GpuId, GpuModel, Link, MachineId, Network};
+use worl_cluster::{ClusterSpec, MachineOverride, PerGpu};
 
 fn examples_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/clusters")
@@ -62,7 +63,7 @@ fn a100_4x8_on_100gbe_has_32_gpus_and_the_right_links() {
         .with_name("a100-4x8-100gbe")
         .with_intra(Link::NVLINK3)
         .with_inter(Link::ETHERNET_100G);
-    assert_eq!(presets::cluster(&spec).unwrap(), c);
+    assert_eq!(spec.build().unwrap(), c);
     // and from JSON, the model in another case and the link by an alias
     let json = r#"{"name": "a100-4x8-100gbe", "machines": 4, "gpus_per_machine": 8,
         "model": "a100-80gb", "intra": "NVLink 3.0", "inter": "100 Gbit/s Ethernet"}"#;
@@ -136,7 +137,7 @@ fn overrides_change_model_count_links_and_load_per_machine_and_gpu() {
                 .with_gpus(2)
                 .with_background(PerGpu::Each(vec![0.25, 0.0])),
         );
-    assert_eq!(presets::cluster(&spec).unwrap(), c);
+    assert_eq!(spec.build().unwrap(), c);
 
     // one override for several machines, an explicit intra link, a machine without GPUs
     let text = r#"
@@ -499,7 +500,9 @@ fn mutated_compact_files_give_errors_not_panics() {
 #[test]
 fn a_large_busy_cluster_writes_compactly_and_quickly() {
     // 1,024 machines x 8 GPUs, every GPU with its own background: one override per machine
-    let mut c = presets::cluster(&ClusterSpec::new(1024, 8, &GpuModel::v100_32gb())).unwrap();
+    let mut c = ClusterSpec::new(1024, 8, &GpuModel::v100_32gb())
+        .build()
+        .unwrap();
     c.apply_load(&worl_cluster::LoadState::paper_busy(), 9)
         .unwrap();
     let start = std::time::Instant::now();

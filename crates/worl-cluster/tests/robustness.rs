@@ -447,27 +447,12 @@ fn pai_mix_huge_count_fails_fast() {
     );
 }
 
-/// A small file must not expand into gigabytes: a saga network of 65,536 nodes (2 MB of
-/// JSON) asked for two 65,536² matrices (68 GB); a 1 MB model name or machine prefix was
-/// copied to each of 65,536 GPUs or machines. Each is refused before allocating.
+/// A small file must not expand into gigabytes: a 1 MB model name or machine prefix was
+/// copied to each of 65,536 GPUs or machines. Each is refused before allocating (the saga
+/// network of 65,536 nodes: `worl-io/tests/saga.rs`).
 #[test]
 fn small_files_that_would_expand_to_gigabytes_are_refused_before_allocating() {
-    use worl_cluster::{MAX_NAME_LEN, MAX_PAIR_MACHINES};
-    let nodes: Vec<String> = (0..65_536)
-        .map(|i| format!(r#"{{"name": "n{i}", "speed": 1}}"#))
-        .collect();
-    let saga = format!(
-        r#"{{"name": "x", "task_graph": {{"tasks": [{{"name": "a", "cost": 1}}]}}, "network": {{"nodes": [{}], "edges": []}}}}"#,
-        nodes.join(",")
-    );
-    assert!(saga.len() < 3_000_000, "{}", saga.len());
-    match worl_cluster::formats::saga::read(saga.as_bytes(), "big.json") {
-        Err(ClusterError::TooManyGpus { count, limit, item }) => {
-            assert_eq!((count, limit), (65_536, MAX_PAIR_MACHINES));
-            assert!(item.contains("big.json"), "{item}");
-        }
-        other => panic!("expected TooManyGpus, got {other:?}"),
-    }
+    use worl_cluster::MAX_NAME_LEN;
     let long = "x".repeat(1 << 20);
     let toml = format!(
         "machines = 65536\ngpus_per_machine = 1\nmodel = {{ name = \"{long}\", relative_speed = 1, mem_gib = 16 }}\n"

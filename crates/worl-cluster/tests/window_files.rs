@@ -1,14 +1,12 @@
 //! Busy windows (issue 21) in the cluster files: the compact `busy = ["2 h..4 h"]` at the top
 //! level and in `[[machine]]` overrides, the native per-GPU `busy` (strings or `[from, to]`
 //! pairs), errors with line and GPU, the compact writer (uniform, per machine, or verbose
-//! fallback) and read → write → read round trips, and the saga writer's refusal.
+//! fallback) and read → write → read round trips.
 
 use proptest::prelude::*;
 use worl_cluster::formats::compact::parse_window;
-use worl_cluster::formats::saga;
-use worl_cluster::presets::{ClusterSpec, MachineOverride};
 use worl_cluster::{Cluster, ClusterBuilder, ClusterError, GpuId, GpuModel, MachineId};
-use worl_dag::WorkloadBuilder;
+use worl_cluster::{ClusterSpec, MachineOverride};
 
 fn g(i: usize) -> GpuId {
     GpuId::new(i)
@@ -204,29 +202,6 @@ fn compact_writer_writes_windows_uniform_per_machine_or_falls_back() {
     let text = c.to_compact_toml_string().unwrap();
     assert!(text.contains("[[gpus]]"), "{text}");
     assert_eq!(Cluster::from_toml_str(&text).unwrap(), c);
-}
-
-#[test]
-fn saga_refuses_a_cluster_with_windows() {
-    let mut w = WorkloadBuilder::new("w");
-    let j = w.add_job("j").unwrap();
-    w.add_task(j, "a", 1.0, None).unwrap();
-    let w = w.build().unwrap();
-    let spec = ClusterSpec::new(2, 1, &GpuModel::a100_80gb())
-        .with_inter(worl_cluster::Link::new(1e9, 0.0).unwrap());
-    let plain = spec.build().unwrap();
-    assert!(saga::to_string(&w, &plain).is_ok());
-    let mut c = plain.clone();
-    c.set_busy(g(1), vec![(10.0, 20.0)]).unwrap();
-    let e = saga::to_string(&w, &c).unwrap_err();
-    assert!(matches!(e, ClusterError::InvalidParameter { .. }), "{e:?}");
-    let e = e.to_string();
-    assert!(
-        e.contains("node-1/g1")
-            && e.contains("[10, 20)")
-            && e.contains("saga cannot express busy windows"),
-        "{e}"
-    );
 }
 
 /// Sorted, non-overlapping windows from random gaps and lengths (ms-grained or arbitrary).

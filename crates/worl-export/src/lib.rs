@@ -60,7 +60,7 @@
 //!
 //! // a chain of 3 tasks of 10 s on 2 GPUs of one machine, all on GPU 1
 //! let w = Arc::new(shapes::chain(3, 10.0, 0.0)?);
-//! let c = Arc::new(presets::cluster(&presets::ClusterSpec::new(1, 2, &GpuModel::v100_16gb()))?);
+//! let c = Arc::new(worl_cluster::ClusterSpec::new(1, 2, &GpuModel::v100_16gb()).build()?);
 //! let p = Problem::new(w, c)?;
 //! let at = |s: f64| ScheduledTask { gpu: GpuId::new(1), start: s, finish: s + 10.0 };
 //! let s = Schedule::new(2, vec![at(0.0), at(10.0), at(20.0)])?;
@@ -87,8 +87,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
-use worl_cluster::{ClusterError, MatchError, Problem, Schedule, ScheduleFile, Violation};
+use worl_cluster::{ClusterError, Problem, Schedule, Violation};
 use worl_dag::TaskId;
+use worl_io::{MatchError, ScheduleFile};
 
 /// Everything that can go wrong exporting a schedule. Every variant names the offending
 /// task, machine, placeholder or file.
@@ -868,7 +869,7 @@ impl ExportPlan {
     }
 
     /// The plan of a schedule file on `problem`: [`ScheduleFile::to_schedule`], the checks
-    /// of `worl validate` ([`ScheduleFile::check_with_schedule`]: also repeated rows and a
+    /// of `worl validate` ([`ScheduleFile::validate_with_schedule`]: also repeated rows and a
     /// wrong declared makespan) unless [`ExportOptions::allow_invalid`], then as
     /// [`new`](Self::new).
     ///
@@ -882,7 +883,7 @@ impl ExportPlan {
     ) -> Result<Self> {
         let schedule = file.to_schedule(problem)?;
         if !options.allow_invalid {
-            let (violations, checked) = file.check_with_schedule(problem)?;
+            let (violations, checked) = file.validate_with_schedule(problem)?;
             if !violations.is_empty() {
                 return Err(invalid(problem, &checked, violations));
             }

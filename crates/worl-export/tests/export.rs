@@ -2,9 +2,7 @@
 //! mapping, names, and each engine's artifact checked line by line; typed errors.
 
 use std::sync::Arc;
-use worl_cluster::{
-    ClusterError, GpuId, GpuModel, GpuSet, Problem, Schedule, ScheduledTask, presets,
-};
+use worl_cluster::{ClusterError, GpuId, GpuModel, GpuSet, Problem, Schedule, ScheduledTask};
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 use worl_export::{
     CommandTemplate, DevicePolicy, Engine, ExportError, ExportOptions, ExportPlan, HostMap, argo,
@@ -21,12 +19,9 @@ fn submit_lines(script: &str) -> Vec<&str> {
 /// The workload of `b` on `machines` machines of `gpus` V100s each (`node-0`, `node-1`, ...).
 fn on_v100s(b: WorkloadBuilder, machines: usize, gpus: usize) -> Problem {
     let w = Arc::new(b.build().unwrap());
-    let cluster = presets::cluster(&presets::ClusterSpec::new(
-        machines,
-        gpus,
-        &GpuModel::v100_16gb(),
-    ))
-    .unwrap();
+    let cluster = worl_cluster::ClusterSpec::new(machines, gpus, &GpuModel::v100_16gb())
+        .build()
+        .unwrap();
     Problem::new(w, Arc::new(cluster)).unwrap()
 }
 

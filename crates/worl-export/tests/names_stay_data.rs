@@ -8,13 +8,12 @@ mod common;
 
 use common::{Names, RECORD, Sandbox};
 use std::sync::Arc;
-use worl_cluster::{
-    GpuId, GpuModel, Problem, Schedule, ScheduleFile, ScheduleMeta, ScheduledTask, presets,
-};
+use worl_cluster::{GpuId, GpuModel, Problem, Schedule, ScheduledTask};
 use worl_dag::WorkloadBuilder;
 use worl_export::{
     CommandTemplate, DevicePolicy, Engine, ExportError, ExportOptions, ExportPlan, HostMap,
 };
+use worl_io::{ScheduleFile, ScheduleMeta};
 
 /// A problem of the given task names (one job `job`), on two machines `machines` of two
 /// GPUs each; task `i` on GPU `i % 4`, a chain `0 -> 1 -> 2 ...` of data edges.
@@ -304,7 +303,9 @@ fn fork() -> Problem {
     let bb = b.add_task(j, "b", 1.0, None).unwrap();
     b.add_task(j, "c", 1.0, None).unwrap();
     b.add_edge(a, bb, 1e9).unwrap();
-    let c = presets::cluster(&presets::ClusterSpec::new(2, 1, &GpuModel::v100_16gb())).unwrap();
+    let c = worl_cluster::ClusterSpec::new(2, 1, &GpuModel::v100_16gb())
+        .build()
+        .unwrap();
     Problem::new(Arc::new(b.build().unwrap()), Arc::new(c)).unwrap()
 }
 
@@ -449,7 +450,9 @@ fn nul_in_a_name_is_a_typed_error() {
     let mut b = WorkloadBuilder::new("w");
     let j = b.add_job("j").unwrap();
     if b.add_task(j, "a\0b", 1.0, None).is_ok() {
-        let c = presets::cluster(&presets::ClusterSpec::new(1, 1, &GpuModel::v100_16gb())).unwrap();
+        let c = worl_cluster::ClusterSpec::new(1, 1, &GpuModel::v100_16gb())
+            .build()
+            .unwrap();
         let p = Problem::new(Arc::new(b.build().unwrap()), Arc::new(c)).unwrap();
         let exec = p.exec_time(worl_dag::TaskId::new(0), GpuId::new(0));
         let s = Schedule::new(1, vec![at(0, 0.0, exec)]).unwrap();

@@ -10,12 +10,12 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use worl::cluster::formats::saga;
-use worl::cluster::{Cluster, GpuModel, Problem, Schedule, ScheduleFile, ScheduleMeta, presets};
+use worl::cluster::{Cluster, GpuModel, Problem, Schedule, presets};
 use worl::dag::Workload;
 use worl::experiment::simulation::{SimOutcome, SimStudy};
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{Experiment, KeepSchedules, NamedProblem, ProblemSet, Results};
+use worl::io::{ScheduleFile, ScheduleMeta};
 use worl::rtgs::registry::Spec;
 use worl::rtgs::{Budget, Registry, RunContext, Scheduler};
 use worl::sim::arrivals::Arrivals;
@@ -24,81 +24,29 @@ use worl::sim::{Contention, Failures, RuntimeNoise, SimConfig};
 
 pub use worl::{Error, Result};
 
-/// A workload read from a file, with the network a saga problem instance brings.
-#[derive(Clone, Debug)]
-pub struct Loaded {
-    /// The workload.
-    pub workload: Workload,
-    /// The cluster of a saga / dag-bench problem instance (one GPU per network node), else
-    /// `None`.
-    pub network: Option<Cluster>,
-    /// The loader's notes (dropped rows, repaired references), one line, empty if none.
-    pub notes: String,
-}
+pub use worl::io::Loaded;
 
-/// Reads the workload at `path`, the format picked as `worl` picks it: a `.json` holding a
-/// `"task_graph"` is a saga / dag-bench problem instance (workload and network,
-/// [`saga::read`]); anything else goes to [`worl::dag::load_path`] (Alibaba v2018 CSV,
-/// WfCommons JSON, Pegasus DAX, STG, DOT, worl's workload JSON, by extension or content).
+/// Reads the workload at `path`, the format picked as `worl` picks it
+/// ([`worl::io::load_workload`]): a `.json` holding a `"task_graph"` is a saga / dag-bench
+/// problem instance (workload and network); anything else by extension and content
+/// (Alibaba v2018 / GPU v2023 / PAI CSV, WfCommons JSON, Pegasus DAX, STG, DOT, worl's
+/// workload JSON).
 ///
-/// Errors: the loaders' (`DagError` / `ClusterError`), naming the file, line and item; a
-/// file that cannot be read is `"<path>: <io error>"`.
+/// Errors: the loaders' (`DagError` / `ClusterError`), naming the file, line and item.
 pub fn load_workload(path: &Path) -> Result<Loaded> {
-    let is_json = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if is_json {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        if text.contains("\"task_graph\"") {
-            let (workload, cluster) = saga::read(text.as_bytes(), &path.display().to_string())?;
-            return Ok(Loaded {
-                workload,
-                network: Some(cluster),
-                notes: String::new(),
-            });
-        }
-    }
-    let (workload, report) = worl::dag::load_path(path)?;
-    let notes = if report.entries.is_empty() {
-        String::new()
-    } else {
-        report.to_string()
-    };
-    Ok(Loaded {
-        workload,
-        network: None,
-        notes,
-    })
+    Ok(worl::io::load_workload(path)?)
 }
-
-/// The file-name endings [`save_workload`] writes (`worl.WORKLOAD_SAVE_EXTENSIONS`, listed by
-/// the `Workload.save` stub): worl-dag's
-/// [`WRITABLE_EXTENSIONS`](worl::dag::formats::WRITABLE_EXTENSIONS) and `.saga.json`.
-pub fn workload_save_extensions() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = worl::dag::formats::WRITABLE_EXTENSIONS
-        .split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .collect();
-    v.push(".saga.json");
-    v
-}
-
-/// The file-name endings [`save_schedule`] writes (`worl.SCHEDULE_SAVE_EXTENSIONS`, listed by
-/// the `Schedule.save` stub): schedule files (`.json`, `.csv`) and WfFormat with an
-/// `execution` section (`.wf.json`, `.wfformat.json`).
-pub const SCHEDULE_SAVE_EXTENSIONS: [&str; 4] = [".json", ".csv", ".wf.json", ".wfformat.json"];
 
 /// The keys a Python schedule row may have (`worl.SCHEDULE_ROW_KEYS`): the columns of the
-/// CSV schedule reader, [`CSV_COLUMNS`](worl::cluster::schedule_file::CSV_COLUMNS) and last
-/// the optional [`GPUS_COLUMN`](worl::cluster::schedule_file::GPUS_COLUMN) `gpus` (a gang
+/// CSV schedule reader, [`CSV_COLUMNS`](worl::io::schedule_file::CSV_COLUMNS) and last
+/// the optional [`GPUS_COLUMN`](worl::io::schedule_file::GPUS_COLUMN) `gpus` (a gang
 /// task's GPU set, lead first; a CSV file has that column only when some task runs on
 /// several GPUs, and a row dict has that key only for such a task), so a row dict and a CSV
 /// line take the same names; besides them the readers' other names
 /// ([`SCHEDULE_ROW_ALIASES`]).
 pub const SCHEDULE_ROW_KEYS: [&str; 10] = {
-    let columns = worl::cluster::schedule_file::CSV_COLUMNS;
-    let mut keys = [worl::cluster::schedule_file::GPUS_COLUMN; 10];
+    let columns = worl::io::schedule_file::CSV_COLUMNS;
+    let mut keys = [worl::io::schedule_file::GPUS_COLUMN; 10];
     let mut i = 0;
     while i < columns.len() {
         keys[i] = columns[i];
@@ -108,7 +56,7 @@ pub const SCHEDULE_ROW_KEYS: [&str; 10] = {
 };
 
 /// The rows of the schedule file `file` as JSON objects, one per task in row order: the
-/// [`ScheduleRow`](worl::cluster::ScheduleRow) fields (`task_id`, `task`, `job`, `gpu_id`,
+/// [`ScheduleRow`](worl::io::ScheduleRow) fields (`task_id`, `task`, `job`, `gpu_id`,
 /// `machine`, `gpu_index`, `model`, `start`, `finish`) and, for a gang task run on several
 /// GPUs, `gpus`: its GPU set's ids, lead (`gpu_id`) first. A row on one GPU has no `gpus`
 /// key, so the rows of a workload without gang tasks are what they were before sets.
@@ -120,7 +68,7 @@ pub fn schedule_rows(file: &ScheduleFile) -> Result<serde_json::Value> {
         let mut row = serde_json::to_value(r)?;
         if let (Some(set), Some(o)) = (file.gpu_sets.get(&i), row.as_object_mut()) {
             o.insert(
-                worl::cluster::schedule_file::GPUS_COLUMN.to_owned(),
+                worl::io::schedule_file::GPUS_COLUMN.to_owned(),
                 serde_json::Value::from(set.clone()),
             );
         }
@@ -190,78 +138,29 @@ pub fn row_key(row: usize, key: &str) -> Result<&'static str> {
     })
 }
 
-/// The lower-case file name of `path` (empty if none).
-fn lower_file_name(path: &Path) -> String {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase()
-}
-
-/// ``<path>: cannot write <what> as `.<ext>` (writable: <list>)`` unless the file name of
-/// `path` ends with one of `writable`.
-fn check_writable(path: &Path, what: &str, writable: &[&str]) -> Result<()> {
-    let name = lower_file_name(path);
-    if writable.iter().any(|e| name.ends_with(e)) {
-        return Ok(());
-    }
-    let ext = match path.extension() {
-        Some(e) => format!("`.{}`", e.to_string_lossy()),
-        None => "a name without extension".to_owned(),
-    };
-    Err(Error::UnknownSaveFormat {
-        path: path.to_owned(),
-        what: what.to_owned(),
-        ext,
-        writable: writable.iter().map(|w| (*w).to_owned()).collect(),
-    })
-}
-
-/// Writes `w` to `path` in the format of its name, as `worl convert` does: `.saga.json` a
-/// saga / dag-bench problem instance with `network` as its network; `.wf.json` /
-/// `.wfformat.json` WfCommons WfFormat 1.5; `.json` worl's workload JSON; `.dot` / `.gv`
-/// Graphviz ([`workload_save_extensions`]). Each reads back as the same workload.
+/// Writes `w` to `path` in the format of its name, as `worl convert` does
+/// ([`worl::io::save_workload`]; the endings: [`worl::io::WORKLOAD_SAVE_EXTENSIONS`]):
+/// `.saga.json` a saga / dag-bench problem instance with `network` as its network.
 ///
 /// Errors: `"<path>: a saga problem instance needs a network: give a cluster"`,
-/// ``"<path>: cannot write workloads as `.<ext>` (writable: ...)"`` listing
-/// [`workload_save_extensions`], or the writers' errors naming the file (a saga network with
-/// latencies is refused).
+/// ``"<path>: cannot write workloads as `.<ext>` (writable: ...)"``, or the writers' errors
+/// naming the file (a saga network with latencies is refused).
 pub fn save_workload(w: &Workload, network: Option<&Cluster>, path: &Path) -> Result<()> {
-    check_writable(path, "workloads", &workload_save_extensions())?;
-    if lower_file_name(path).ends_with(".saga.json") {
-        let Some(c) = network else {
-            return Err(Error::NeedsNetwork {
-                path: path.to_owned(),
-            });
-        };
-        saga::save(w, c, path)?;
-        return Ok(());
-    }
-    Ok(worl::dag::formats::save_path(w, path)?)
+    Ok(worl::io::save_workload(w, network, path)?)
 }
 
-/// Writes the schedule `s` of `problem` to `path` as `worl schedule --out` does: a
-/// `.wf.json` / `.wfformat.json` name as WfCommons WfFormat with an `execution` section,
-/// else a schedule file by extension (`.json` or `.csv`) ([`SCHEDULE_SAVE_EXTENSIONS`]).
+/// Writes the schedule `s` of `problem` to `path` as `worl schedule --out` does
+/// ([`worl::io::save_schedule`]; the endings: [`worl::io::SCHEDULE_SAVE_EXTENSIONS`]).
 ///
-/// Errors: ``"<path>: cannot write schedules as `.<ext>` (writable: ...)"`` listing
-/// [`SCHEDULE_SAVE_EXTENSIONS`]; an unwritable path, naming the file.
+/// Errors: ``"<path>: cannot write schedules as `.<ext>` (writable: ...)"``; an
+/// unwritable path, naming the file.
 pub fn save_schedule(problem: &Problem, s: &Scheduled, path: &Path) -> Result<()> {
-    check_writable(path, "schedules", &SCHEDULE_SAVE_EXTENSIONS)?;
-    if worl::dag::formats::is_wfformat_path(path) {
-        worl::cluster::wfformat::save(problem, &s.schedule, path)?;
-        return Ok(());
-    }
-    schedule_file(problem, s)?.save(path)?;
-    Ok(())
-}
-
-/// The lower-case extension of `path` (empty if none).
-pub fn extension(path: &Path) -> String {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase()
+    Ok(worl::io::save_schedule(
+        problem,
+        &s.schedule,
+        s.meta.clone(),
+        path,
+    )?)
 }
 
 /// A cluster from `arg` exactly as `worl --cluster` reads it: an existing cluster file, else a
@@ -273,7 +172,7 @@ pub fn extension(path: &Path) -> String {
 /// preset, GPU model or link, a count that is not a whole number, too many fields), or the
 /// file's or the preset's own error.
 pub fn parse_cluster(arg: &str) -> Result<Cluster> {
-    Ok(worl::cluster::description::parse(arg)?)
+    Ok(worl::io::load_cluster(arg)?)
 }
 
 /// The catalog GPU model `name` ([`GpuModel::by_name`]), or the known names joined by `", "`.
@@ -384,7 +283,7 @@ pub fn schedule_file(problem: &Problem, s: &Scheduled) -> Result<ScheduleFile> {
 /// Errors: the `MatchError` of a file that does not belong to `problem` (an unknown task,
 /// a GPU the cluster lacks, a row without GPU), naming the row.
 pub fn check_file(problem: &Problem, file: &ScheduleFile) -> Result<(Vec<String>, f64)> {
-    let (violations, schedule) = file.check_with_schedule(problem)?;
+    let (violations, schedule) = file.validate_with_schedule(problem)?;
     let lines = violations
         .iter()
         .map(|v| v.explain(problem, &schedule).to_string())
@@ -729,81 +628,14 @@ mod tests {
     }
 
     #[test]
-    fn workload_json_round_trips() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("d.json");
-        let w = diamond();
-        save_workload(&w, None, &path).unwrap();
-        let back = load_workload(&path).unwrap();
-        assert_eq!(
-            worl::dag::formats::native::to_string(&back.workload).unwrap(),
-            worl::dag::formats::native::to_string(&w).unwrap()
-        );
-        assert!(back.network.is_none());
-        let e = save_workload(&w, None, &dir.path().join("d.xml"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("cannot write workloads as `.xml` (writable: .json, "),
-            "{e}"
-        );
-        let e = save_workload(&w, None, &dir.path().join("d.saga.json"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.ends_with("a saga problem instance needs a network: give a cluster"),
-            "{e}"
-        );
-        let two = parse_cluster("2x1:V100-16GB:25GbE").unwrap();
-        // saga links have no latency: 25 GbE's 50 us is refused
-        assert!(save_workload(&w, Some(&two), &dir.path().join("d.saga.json")).is_err());
-    }
-
-    #[test]
-    fn the_save_error_lists_every_extension_save_writes() {
-        let exts = workload_save_extensions();
-        assert_eq!(
-            exts,
-            [
-                ".json",
-                ".wf.json",
-                ".wfformat.json",
-                ".dot",
-                ".gv",
-                ".saga.json"
-            ]
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let e = save_workload(&diamond(), None, &dir.path().join("d.xml"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.ends_with(
-                "cannot write workloads as `.xml` (writable: .json, .wf.json, \
-                 .wfformat.json, .dot, .gv, .saga.json)"
-            ),
-            "{e}"
-        );
-        // every listed extension but saga (which needs a network) writes and reads back
-        for ext in exts.iter().filter(|e| **e != ".saga.json") {
-            let path = dir.path().join(format!("d{ext}"));
-            save_workload(&diamond(), None, &path).unwrap();
-            assert_eq!(load_workload(&path).unwrap().workload.graph().n_tasks(), 4);
-        }
-    }
-
-    #[test]
     fn schedule_row_keys_and_aliases_are_the_csv_readers() {
         // the CSV columns, then the optional column of a gang's GPU set
         assert_eq!(
             SCHEDULE_ROW_KEYS[..9].to_vec(),
-            worl::cluster::schedule_file::CSV_COLUMNS.to_vec()
+            worl::io::schedule_file::CSV_COLUMNS.to_vec()
         );
         assert_eq!(SCHEDULE_ROW_KEYS[9], "gpus");
-        assert_eq!(
-            SCHEDULE_ROW_KEYS[9],
-            worl::cluster::schedule_file::GPUS_COLUMN
-        );
+        assert_eq!(SCHEDULE_ROW_KEYS[9], worl::io::schedule_file::GPUS_COLUMN);
         assert_eq!(row_key(0, "gpu_id").unwrap(), "gpu_id");
         assert_eq!(row_key(0, "gpu").unwrap(), "gpu_id");
         assert_eq!(row_key(0, "gpus").unwrap(), "gpus");

@@ -1,7 +1,7 @@
-//! HEFT on a saga problem instance read by `worl_cluster::formats::saga`, against a schedule
+//! HEFT on a saga problem instance read by `worl_io::saga`, against a schedule
 //! computed by hand.
 //!
-//! Instance `worl-cluster/tests/fixtures/saga/diamond3.json`: tasks A 8, B 4, C 12, D 8
+//! Instance `worl-io/tests/fixtures/saga/diamond3.json`: tasks A 8, B 4, C 12, D 8
 //! (cost); A->B 4, A->C 8, B->D 8, C->D 4 (size); nodes n0, n1, n2 of speed 1, 2, 4
 //! (GPUs g0, g1, g2); links n0-n1 1, n0-n2 2, n1-n2 4; latency 0.
 //!
@@ -35,15 +35,15 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use worl_cluster::formats::saga;
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
+use worl_io::saga;
 use worl_rtgs::{Registry, RunContext};
 
 #[test]
 fn heft_on_the_saga_diamond_matches_the_hand_computed_schedule() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../worl-cluster/tests/fixtures/saga/diamond3.json");
+        .join("../worl-io/tests/fixtures/saga/diamond3.json");
     let (w, c) = saga::load(&path).unwrap();
     let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
     let mut heft = Registry::with_builtins().build_spec("heft").unwrap();

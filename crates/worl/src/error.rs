@@ -19,9 +19,15 @@ pub enum Error {
     /// ([`worl_cluster::ClusterError`]).
     #[error(transparent)]
     Cluster(Box<worl_cluster::ClusterError>),
-    /// A schedule file whose rows do not match the problem ([`worl_cluster::MatchError`]).
+    /// A schedule file whose rows do not match the problem ([`worl_io::MatchError`]).
     #[error(transparent)]
-    ScheduleFile(Box<worl_cluster::MatchError>),
+    ScheduleFile(Box<worl_io::MatchError>),
+    /// A file no reader or writer fits ([`worl_io::FileError`]: a name no writer knows, a
+    /// saga instance without a network, a workload without a cluster, a machine without a
+    /// name). The readers' own errors come as [`Workload`](Self::Workload) and
+    /// [`Cluster`](Self::Cluster).
+    #[error(transparent)]
+    File(Box<worl_io::FileError>),
     /// JSON that cannot be written or read.
     #[error(transparent)]
     Json(Box<serde_json::Error>),
@@ -47,24 +53,6 @@ pub enum Error {
         /// What the operating system said.
         #[source]
         source: std::io::Error,
-    },
-    /// A file name whose extension names no format the writer knows.
-    #[error("{}: cannot write {what} as {ext} (writable: {})", path.display(), writable.join(", "))]
-    UnknownSaveFormat {
-        /// The file.
-        path: PathBuf,
-        /// What was to be written (`workloads`, `schedules`).
-        what: String,
-        /// The extension given (`` `.txt` ``), or `a name without extension`.
-        ext: String,
-        /// The extensions that can be written.
-        writable: Vec<String>,
-    },
-    /// A saga problem instance written without a network.
-    #[error("{}: a saga problem instance needs a network: give a cluster", path.display())]
-    NeedsNetwork {
-        /// The file.
-        path: PathBuf,
     },
     /// A gang span other than `machine` and `cluster`.
     #[error("{item}: gang span `{span}` is neither `machine` nor `cluster`")]
@@ -119,7 +107,7 @@ macro_rules! from_boxed {
 from_boxed!(
     Workload(worl_dag::DagError),
     Cluster(worl_cluster::ClusterError),
-    ScheduleFile(worl_cluster::MatchError),
+    ScheduleFile(worl_io::MatchError),
     Json(serde_json::Error),
     Schedule(worl_rtgs::ScheduleError),
     Search(worl_woa::WoaError),
@@ -127,6 +115,18 @@ from_boxed!(
     #[cfg(feature = "experiment")]
     Experiment(worl_experiment::ExperimentError),
 );
+
+/// A reader's or writer's error keeps its crate's variant ([`Error::Workload`],
+/// [`Error::Cluster`]); the rest is [`Error::File`].
+impl From<worl_io::FileError> for Error {
+    fn from(e: worl_io::FileError) -> Self {
+        match e {
+            worl_io::FileError::Workload(e) => e.into(),
+            worl_io::FileError::Cluster(e) => e.into(),
+            other => Error::File(Box::new(other)),
+        }
+    }
+}
 
 impl Error {
     /// [`Error::Io`] for `path`.

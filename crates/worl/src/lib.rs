@@ -15,6 +15,7 @@
 //! |---|---|---|
 //! | [`dag`] | `worl-dag` | workload model: `TaskGraph`, jobs, loaders (Alibaba v2018, WfCommons, Pegasus DAX, STG, JSON), generators, DOT export |
 //! | [`cluster`] | `worl-cluster` | GPU catalog, cluster and network, cost model, plan evaluator, schedule validator, metrics, lower bound, cluster formats and presets |
+//! | [`io`] | `worl-io` | files spanning workload, cluster and schedule (saga instances, schedule files, WfFormat plans); `load_workload` / `load_cluster` by name and content, `save_workload` / `save_schedule` by name |
 //! | [`woa`] | `worl-woa` | the Whale Optimization Algorithm engine (Mirjalili & Lewis 2016), continuous and over plans |
 //! | `ddqn` (feature `ddqn`) | `worl-ddqn` | the Double DQN agent on burn (wgpu GPU backend with feature `wgpu`, flex CPU backend) |
 //! | [`rtgs`] | `worl-rtgs` | the `Scheduler` trait, `Registry`, every scheduler by family, conformance check |
@@ -25,9 +26,10 @@
 //! Data flows one way: loaders → `Workload` + `Cluster` → `Problem` → `Scheduler` →
 //! `Schedule` → validator / metrics / report.
 //!
-//! Features (all default on): `ddqn` (WORL-RTGS; pulls burn), `wgpu` (the agent on a GPU),
-//! `experiment` (the harness), `plots` (SVG charts). `default-features = false` leaves the
-//! model, the list schedulers, WOA/PSO/GA and RTGS.
+//! Features: `ddqn` (WORL-RTGS, DQN and MDTS; pulls burn with its flex CPU backend),
+//! `experiment` (the harness), `plots` (SVG charts), all default on; `wgpu` (opt-in: the
+//! agent on a GPU through burn's wgpu backend). `default-features = false` leaves the model,
+//! the list schedulers, WOA/PSO/GA/ILS and RTGS.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -54,6 +56,7 @@ pub use worl_cluster as cluster;
 pub use worl_dag as dag;
 #[cfg(feature = "experiment")]
 pub use worl_experiment as experiment;
+pub use worl_io as io;
 pub use worl_rtgs as rtgs;
 #[cfg(feature = "ddqn")]
 pub use worl_rtgs::worl_ddqn as ddqn;

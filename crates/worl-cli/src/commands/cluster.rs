@@ -23,32 +23,13 @@ pub(crate) struct Args {
 /// cluster exactly, else the full one), or writes it (`.toml` or `.json`, same rule; JSON is
 /// streamed). A per-machine-pair network of more than
 /// [`MAX_WRITTEN_PAIR_MACHINES`](worl::cluster::formats::native::MAX_WRITTEN_PAIR_MACHINES)
-/// machines is refused before anything is written ([`worl::cluster::Cluster::check_writable`]).
+/// machines is refused before anything is written ([`worl::io::save_cluster`]).
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let c = inputs::cluster(&args.description)?;
     c.check_writable()?;
     match &args.out {
         Some(path) => {
-            let ext = super::convert::extension(path);
-            if ext != "toml" && ext != "json" {
-                return Err(worl::Error::UnknownSaveFormat {
-                    path: path.clone(),
-                    what: "clusters".into(),
-                    ext: format!("`.{ext}`"),
-                    writable: vec![".toml".into(), ".json".into()],
-                }
-                .into());
-            }
-            let io = |e: std::io::Error| worl::Error::io(path, e);
-            if ext == "toml" {
-                std::fs::write(path, c.to_compact_toml_string()?).map_err(io)?;
-            } else {
-                let file = std::fs::File::create(path).map_err(io)?;
-                c.write_compact_json(file).map_err(|e| match e {
-                    worl::cluster::ClusterError::Io { source, .. } => io(source),
-                    other => other.into(),
-                })?;
-            }
+            worl::io::save_cluster(&c, path)?;
             crate::errln!(
                 "wrote {} ({} machines, {} GPUs)",
                 path.display(),

@@ -4,6 +4,7 @@ use crate::inputs::InputError;
 use crate::{Result, inputs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use worl::io;
 
 /// Arguments of `worl convert`.
 #[derive(clap::Args, Debug)]
@@ -21,7 +22,9 @@ pub(crate) struct Args {
     cluster: Option<String>,
 }
 
-/// Reads `input` and writes `output` in the format of its extension.
+/// Reads `input` and writes `output` in the format of its name
+/// ([`worl::io::save_workload`]); the output's name and a saga output's cluster are checked
+/// before the workload is read.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     inputs::distinct_files(
         &[("the output", Some(&args.output))],
@@ -30,37 +33,25 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             ("--cluster", args.cluster.as_deref().map(Path::new)),
         ],
     )?;
-    // A cluster that a saga instance cannot hold is refused before the workload is read.
-    let saga_cluster = match (&args.cluster, is_saga(&args.output)) {
-        (Some(a), true) => {
+    io::check_writable(&args.output, "workloads", &io::WORKLOAD_SAVE_EXTENSIONS)?;
+    let cluster = match &args.cluster {
+        Some(a) if io::is_saga_path(&args.output) => {
             let c = inputs::cluster(a)?;
-            worl::cluster::formats::saga::check_cluster(&c)?;
+            io::saga::check_cluster(&c)?;
             Some(c)
         }
-        (Some(_), false) => {
+        Some(_) => {
             return Err(InputError::ClusterUnused {
                 path: args.output.clone(),
             }
             .into());
         }
-        (None, _) => None,
+        None => None,
     };
-    let (w, own) = inputs::load(&args.input)?;
-    if is_saga(&args.output) {
-        let c = match (saga_cluster, own) {
-            (Some(c), _) => c,
-            (None, Some(c)) => c,
-            (None, None) => {
-                return Err(InputError::NeedsNetwork {
-                    path: args.output.clone(),
-                }
-                .into());
-            }
-        };
-        worl::cluster::formats::saga::save(&w, &c, &args.output)?;
-    } else {
-        write(&w, &args.output)?;
-    }
+    let loaded = inputs::load(&args.input)?;
+    let network = cluster.or(loaded.network);
+    io::save_workload(&loaded.workload, network.as_ref(), &args.output)?;
+    let w = &loaded.workload;
     crate::errln!(
         "wrote {} ({} tasks, {} edges)",
         args.output.display(),
@@ -68,25 +59,4 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         w.graph().n_edges()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `w` to `path` in the format of its name ([`worl::dag::formats::save_path`]).
-pub(crate) fn write(w: &worl::dag::Workload, path: &Path) -> Result<()> {
-    Ok(worl::dag::formats::save_path(w, path)?)
-}
-
-/// The lower-case extension of `path` (empty if none).
-pub(crate) fn extension(path: &Path) -> String {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase()
-}
-
-/// Whether `path` asks for a saga / dag-bench problem instance: a name ending in
-/// `.saga.json` (any case).
-fn is_saga(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.to_ascii_lowercase().ends_with(".saga.json"))
 }

@@ -4,7 +4,7 @@ use crate::{Result, inputs, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use worl::cluster::{Problem, Schedule, ScheduleFile, ScheduleMeta};
+use worl::io::{self, ScheduleMeta};
 use worl::rtgs::{Budget, Registry, RunContext};
 
 /// Arguments of `worl schedule`.
@@ -76,6 +76,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             ("--cluster", args.cluster.as_deref().map(Path::new)),
         ],
     )?;
+    io::check_writable(&args.out, "schedules", &io::SCHEDULE_SAVE_EXTENSIONS)?;
     let sim_config = if args.simulate {
         Some(worl::sim::SimConfig {
             noise: args.noise.parse()?,
@@ -104,12 +105,12 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     )?;
     let elapsed = started.elapsed().as_secs_f64();
     let lb = problem.lower_bound().value;
-    let meta = Meta {
+    let meta = ScheduleMeta {
         scheduler: scheduler.name().to_owned(),
-        spec: args.scheduler.clone(),
-        seed: args.seed,
+        options: args.scheduler.clone(),
+        seed: Some(args.seed),
     };
-    write(&problem, &schedule, &meta, &args.out)?;
+    io::save_schedule(&problem, &schedule, meta.clone(), &args.out)?;
     if let Some(path) = &args.gantt {
         let title = format!(
             "{}: {} (seed {}), makespan {:.1} s",
@@ -148,36 +149,4 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Who made a schedule.
-pub(crate) struct Meta {
-    /// The scheduler's label.
-    pub(crate) scheduler: String,
-    /// The spec it was built from.
-    pub(crate) spec: String,
-    /// Its seed.
-    pub(crate) seed: u64,
-}
-
-/// Writes `schedule` to `path` as a schedule file (`.json` or `.csv`: task, job, GPU,
-/// machine, model, start, finish; scheduler, options, seed, makespan, lower bound) or, for
-/// a `.wf.json` / `.wfformat.json` name, as WfFormat with an `execution` section.
-pub(crate) fn write(
-    problem: &Problem,
-    schedule: &Schedule,
-    meta: &Meta,
-    path: &Path,
-) -> Result<()> {
-    if worl::dag::formats::is_wfformat_path(path) {
-        worl::cluster::wfformat::save(problem, schedule, path)?;
-        return Ok(());
-    }
-    let meta = ScheduleMeta {
-        scheduler: meta.scheduler.clone(),
-        options: meta.spec.clone(),
-        seed: Some(meta.seed),
-    };
-    ScheduleFile::new(problem, schedule, meta)?.save(path)?;
-    Ok(())
 }

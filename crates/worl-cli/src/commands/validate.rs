@@ -23,7 +23,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let problem = inputs::problem_of(&args.workload, args.cluster.as_deref())?;
     let file = inputs::schedule_file(&args.schedule)?;
-    let (violations, schedule) = file.check_with_schedule(&problem)?;
+    let (violations, schedule) = file.validate_with_schedule(&problem)?;
     for v in &violations {
         outln!(
             "{}: {}",

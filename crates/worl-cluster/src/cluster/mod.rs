@@ -36,7 +36,7 @@ pub const MAX_NAME_LEN: usize = 256;
 /// have: 4,096. Its two `n × n` matrices take `16 n²` bytes (268 MB here, 68 GB at
 /// [`MAX_GPUS`] machines), so presets that would build a larger one
 /// ([`pai_mix`](crate::presets::pai_mix), [`paper_pool`](crate::presets::paper_pool), a
-/// [`ClusterSpec`](crate::presets::ClusterSpec) with per-machine intra links, a saga
+/// [`ClusterSpec`](crate::ClusterSpec) with per-machine intra links, a saga
 /// instance's network) refuse a larger one before allocating it.
 pub const MAX_PAIR_MACHINES: usize = 1 << 12;
 

@@ -29,7 +29,6 @@ pub mod machine_usage;
 pub mod native;
 pub mod openb;
 pub mod pai;
-pub mod saga;
 pub mod table;
 
 pub use table::{MachineRecord, MachineTable, Skipped, TableSample};

@@ -173,10 +173,11 @@ impl Cluster {
             path: path.to_owned(),
             source,
         })?;
+        let text = worl_dag::formats::strip_bom(&text);
         let parsed = if is_toml(path) {
-            Self::from_toml_str(&text)
+            Self::from_toml_str(text)
         } else {
-            Self::from_json_str(&text)
+            Self::from_json_str(text)
         };
         parsed.map_err(|e| match e {
             ClusterError::Parse { line, message, .. } => ClusterError::Parse {
@@ -214,8 +215,8 @@ impl Cluster {
 /// MB of TOML). Larger ones (up to [`MAX_PAIR_MACHINES`](crate::cluster::MAX_PAIR_MACHINES),
 /// 4,096: 680 MB of JSON) are refused rather than written; a preset such as
 /// `paper-pool:4096:500` is rebuilt from its description (and seed) wherever a cluster is
-/// asked for, so the description itself is the compact file. saga instances
-/// ([`saga::write`](super::saga::write)) are refused past the same count.
+/// asked for, so the description itself is the compact file. saga instances (`worl-io`'s
+/// `saga::write`) are refused past the same count.
 pub const MAX_WRITTEN_PAIR_MACHINES: usize = 1 << 10;
 
 impl Cluster {
@@ -248,7 +249,7 @@ impl Cluster {
     /// Errors: [`ClusterError::Io`] (path `<writer>`) if writing fails.
     pub fn write_compact_json(&self, writer: impl std::io::Write) -> Result<()> {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, writer);
-        let written = match crate::presets::ClusterSpec::from_cluster(self) {
+        let written = match crate::ClusterSpec::from_cluster(self) {
             Some(spec) => serde_json::to_writer_pretty(&mut out, &spec),
             None => serde_json::to_writer_pretty(&mut out, self),
         };

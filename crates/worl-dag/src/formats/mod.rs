@@ -41,7 +41,7 @@ pub use report::{Action, LoadReport, Reason, ReportEntry};
 use crate::error::{DagError, Result};
 use crate::workload::Workload;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// The input formats [`load_path`] recognises.
@@ -62,14 +62,36 @@ pub enum Format {
     Dot,
 }
 
-/// Opens a file for reading, naming it in the error.
+/// The UTF-8 byte-order mark `U+FEFF`, which some Windows editors write at the start of a
+/// text file. Every reader of worl skips it ([`skip_bom`], [`strip_bom`]), so a parser sees
+/// the text a user sees.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Consumes a leading UTF-8 byte-order mark ([`BOM`]) of `reader`, if there is one.
+///
+/// Errors: the reader's I/O error.
+pub fn skip_bom(reader: &mut impl BufRead) -> std::io::Result<()> {
+    if reader.fill_buf()?.starts_with(BOM) {
+        reader.consume(BOM.len());
+    }
+    Ok(())
+}
+
+/// `text` without a leading byte-order mark ([`BOM`]).
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{FEFF}').unwrap_or(text)
+}
+
+/// Opens a file for buffered reading past a leading byte-order mark ([`skip_bom`]), naming
+/// the file in the error.
 pub(crate) fn open(path: &Path) -> Result<BufReader<File>> {
-    File::open(path)
-        .map(BufReader::new)
-        .map_err(|source| DagError::Io {
-            path: path.to_owned(),
-            source,
-        })
+    let io = |source| DagError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut reader = File::open(path).map(BufReader::new).map_err(io)?;
+    skip_bom(&mut reader).map_err(io)?;
+    Ok(reader)
 }
 
 /// Reads all of `reader` as UTF-8 text; `source` names it in errors.
@@ -267,7 +289,7 @@ pub fn is_wfformat_path(path: impl AsRef<Path>) -> bool {
 }
 
 /// The extensions [`save_path`] writes.
-pub const WRITABLE_EXTENSIONS: &str = ".json, .wf.json, .wfformat.json, .dot, .gv";
+pub const WRITABLE_EXTENSIONS: [&str; 5] = [".json", ".wf.json", ".wfformat.json", ".dot", ".gv"];
 
 /// Writes `w` to `path` in the format its name asks for: `.wf.json` / `.wfformat.json`
 /// WfCommons WfFormat 1.5 ([`wfcommons::save`], without a schedule), `.json` worl's JSON
@@ -293,7 +315,8 @@ pub fn save_path(w: &Workload, path: impl AsRef<Path>) -> Result<()> {
             file: path.display().to_string(),
             line: 0,
             message: format!(
-                "cannot write workloads as `.{other}` (writable: {WRITABLE_EXTENSIONS})"
+                "cannot write workloads as `.{other}` (writable: {})",
+                WRITABLE_EXTENSIONS.join(", ")
             ),
         }),
     }

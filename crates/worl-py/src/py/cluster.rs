@@ -46,7 +46,7 @@ impl Cluster {
     /// `machines` machines of `gpus_per_machine` GPUs of catalog model `model`, with the
     /// named link `inter` between machines (default 25GbE) and `intra` inside them (default
     /// the model's own, e.g. NVLink), optionally named `name`: the compact cluster file in
-    /// one call (`worl::cluster::presets::ClusterSpec`).
+    /// one call (`worl::cluster::worl_cluster::ClusterSpec`).
     ///
     /// Raises `LoadError` for an unknown model or link, or zero machines or GPUs.
     #[staticmethod]
@@ -65,7 +65,7 @@ impl Cluster {
             core::named_link(n)
                 .map_err(|k| LoadError::new_err(format!("unknown link `{n}` (known: {k})")))
         };
-        let mut spec = presets::ClusterSpec::new(machines, gpus_per_machine, &m);
+        let mut spec = worl_cluster::ClusterSpec::new(machines, gpus_per_machine, &m);
         if let Some(l) = inter {
             spec = spec.with_inter(link(l)?);
         }
@@ -75,7 +75,7 @@ impl Cluster {
         if let Some(n) = name {
             spec = spec.with_name(n);
         }
-        let c = presets::cluster(&spec).map_err(py_err)?;
+        let c = spec.build().map_err(py_err)?;
         Ok(Self { inner: Arc::new(c) })
     }
 
@@ -94,19 +94,9 @@ impl Cluster {
     /// back equal.
     ///
     /// Raises `LoadError` for another extension or an unwritable path.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        let text = match core::extension(&path).as_str() {
-            "toml" => self.to_toml()?,
-            "json" => self.to_json(),
-            other => {
-                return Err(LoadError::new_err(format!(
-                    "{}: cannot write clusters as `.{other}` (writable: .toml, .json)",
-                    path.display()
-                )));
-            }
-        };
-        std::fs::write(&path, text)
-            .map_err(|e| LoadError::new_err(format!("{}: {e}", path.display())))
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let c = &self.inner;
+        ok(py.detach(|| worl::io::save_cluster(c, &path)))
     }
 
     /// The GPUs in id order: dicts `id`, `machine` (name), `model`, `speed` (relative,

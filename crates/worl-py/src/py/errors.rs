@@ -65,11 +65,9 @@ pub(super) fn py_err(e: impl Into<worl::Error>) -> PyErr {
         E::Workload(_) | E::UnknownGangSpan { .. } => WorkloadError::new_err(msg),
         E::Cluster(_) => ClusterError::new_err(msg),
         E::Io { .. } => FileError::new_err(msg),
-        E::ScheduleFile(_)
-        | E::Json(_)
-        | E::UnknownSaveFormat { .. }
-        | E::NeedsNetwork { .. }
-        | E::UnknownRowKey { .. } => LoadError::new_err(msg),
+        E::ScheduleFile(_) | E::Json(_) | E::File(_) | E::UnknownRowKey { .. } => {
+            LoadError::new_err(msg)
+        }
         E::Simulation(_) => SimulationError::new_err(msg),
         E::Schedule(_) | E::Search(_) | E::Experiment(_) => ScheduleError::new_err(msg),
         E::InvalidArgument { .. } | E::UnknownPolicy { .. } => ArgumentError::new_err(msg),

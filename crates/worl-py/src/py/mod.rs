@@ -73,11 +73,11 @@ fn worl_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let tuple = |v: &[&str]| PyTuple::new(py, v.iter().copied());
     m.add(
         "WORKLOAD_SAVE_EXTENSIONS",
-        tuple(&core::workload_save_extensions())?,
+        tuple(&worl::io::WORKLOAD_SAVE_EXTENSIONS)?,
     )?;
     m.add(
         "SCHEDULE_SAVE_EXTENSIONS",
-        tuple(&core::SCHEDULE_SAVE_EXTENSIONS)?,
+        tuple(&worl::io::SCHEDULE_SAVE_EXTENSIONS)?,
     )?;
     m.add("SCHEDULE_ROW_KEYS", tuple(&core::SCHEDULE_ROW_KEYS)?)?;
     let aliases = PyDict::new(py);

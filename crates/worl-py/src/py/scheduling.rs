@@ -11,8 +11,9 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
-use worl::cluster::{Cluster as RCluster, Problem, ScheduleFile};
+use worl::cluster::{Cluster as RCluster, Problem};
 use worl::dag::{TaskId, Workload as RWorkload};
+use worl::io::ScheduleFile;
 
 /// A schedule: the GPU, start and finish (seconds) of every task, and who made it.
 #[pyclass(frozen, module = "worl", name = "Schedule")]
@@ -240,7 +241,7 @@ pub(super) fn schedule(
 }
 
 /// The row key of a gang task's GPU set ([`core::SCHEDULE_ROW_KEYS`]' last).
-pub(super) const GPUS_KEY: &str = worl::cluster::schedule_file::GPUS_COLUMN;
+pub(super) const GPUS_KEY: &str = worl::io::schedule_file::GPUS_COLUMN;
 
 /// A Python row dict as a schedule-file row (JSON object), keys as the CSV schedule reader
 /// takes them ([`core::SCHEDULE_ROW_KEYS`]: `task_id`, `task` (name, or int id), `job`,

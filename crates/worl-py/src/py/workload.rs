@@ -33,7 +33,11 @@ impl Workload {
         Self {
             inner: Arc::new(l.workload),
             network: l.network.map(Arc::new),
-            notes: l.notes,
+            notes: if l.report.entries.is_empty() {
+                String::new()
+            } else {
+                l.report.to_string()
+            },
         }
     }
 
@@ -155,9 +159,7 @@ impl Workload {
     /// Raises `LoadError`.
     #[staticmethod]
     fn from_saga(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let (w, c) = py
-            .detach(|| worl::cluster::formats::saga::load(&path))
-            .map_err(py_err)?;
+        let (w, c) = py.detach(|| worl::io::saga::load(&path)).map_err(py_err)?;
         Ok(Self {
             inner: Arc::new(w),
             network: Some(Arc::new(c)),

@@ -1012,9 +1012,9 @@ mod tests {
                 w
             };
             let mut spec =
-                presets::ClusterSpec::new(machines, 4, &worl_cluster::GpuModel::v100_16gb());
+                worl_cluster::ClusterSpec::new(machines, 4, &worl_cluster::GpuModel::v100_16gb());
             spec.inter = presets::link_by_name("1GbE").unwrap();
-            let c = presets::cluster(&spec).unwrap();
+            let c = spec.build().unwrap();
             let p = Problem::new(Arc::new(w), Arc::new(c)).unwrap();
             let extra = |gpu: GpuId| (gpu.index() % 3) as f64 * 0.25;
             let mut rng = ChaCha8Rng::seed_from_u64(seed);

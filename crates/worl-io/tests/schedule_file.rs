@@ -2,12 +2,13 @@
 //! names), and the one-line violation messages of hand-broken files.
 
 use std::sync::Arc;
-use worl_cluster::schedule_file::{self, CSV_COLUMNS};
 use worl_cluster::{
-    ClusterBuilder, ClusterError, GpuId, GpuModel, Link, MatchError, Network, PartialSchedule,
-    Policy, Problem, RowRef, Schedule, ScheduleFile, ScheduleMeta, ScheduledTask, Violation,
+    ClusterBuilder, ClusterError, GpuId, GpuModel, Link, Network, PartialSchedule, Policy, Problem,
+    Schedule, ScheduledTask, Violation,
 };
 use worl_dag::{TaskId, WorkloadBuilder};
+use worl_io::schedule_file::CSV_COLUMNS;
+use worl_io::{MatchError, RowRef, ScheduleFile, ScheduleMeta};
 
 /// Workload `w`, job `j`: a(2) -> b(4) with 4 B; c(2) -> d(1) with 2 B; e(1, 40 GiB).
 /// Cluster `lab`: `node-0` with one `S16` (speed 1, 16 GiB), `node-1` with two `BIG` (speed
@@ -94,7 +95,7 @@ fn list_placement_is_the_hand_computed_schedule() {
     ];
     assert_eq!(s.tasks(), expected);
     assert_eq!(s.makespan(), 3.0);
-    assert_eq!(schedule_file::check(&p, &s), vec![]);
+    assert_eq!(s.validate(&p), vec![]);
 }
 
 #[test]
@@ -213,14 +214,14 @@ fn list_schedule_reads_back_and_validates_clean() {
         ScheduleFile::from_csv_str(&f.to_csv_string()).unwrap(),
     ] {
         assert_eq!(text_back.to_schedule(&p).unwrap(), s);
-        assert_eq!(text_back.check(&p).unwrap(), vec![]);
+        assert_eq!(text_back.validate(&p).unwrap(), vec![]);
     }
 }
 
 /// The violations `check` reports on `f` written as CSV and read back, explained.
 fn messages(p: &Problem, f: &ScheduleFile) -> Vec<String> {
     let back = ScheduleFile::from_csv_str(&f.to_csv_string()).unwrap();
-    let (v, s) = back.check_with_schedule(p).unwrap();
+    let (v, s) = back.validate_with_schedule(p).unwrap();
     v.iter().map(|x| x.explain(p, &s).to_string()).collect()
 }
 
@@ -259,7 +260,7 @@ fn a_task_before_its_data_arrives_is_a_precedence_violation() {
         .unwrap()
         .to_schedule(&p)
         .unwrap();
-    let v = schedule_file::check(&p, &s);
+    let v = s.validate(&p);
     assert_eq!(
         v,
         vec![Violation::Precedence {
@@ -368,7 +369,7 @@ fn a_renamed_task_is_a_mismatch_naming_the_row() {
         err.to_string(),
         "<memory>:12 (row 2): task id 1 is `j/b` in workload `w`, the row names `j/bb`"
     );
-    assert_eq!(back.check(&p).unwrap_err(), err);
+    assert_eq!(back.validate(&p).unwrap_err(), err);
     // Without ids the name is looked up, and it is not in the workload.
     f.rows[i].task_id = None;
     let back = ScheduleFile::from_json_str(&f.to_json_string()).unwrap();
@@ -414,7 +415,7 @@ fn repeated_rows_unknown_gpus_and_wrong_gpu_names_are_reported() {
     assert_eq!(
         ScheduleFile::from_json_str(&f.to_json_string())
             .unwrap()
-            .check(&p)
+            .validate(&p)
             .unwrap_err()
             .to_string(),
         "<memory> (row 1): GPU g1 is `node-1` #0 (BIG) in cluster `lab`, the row says \
@@ -455,7 +456,7 @@ fn rows_without_ids_match_tasks_by_name_and_gpus_by_machine_and_index() {
     assert_eq!(back.makespan, None);
     assert_eq!(back.meta, ScheduleMeta::default());
     assert_eq!(back.to_schedule(&p).unwrap(), s);
-    assert_eq!(back.check(&p).unwrap(), vec![]);
+    assert_eq!(back.validate(&p).unwrap(), vec![]);
 
     let wrong_machine = other.replace("j,b,node-1,0", "j,b,node-9,0");
     assert_eq!(
@@ -575,7 +576,7 @@ fn early_starts_and_extra_entries_are_explained_too() {
         ],
     )
     .unwrap();
-    let v = schedule_file::check(&p, &s);
+    let v = s.validate(&p);
     let lines: Vec<String> = v.iter().map(|x| x.explain(&p, &s).to_string()).collect();
     assert_eq!(
         lines,
@@ -632,7 +633,7 @@ fn gpu_id_beyond_u32_is_a_typed_error() {
     f.rows[0].gpu_index = None;
     f.rows[0].model.clear();
     assert_eq!(
-        f.check(&p).unwrap_err(),
+        f.validate(&p).unwrap_err(),
         MatchError::UnknownGpu {
             at: RowRef {
                 file: "<memory>".into(),
@@ -645,7 +646,7 @@ fn gpu_id_beyond_u32_is_a_typed_error() {
     );
     // 4294967295 itself is an id: an unknown GPU of this cluster, reported as a violation.
     f.rows[0].gpu_id = Some(u32::MAX as usize);
-    let v = f.check(&p).unwrap();
+    let v = f.validate(&p).unwrap();
     assert!(v.contains(&Violation::UnknownGpu {
         task: TaskId::new(0),
         gpu: GpuId::new(u32::MAX as usize)
@@ -675,7 +676,7 @@ fn non_finite_or_negative_makespan_header_is_a_parse_error() {
     let p = problem();
     let mut f = file(&p);
     f.makespan = Some(f64::NAN);
-    let v = f.check(&p).unwrap();
+    let v = f.validate(&p).unwrap();
     assert_eq!(v.len(), 1, "{v:?}");
     assert!(
         matches!(v[0], Violation::Makespan { declared, actual } if declared.is_nan() && actual == 3.0)
@@ -688,10 +689,10 @@ fn makespan_header_off_by_more_than_the_tolerance_is_a_violation() {
     let mut f = file(&p);
     assert_eq!(f.makespan, Some(3.0));
     f.makespan = Some(3.0 + 5e-8);
-    assert_eq!(f.check(&p).unwrap(), vec![]);
+    assert_eq!(f.validate(&p).unwrap(), vec![]);
     f.makespan = Some(3.0 + 1e-6);
     assert_eq!(
-        f.check(&p).unwrap(),
+        f.validate(&p).unwrap(),
         vec![Violation::Makespan {
             declared: 3.0 + 1e-6,
             actual: 3.0
@@ -703,7 +704,7 @@ fn makespan_header_off_by_more_than_the_tolerance_is_a_violation() {
 fn wfformat_plan_reads_back_as_a_schedule_file() {
     let p = problem();
     let s = list_schedule(&p);
-    let text = worl_cluster::wfformat::to_string(&p, &s).unwrap();
+    let text = worl_io::wfformat::to_string(&p, &s).unwrap();
     // the schema's own names: machines (a list) and executedAt (a timestamp)
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let x = &doc["workflow"]["execution"]["tasks"][3];
@@ -720,26 +721,26 @@ fn wfformat_plan_reads_back_as_a_schedule_file() {
     assert_eq!(f.makespan, Some(s.makespan()));
     assert_eq!(f.rows[3].task, "d");
     assert_eq!(f.rows[3].machine, "node-1");
-    assert_eq!(f.check(&p).unwrap(), vec![]);
+    assert_eq!(f.validate(&p).unwrap(), vec![]);
     assert_eq!(f.to_schedule(&p).unwrap(), s);
     // Through a file with the `.wf.json` extension `worl schedule --out` uses.
     let dir = std::env::temp_dir().join(format!("worl-wf-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("plan.wf.json");
-    worl_cluster::wfformat::save(&p, &s, &path).unwrap();
+    worl_io::wfformat::save(&p, &s, &path).unwrap();
     let g = ScheduleFile::read(&path).unwrap();
     assert_eq!(g.to_schedule(&p).unwrap(), s);
     // A broken plan gives the usual violations: d moved to start with c on g2.
     let broken = text.replace("\"1970-01-01T00:00:01Z\"", "\"1970-01-01T00:00:00.5Z\"");
     let f = ScheduleFile::from_json_str(&broken).unwrap();
-    let v = f.check(&p).unwrap();
+    let v = f.validate(&p).unwrap();
     assert!(
         v.iter().any(|v| matches!(v, Violation::Precedence { .. })),
         "{v:?}"
     );
     // A WfFormat id the workload lacks names the row.
     let f = ScheduleFile::from_json_str(&text.replace("\"id\": \"d\"", "\"id\": \"zz\"")).unwrap();
-    let e = f.check(&p).unwrap_err().to_string();
+    let e = f.validate(&p).unwrap_err().to_string();
     assert!(e.contains("task `zz` is not in workload `w`"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -770,7 +771,7 @@ fn a_file_that_is_not_a_schedule_file_says_so() {
         "{e}"
     );
     // A WfFormat document whose execution lacks start times is a parse error naming the task.
-    let wf_exec = worl_cluster::wfformat::to_string(&p, &list_schedule(&p))
+    let wf_exec = worl_io::wfformat::to_string(&p, &list_schedule(&p))
         .unwrap()
         .replace(
             "\"executedAt\": \"1970-01-01T00:00:01Z\"",
@@ -821,7 +822,7 @@ fn gpu_is_another_name_of_gpu_id_in_json_and_csv() {
         "job,task,gpu,start,finish\nj,a,1,0,1\nj,b,1,1,3\nj,c,2,0,1\nj,d,2,1,1.5\nj,e,2,1.5,2\n";
     let f = ScheduleFile::from_csv_str(csv).unwrap();
     assert_eq!(f.rows[2].gpu_id, Some(2));
-    assert_eq!(f.check(&p).unwrap(), vec![]);
+    assert_eq!(f.validate(&p).unwrap(), vec![]);
     let json = r#"{"rows": [{"task": "a", "job": "j", "gpu": 1, "start": 0, "finish": 1}]}"#;
     assert_eq!(
         ScheduleFile::from_json_str(json).unwrap().rows[0].gpu_id,

@@ -19,14 +19,11 @@
 //! ([`ScheduleFile::gpu_sets`]; checked against the row's GPU when the file is matched to
 //! its problem, as every file's sets are).
 
-use crate::error::{ClusterError, Result};
-use crate::ids::GpuId;
-use crate::problem::Problem;
-use crate::schedule::Schedule;
 use crate::schedule_file::{ScheduleFile, ScheduleMeta, ScheduleRow};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use worl_cluster::{ClusterError, GpuId, Problem, Result, Schedule};
 use worl_dag::TaskId;
 use worl_dag::formats::wfcommons::write::seconds_between;
 use worl_dag::formats::wfcommons::{self, EPOCH, ExecutedGpu, ExecutedTask, Execution};
@@ -178,7 +175,7 @@ struct ExecTask {
 }
 
 /// A WfFormat document with an `execution` section, as a schedule file (see the module
-/// docs). Rows name their task by WfFormat id and have no job; [`ScheduleFile::check`]
+/// docs). Rows name their task by WfFormat id and have no job; [`ScheduleFile::validate`]
 /// matches them to the problem's tasks by [`task_ids`](wfcommons::task_ids). The header:
 /// workload = the document's `name`, scheduler = its `runtimeSystem.name`, makespan =
 /// `makespanInSeconds`; no cluster name, options, seed or lower bound.

@@ -1,6 +1,6 @@
 //! The compact cluster file, TOML or JSON: "`machines` machines of `gpus_per_machine` GPUs of
 //! one `model`, `intra` inside machines, `inter` between them", with per-machine overrides.
-//! It reads into a [`ClusterSpec`] and builds through [`presets::cluster`], so code and file
+//! It reads into a [`ClusterSpec`] and builds through [`ClusterSpec::build`], so code and file
 //! share one path. `docs/cluster-file.md` documents every key.
 //!
 //! ```toml
@@ -36,10 +36,14 @@ use crate::catalog::GpuModel;
 use crate::cluster::Cluster;
 use crate::error::{ClusterError, Result};
 use crate::network::Link;
-use crate::presets::{self, ClusterSpec, MachineOverride, NAMED_LINKS, PerGpu, SpecItem};
+use crate::presets::{self, NAMED_LINKS};
 use serde::de::{self, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+
+mod spec;
+pub(crate) use spec::SpecItem;
+pub use spec::{ClusterSpec, MachineOverride, PerGpu};
 
 /// Bandwidth units: suffix and bytes/s per unit (`bit` = 1/8 byte, prefixes decimal, `Ki`,
 /// `Mi`, `Gi` binary).

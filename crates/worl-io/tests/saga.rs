@@ -8,9 +8,11 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use worl_cluster::formats::saga;
-use worl_cluster::{ClusterBuilder, ClusterError, GpuId, GpuModel, Link, Network, Problem};
+use worl_cluster::{
+    ClusterBuilder, ClusterError, ClusterSpec, GpuId, GpuModel, Link, Network, Problem,
+};
 use worl_dag::{TaskId, WorkloadBuilder};
+use worl_io::saga;
 
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/saga/diamond3.json")
@@ -401,5 +403,50 @@ fn write_errors_say_what_saga_cannot_express() {
             .to_string(),
         "invalid parameter `workload`: task `j/a` needs 8 GiB of GPU memory; saga has no \
          memory model"
+    );
+}
+
+/// A small file must not expand into gigabytes: a saga network of 65,536 nodes (2 MB of
+/// JSON) asked for two 65,536² matrices (68 GB); it is refused before allocating.
+#[test]
+fn a_saga_network_that_would_expand_to_gigabytes_is_refused_before_allocating() {
+    use worl_cluster::MAX_PAIR_MACHINES;
+    let nodes: Vec<String> = (0..65_536)
+        .map(|i| format!(r#"{{"name": "n{i}", "speed": 1}}"#))
+        .collect();
+    let saga = format!(
+        r#"{{"name": "x", "task_graph": {{"tasks": [{{"name": "a", "cost": 1}}]}}, "network": {{"nodes": [{}], "edges": []}}}}"#,
+        nodes.join(",")
+    );
+    assert!(saga.len() < 3_000_000, "{}", saga.len());
+    match saga::read(saga.as_bytes(), "big.json") {
+        Err(ClusterError::TooManyGpus { count, limit, item }) => {
+            assert_eq!((count, limit), (65_536, MAX_PAIR_MACHINES));
+            assert!(item.contains("big.json"), "{item}");
+        }
+        other => panic!("expected TooManyGpus, got {other:?}"),
+    }
+}
+
+#[test]
+fn saga_refuses_a_cluster_with_windows() {
+    let mut w = WorkloadBuilder::new("w");
+    let j = w.add_job("j").unwrap();
+    w.add_task(j, "a", 1.0, None).unwrap();
+    let w = w.build().unwrap();
+    let spec = ClusterSpec::new(2, 1, &GpuModel::a100_80gb())
+        .with_inter(worl_cluster::Link::new(1e9, 0.0).unwrap());
+    let plain = spec.build().unwrap();
+    assert!(saga::to_string(&w, &plain).is_ok());
+    let mut c = plain.clone();
+    c.set_busy(g(1), vec![(10.0, 20.0)]).unwrap();
+    let e = saga::to_string(&w, &c).unwrap_err();
+    assert!(matches!(e, ClusterError::InvalidParameter { .. }), "{e:?}");
+    let e = e.to_string();
+    assert!(
+        e.contains("node-1/g1")
+            && e.contains("[10, 20)")
+            && e.contains("saga cannot express busy windows"),
+        "{e}"
     );
 }

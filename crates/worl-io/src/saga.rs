@@ -91,18 +91,16 @@
 //! writer or file (memory does not grow with the output, about 120 bytes per machine pair
 //! and 100 per dependency).
 
-use super::native::MAX_WRITTEN_PAIR_MACHINES;
-use crate::catalog::GpuModel;
-use crate::cluster::{Cluster, ClusterBuilder, MAX_PAIR_MACHINES};
-use crate::error::{ClusterError, Result};
-use crate::ids::MachineId;
-use crate::network::Network;
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::io::Read;
 use std::path::Path;
+use worl_cluster::formats::native::MAX_WRITTEN_PAIR_MACHINES;
+use worl_cluster::{
+    Cluster, ClusterBuilder, ClusterError, GpuModel, MAX_PAIR_MACHINES, MachineId, Network, Result,
+};
 use worl_dag::error::num;
 use worl_dag::{TaskId, Workload, WorkloadBuilder};
 
@@ -209,7 +207,7 @@ fn speed_text(speed: Option<f64>) -> String {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use worl_cluster::formats::saga;
+/// use worl_io::saga;
 /// use worl_cluster::{GpuId, Problem};
 /// use worl_dag::TaskId;
 ///
@@ -432,8 +430,15 @@ fn read_cluster(net: &NetworkJson, name: &str, file: &str) -> Result<Cluster> {
 /// Errors: [`ClusterError::Io`] naming the path; those of [`read`], naming the path.
 pub fn load(path: impl AsRef<Path>) -> Result<(Workload, Cluster)> {
     let path = path.as_ref();
-    let file = super::open(path)?;
-    read(std::io::BufReader::new(file), &path.display().to_string())
+    let io = |source| ClusterError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut reader = std::fs::File::open(path)
+        .map(std::io::BufReader::new)
+        .map_err(io)?;
+    worl_dag::formats::skip_bom(&mut reader).map_err(io)?;
+    read(reader, &path.display().to_string())
 }
 
 /// Why `workload` and `cluster` cannot be written as a saga instance.

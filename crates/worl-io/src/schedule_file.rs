@@ -9,21 +9,23 @@
 //! * [`ScheduleFile::to_schedule`] matches the rows to the problem's tasks and GPUs (by id,
 //!   checking the names agree; by names where a file has no ids) and fails on the first row
 //!   that does not fit, with a [`MatchError`] naming the file, line and row.
-//! * [`ScheduleFile::check`] reports every [`Violation`] of the file: missing and repeated
-//!   tasks, unknown GPUs, a wrong declared makespan, and everything [`check`] finds.
-//! * [`check`] is the validator of a schedule, [`Schedule::validate`]; each violation's
-//!   [`explain`](Violation::explain) is one line naming the broken constraint.
+//! * [`ScheduleFile::validate`] reports every [`Violation`] of the file: missing and repeated
+//!   tasks, unknown GPUs, a wrong declared makespan, and everything
+//!   [`Schedule::validate`] finds; each violation's [`explain`](Violation::explain) is one
+//!   line naming the broken constraint.
 
-use crate::error::{ClusterError, Result, clip, num};
-use crate::ids::{GpuId, MachineId};
-use crate::problem::Problem;
-use crate::schedule::{GpuSet, Schedule, ScheduledTask, set_label};
-use crate::validate::{Tolerance, Violation, exceeds};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
+use worl_cluster::schedule::set_label;
+use worl_cluster::validate::exceeds;
+use worl_cluster::{
+    ClusterError, GpuId, GpuSet, MachineId, Problem, Result, Schedule, ScheduledTask, Tolerance,
+    Violation,
+};
 use worl_dag::TaskId;
+use worl_dag::error::{clip, num};
 
 /// The `format` value of every schedule file.
 pub const SCHEDULE_FORMAT: &str = "worl-schedule";
@@ -52,14 +54,6 @@ pub const CSV_COLUMNS: [&str; 9] = [
 /// first (`0;1;2;3`), empty for a task on one GPU. Written only when some task runs on
 /// several GPUs, so files without gangs keep exactly the [`CSV_COLUMNS`].
 pub const GPUS_COLUMN: &str = "gpus";
-
-/// Every violated constraint of `schedule` on `problem`: the same as
-/// [`Schedule::validate`], here under the name `worl validate` uses. Each [`Violation`]'s
-/// `Display` is one line starting with the constraint broken; its
-/// [`explain`](Violation::explain) names tasks and GPUs and gives the times.
-pub fn check(problem: &Problem, schedule: &Schedule) -> Vec<Violation> {
-    schedule.validate(problem)
-}
 
 /// Who made a schedule, written in the header of its file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -270,7 +264,7 @@ impl fmt::Display for RowRef {
 }
 
 /// A schedule file that does not fit a problem, from [`ScheduleFile::to_schedule`] and
-/// [`ScheduleFile::check`]. Every variant names the file and, but for
+/// [`ScheduleFile::validate`]. Every variant names the file and, but for
 /// [`MissingTask`](Self::MissingTask), the row.
 #[derive(Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -602,7 +596,7 @@ impl ScheduleFile {
     /// Reads a schedule file: JSON for a `.json` extension (a worl schedule file, or a
     /// WfFormat plan such as `worl schedule --out plan.wf.json` writes,
     /// [`wfformat::from_json_str`](crate::wfformat::from_json_str)), CSV for `.csv` (any
-    /// case).
+    /// case). A leading byte-order mark is skipped.
     ///
     /// Errors: [`ClusterError::InvalidParameter`] for another extension,
     /// [`ClusterError::Io`] if it cannot be read, [`ClusterError::NotAScheduleFile`] naming
@@ -616,7 +610,7 @@ impl ScheduleFile {
             path: path.to_owned(),
             source,
         })?;
-        Self::from_str_at(&text, path)
+        Self::from_str_at(worl_dag::formats::strip_bom(&text), path)
     }
 
     /// A schedule file from `text` read from `path` (by a caller that reads files its own
@@ -1101,7 +1095,7 @@ impl ScheduleFile {
     /// [`DuplicateTask`](MatchError::DuplicateTask), [`UnknownGpu`](MatchError::UnknownGpu),
     /// [`NoGpu`](MatchError::NoGpu), [`GpuMismatch`](MatchError::GpuMismatch), then
     /// [`MissingTask`](MatchError::MissingTask) for the first task without a row.
-    /// The schedule is not checked against the constraints: that is [`check`]'s job.
+    /// The schedule is not checked against the constraints: that is [`validate`](Self::validate)'s job.
     pub fn to_schedule(&self, problem: &Problem) -> Result<Schedule, MatchError> {
         let m = self.match_rows(problem, true)?;
         let entries = self.complete(problem, &m, true)?;
@@ -1114,23 +1108,24 @@ impl ScheduleFile {
     /// row ([`Violation::MissingTask`]), a task with several
     /// ([`Violation::DuplicateTask`]; the first row counts), a GPU id the cluster lacks
     /// ([`Violation::UnknownGpu`]), a declared makespan other than the latest finish
-    /// ([`Violation::Makespan`], relative tolerance `1e-9`), and everything [`check`] finds
+    /// ([`Violation::Makespan`], relative tolerance `1e-9`), and everything
+    /// [`Schedule::validate`] finds
     /// on the rows' schedule (leaving out what involves a task without a row or on an
     /// unknown GPU). Display each plainly, or with [`Violation::explain`] on the schedule
-    /// [`check_with_schedule`](Self::check_with_schedule) returns.
+    /// [`validate_with_schedule`](Self::validate_with_schedule) returns.
     ///
     /// Errors: the [`MatchError`]s of [`to_schedule`](Self::to_schedule) that mean the file
     /// does not belong to this problem (unknown or renamed task, GPU named by machine that
     /// the cluster lacks, a GPU whose names disagree, a row without a GPU).
-    pub fn check(&self, problem: &Problem) -> Result<Vec<Violation>, MatchError> {
-        Ok(self.check_with_schedule(problem)?.0)
+    pub fn validate(&self, problem: &Problem) -> Result<Vec<Violation>, MatchError> {
+        Ok(self.validate_with_schedule(problem)?.0)
     }
 
-    /// [`check`](Self::check), also returning the schedule checked (a task without a row or
+    /// [`validate`](Self::validate), also returning the schedule checked (a task without a row or
     /// on an unknown GPU is at time 0 on `g0` there, and no violation involving it beyond
     /// the missing-task or unknown-GPU one is reported), to
     /// [`explain`](Violation::explain) the violations with.
-    pub fn check_with_schedule(
+    pub fn validate_with_schedule(
         &self,
         problem: &Problem,
     ) -> Result<(Vec<Violation>, Schedule), MatchError> {
@@ -1166,9 +1161,10 @@ impl ScheduleFile {
             });
         }
         out.extend(
-            check(problem, &schedule)
+            schedule
+                .validate(problem)
                 .into_iter()
-                .filter(|v| tasks_of(v).iter().all(|t| !skip[t.index()])),
+                .filter(|v| v.tasks().iter().all(|t| !skip[t.index()])),
         );
         if let Some(declared) = self.makespan {
             let actual = self.rows.iter().map(|r| r.finish).fold(0.0, f64::max);
@@ -1411,34 +1407,6 @@ impl ScheduleFile {
             m.entries[v.index()] = Some((i, st));
         }
         Ok(m)
-    }
-}
-
-/// The tasks a violation names.
-fn tasks_of(v: &Violation) -> Vec<TaskId> {
-    match *v {
-        Violation::MissingTask { task }
-        | Violation::UnknownTask { task }
-        | Violation::DuplicateTask { task, .. }
-        | Violation::UnknownGpu { task, .. }
-        | Violation::BeforeReady { task, .. }
-        | Violation::Memory { task, .. }
-        | Violation::Window { task, .. }
-        | Violation::Duration { task, .. }
-        | Violation::GangSize { task, .. }
-        | Violation::GangRepeated { task, .. }
-        | Violation::GangSpan { task, .. }
-        | Violation::Precision {
-            task, from: None, ..
-        } => vec![task],
-        Violation::Precision {
-            task,
-            from: Some(from),
-            ..
-        } => vec![from, task],
-        Violation::Precedence { from, to, .. } => vec![from, to],
-        Violation::Overlap { first, second, .. } => vec![first, second],
-        Violation::Makespan { .. } => Vec::new(),
     }
 }
 

@@ -22,6 +22,7 @@
 //! The case count scales with `WORL_FUZZ_CASES` (a multiplier). Inputs that broke a parser
 //! are kept below as regression tests.
 
+#[path = "../../worl-cluster/tests/mutate/mod.rs"]
 mod mutate;
 
 use mutate::{cases, mutated, no_panic, rng};
@@ -29,15 +30,14 @@ use rand::Rng;
 use std::sync::Arc;
 use worl_cluster::formats::openb::{OpenbModels, parse_openb_node_list};
 use worl_cluster::formats::pai::parse_pai_machine_spec;
-use worl_cluster::formats::saga;
-use worl_cluster::presets::{self, ClusterSpec, MachineOverride};
 use worl_cluster::{
     Cluster, ClusterError, Evaluator, GpuId, GpuModel, Link, MAX_GPUS, MAX_GPUS_PER_MACHINE,
-    MachineId, Plan, Policy, Problem, Schedule, ScheduleFile, ScheduleMeta, TableSample,
-    description, wfformat,
+    MachineId, Plan, Policy, Problem, Schedule, TableSample, description,
 };
+use worl_cluster::{ClusterSpec, MachineOverride};
 use worl_dag::formats::wfcommons;
 use worl_dag::{Workload, WorkloadBuilder};
+use worl_io::{ScheduleFile, ScheduleMeta, saga, wfformat};
 
 /// Mutated inputs per parser (before `WORL_FUZZ_CASES`).
 const CASES: usize = 4_000;
@@ -338,7 +338,7 @@ fn compact_seeds() -> (Vec<String>, Vec<String>) {
     ];
     let clusters: Vec<Cluster> = specs
         .iter()
-        .map(|s| presets::cluster(s).expect("spec builds"))
+        .map(|s| s.build().expect("spec builds"))
         .collect();
     let mut toml = vec![COMPACT_TOML.to_owned()];
     let mut json = vec![COMPACT_JSON.to_owned()];
@@ -441,7 +441,9 @@ fn mutated_cluster_inputs_parse_or_fail_typed_and_keep_bounds() {
 
 /// A problem on a 2 × 2 cluster and its insertion-policy schedule.
 fn schedule_problem() -> (Problem, Schedule) {
-    let c = presets::cluster(&ClusterSpec::new(2, 2, &GpuModel::v100_32gb())).expect("cluster");
+    let c = ClusterSpec::new(2, 2, &GpuModel::v100_32gb())
+        .build()
+        .expect("cluster");
     let p = Problem::new(small_workload(), Arc::new(c)).expect("problem");
     let gpus = (0..p.n_tasks()).map(|i| GpuId::new(i % 3)).collect();
     let plan = Plan::in_topo_order(p.graph(), gpus);
@@ -490,7 +492,7 @@ fn check_schedule_file(
     match no_panic(|| {
         (
             sf.to_schedule(p).map(|s| s.n_tasks()),
-            sf.check(p).map(|v| v.len()),
+            sf.validate(p).map(|v| v.len()),
         )
     }) {
         Err(e) => f.add(

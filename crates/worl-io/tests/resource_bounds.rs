@@ -6,11 +6,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use worl_cluster::formats::native::MAX_WRITTEN_PAIR_MACHINES;
-use worl_cluster::formats::saga;
 use worl_cluster::{
     ClusterBuilder, ClusterError, GpuModel, Link, Network, Problem, description, presets,
 };
 use worl_dag::{Workload, WorkloadBuilder};
+use worl_io::saga;
 
 fn pair() -> Workload {
     let mut b = WorkloadBuilder::new("w");
