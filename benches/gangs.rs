@@ -36,7 +36,7 @@ use worl::dag::datasets::shared_data_dir;
 use worl::dag::formats::openb::{self, OpenbOptions};
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl::dag::generators::gangs;
-use worl::rtgs::{Registry, RunContext};
+use worl::sched::{Registry, RunContext};
 
 /// The openb pods on the openb GPU nodes, if the shared data is present.
 fn openb_problem() -> Option<Problem> {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use worl::cluster::{Problem, presets};
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
-use worl::rtgs::{Registry, RunContext};
+use worl::sched::{Registry, RunContext};
 
 /// The smallest Alibaba-like workload (seed 1) with at least `tasks` tasks, on `gpus` GPUs.
 fn problem(tasks: usize, gpus: usize) -> Problem {

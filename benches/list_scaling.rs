@@ -21,7 +21,7 @@ use worl::cluster::{Problem, presets};
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl::dag::generators::shapes;
 use worl::dag::{Workload, WorkloadBuilder};
-use worl::rtgs::{Registry, RunContext};
+use worl::sched::{Registry, RunContext};
 
 const GPUS: usize = 50;
 

@@ -25,8 +25,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use worl::cluster::{Problem, presets};
 use worl::dag::generators::layered::{LayeredParams, layered};
-use worl::rtgs::schedulers::local::{Evaluation, Ils, IlsConfig};
-use worl::rtgs::{Budget, RunContext, Scheduler};
+use worl::sched::schedulers::local::{Evaluation, Ils, IlsConfig};
+use worl::sched::{Budget, RunContext, Scheduler};
 
 fn problem(n: usize, m: usize) -> Problem {
     let w = Arc::new(layered(&LayeredParams::new(n), 1).unwrap());

@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use worl::cluster::{Problem, presets};
 use worl::dag::generators::layered::{LayeredParams, layered};
-use worl::rtgs::RunContext;
-use worl::rtgs::schedulers::rtgs::{
+use worl::sched::RunContext;
+use worl::sched::schedulers::rtgs::{
     DecodeInput, GreedyDecoder, Lookahead, PlanDecoder, RtgsConfig, RtgsWhale, run_rtgs,
 };
-use worl::rtgs::schedulers::search::{FeasibleGpus, TaskOrder};
+use worl::sched::schedulers::search::{FeasibleGpus, TaskOrder};
 use worl::woa::{Move, MoveKind, whale_rng};
 
 fn problem(n: usize, m: usize) -> Problem {

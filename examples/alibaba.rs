@@ -49,7 +49,7 @@ use worl::experiment::spec::specs_or_all;
 use worl::experiment::{
     Alpha, Experiment, GroupBy, Metric, NamedProblem, ProblemSet, Results, SchedulerSpec, report,
 };
-use worl::rtgs::{Budget, Registry};
+use worl::sched::{Budget, Registry};
 
 type BoxError = Box<dyn std::error::Error>;
 

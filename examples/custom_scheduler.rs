@@ -12,10 +12,10 @@ use rand::Rng;
 use std::sync::Arc;
 use worl::cluster::{Policy, Problem, Schedule, presets};
 use worl::dag::generators::layered::{LayeredParams, layered};
-use worl::rtgs::builtin::boxed;
-use worl::rtgs::options::POLICY_INSERTION;
-use worl::rtgs::schedulers::list::{Heft, upward_ranks};
-use worl::rtgs::{
+use worl::sched::builtin::boxed;
+use worl::sched::options::POLICY_INSERTION;
+use worl::sched::schedulers::list::{Heft, upward_ranks};
+use worl::sched::{
     Builtin, Family, OptionDoc, Options, Progress, Registry, RunContext, ScheduleError, Scheduler,
 };
 
@@ -62,7 +62,7 @@ impl NoisyHeft {
     ///
     /// Errors: [`ScheduleError::InvalidOption`] for a bad value,
     /// [`ScheduleError::UnknownOption`] for a key it does not declare.
-    pub fn from_options(mut options: Options) -> worl::rtgs::Result<Self> {
+    pub fn from_options(mut options: Options) -> worl::sched::Result<Self> {
         let restarts: u64 = options.take_or("restarts", 10)?;
         if restarts == 0 {
             return Err(options.invalid("restarts", restarts, "must be at least 1"));
@@ -90,7 +90,7 @@ impl Scheduler for NoisyHeft {
         &mut self,
         problem: &Problem,
         ctx: &mut RunContext<'_>,
-    ) -> worl::rtgs::Result<Schedule> {
+    ) -> worl::sched::Result<Schedule> {
         let mut rng = ctx.rng();
         let ranks = upward_ranks(problem);
         // One plan evaluation per pass; at least one pass whatever the budget.
@@ -152,7 +152,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let schedule = noisy.schedule(&problem, &mut RunContext::new(7))?;
     let violations = schedule.validate(&problem);
     assert!(violations.is_empty(), "{violations:?}");
-    worl::rtgs::check_scheduler(noisy.as_mut(), &problem, 7)?;
+    worl::sched::check_scheduler(noisy.as_mut(), &problem, 7)?;
     println!(
         "HEFT {:.1} s, noisy-HEFT (50 passes) {:.1} s",
         heft.makespan(),

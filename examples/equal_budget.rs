@@ -32,7 +32,7 @@ use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl::dag::generators::daggen::{self, DaggenConfig};
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::dag::{REFERENCE_BANDWIDTH, Workload};
-use worl::rtgs::{Registry, RunContext};
+use worl::sched::{Registry, RunContext};
 
 #[derive(Parser, Debug)]
 #[command(about = "Every search at the same CPU time per run")]
@@ -186,7 +186,7 @@ fn workloads(quick: bool) -> Vec<Workload> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let registry = Registry::with_builtins();
-    let searches = match worl::rtgs::registry::split_spec_list(&args.searches) {
+    let searches = match worl::sched::registry::split_spec_list(&args.searches) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

@@ -44,8 +44,8 @@ use worl::experiment::plot;
 use worl::experiment::spec::specs_or_all;
 use worl::experiment::{KeepSchedules, report};
 use worl::prelude::*;
-use worl::rtgs::Budget;
-use worl::rtgs::schedulers::Exact;
+use worl::sched::Budget;
+use worl::sched::schedulers::Exact;
 
 /// Seed of the built-in workload and of the cluster.
 const SEED: u64 = 2025;

@@ -40,9 +40,9 @@ use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl::dag::generators::daggen::{self, DaggenConfig};
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::ddqn::{Agent, AgentConfig, ComputeDevice, DeviceChoice, save_checkpoint, select_device};
-use worl::rtgs::schedulers::drl::{DrlConfig, run_drl};
-use worl::rtgs::schedulers::worl_rtgs::{MoveChoice, WorlRtgsConfig, run_worl_rtgs};
-use worl::rtgs::{Budget, RunContext};
+use worl::sched::schedulers::drl::{DrlConfig, run_drl};
+use worl::sched::schedulers::worl_rtgs::{MoveChoice, WorlRtgsConfig, run_worl_rtgs};
+use worl::sched::{Budget, RunContext};
 
 /// Which agent to train.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -26,7 +26,7 @@ use worl::experiment::spec::specs_or_all;
 use worl::experiment::{
     Alpha, Experiment, GroupBy, NamedProblem, ProblemSet, SchedulerSpec, plot, report,
 };
-use worl::rtgs::Registry;
+use worl::sched::Registry;
 
 type BoxError = Box<dyn std::error::Error>;
 

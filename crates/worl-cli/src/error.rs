@@ -67,7 +67,7 @@ from_worl!(
     worl::cluster::ClusterError,
     worl::io::MatchError,
     worl::io::FileError,
-    worl::rtgs::ScheduleError,
+    worl::sched::ScheduleError,
     worl::woa::WoaError,
     worl::sim::SimError,
     worl::experiment::ExperimentError,

@@ -278,7 +278,7 @@ fn real_workloads_of_every_format_load_and_schedule() {
 
 #[test]
 fn a_saga_instance_brings_its_network_and_heft_gives_the_hand_computed_makespan() {
-    // The instance of worl-rtgs's saga_heft test: HEFT by hand gives makespan 9.
+    // The instance of worl-sched's saga_heft test: HEFT by hand gives makespan 9.
     let instance =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../worl-io/tests/fixtures/saga/diamond3.json");
     let dir = tempfile::tempdir().unwrap();

@@ -1,7 +1,7 @@
 //! The crate's error type.
 
 use std::path::PathBuf;
-use worl_rtgs::ScheduleError;
+use worl_sched::ScheduleError;
 
 /// Everything that can go wrong building, running or reporting an experiment.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! Problems × schedulers × seeds → validated runs → summaries, statistical tests (Friedman,
 //! Nemenyi critical difference; Demšar, JMLR 7, 2006), tables, CSV/JSON and SVG plots; and the
 //! SPD–FTG correlation study behind RTGS. Schedulers come from
-//! [`worl_rtgs`]'s [`Registry`](worl_rtgs::Registry) (by spec string) or from your own
+//! [`worl_sched`]'s [`Registry`](worl_sched::Registry) (by spec string) or from your own
 //! factories.
 //!
 //! | module | holds |
@@ -30,13 +30,13 @@
 //! use worl_cluster::{presets, GpuId, PartialSchedule, Policy, Problem, Schedule};
 //! use worl_dag::generators::layered::{layered, LayeredParams};
 //! use worl_experiment::{report, Experiment, GroupBy, NamedProblem, ProblemSet, SchedulerSpec};
-//! use worl_rtgs::{RunContext, Scheduler};
+//! use worl_sched::{RunContext, Scheduler};
 //!
 //! /// Each task in topological order on the GPU where it finishes earliest (no insertion).
 //! struct Eft;
 //! impl Scheduler for Eft {
 //!     fn name(&self) -> &str { "EFT" }
-//!     fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+//!     fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
 //!         let mut s = PartialSchedule::new(p);
 //!         for &t in p.graph().topo_order() {
 //!             let mut best = (GpuId::new(0), f64::INFINITY);

@@ -13,8 +13,8 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use worl_cluster::Schedule;
-use worl_rtgs::Registry;
-use worl_rtgs::{Budget, Progress, RunContext, Scheduler};
+use worl_sched::Registry;
+use worl_sched::{Budget, Progress, RunContext, Scheduler};
 
 // Sharded, resumable grids (a child module: it runs single runs of an experiment).
 #[path = "shard.rs"]
@@ -154,13 +154,13 @@ pub enum KeepSchedules {
 /// use worl_cluster::{presets, GpuModel, PartialSchedule, Policy, Problem, Schedule};
 /// use worl_dag::generators::shapes;
 /// use worl_experiment::{Experiment, GroupBy, NamedProblem, ProblemSet, SchedulerSpec};
-/// use worl_rtgs::{RunContext, Scheduler};
+/// use worl_sched::{RunContext, Scheduler};
 ///
 /// /// Every task, in topological order, on GPU 0.
 /// struct OneGpu;
 /// impl Scheduler for OneGpu {
 ///     fn name(&self) -> &str { "one-gpu" }
-///     fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+///     fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
 ///         let mut s = PartialSchedule::new(p);
 ///         for &t in p.graph().topo_order() {
 ///             s.place(t, worl_cluster::GpuId::new(0), Policy::Append)?;
@@ -837,7 +837,7 @@ mod curve_tests {
             &mut self,
             p: &Problem,
             ctx: &mut RunContext<'_>,
-        ) -> worl_rtgs::Result<Schedule> {
+        ) -> worl_sched::Result<Schedule> {
             for e in 0..self.events {
                 let _ = ctx.report(Progress {
                     step: e,

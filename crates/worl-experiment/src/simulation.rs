@@ -55,7 +55,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 use worl_cluster::{Problem, Schedule, ScheduledTask};
-use worl_rtgs::{Budget, Registry};
+use worl_sched::{Budget, Registry};
 use worl_sim::arrivals::Arrivals;
 use worl_sim::spec::PolicySpec;
 use worl_sim::{SimConfig, SimMetrics, SimResult, Simulation};
@@ -376,7 +376,7 @@ impl SimStudy {
             .map_err(|e| fail_setup(named, "arrival process", seed, e))?;
         Ok(Arc::new(
             Problem::new(Arc::new(workload), base.cluster_arc().clone())
-                .map_err(worl_rtgs::ScheduleError::from)?,
+                .map_err(worl_sched::ScheduleError::from)?,
         ))
     }
 
@@ -693,7 +693,7 @@ pub fn realised_schedule(problem: &Problem, result: &SimResult) -> Result<Schedu
             finish: t.finish,
         })
         .collect();
-    Ok(Schedule::new(problem.n_gpus(), tasks).map_err(worl_rtgs::ScheduleError::from)?)
+    Ok(Schedule::new(problem.n_gpus(), tasks).map_err(worl_sched::ScheduleError::from)?)
 }
 
 /// The harness record of a simulated run: the realised schedule's metrics, with the mean

@@ -4,13 +4,13 @@
 use crate::error::Result;
 use std::fmt;
 use std::sync::Arc;
-use worl_rtgs::Registry;
-use worl_rtgs::Scheduler;
-use worl_rtgs::registry::split_spec_list;
+use worl_sched::Registry;
+use worl_sched::Scheduler;
+use worl_sched::registry::split_spec_list;
 
 /// A function building a fresh scheduler (for schedulers not in the registry, or built with
 /// settings a spec string cannot carry).
-pub type Factory = Arc<dyn Fn() -> worl_rtgs::Result<Box<dyn Scheduler>> + Send + Sync>;
+pub type Factory = Arc<dyn Fn() -> worl_sched::Result<Box<dyn Scheduler>> + Send + Sync>;
 
 #[derive(Clone)]
 enum Source {
@@ -78,7 +78,7 @@ impl SchedulerSpec {
     /// A scheduler built by `factory`, labelled `label`.
     pub fn factory(
         label: impl Into<String>,
-        factory: impl Fn() -> worl_rtgs::Result<Box<dyn Scheduler>> + Send + Sync + 'static,
+        factory: impl Fn() -> worl_sched::Result<Box<dyn Scheduler>> + Send + Sync + 'static,
     ) -> Self {
         Self {
             label: Some(label.into()),
@@ -113,7 +113,7 @@ impl SchedulerSpec {
     /// Builds a fresh scheduler.
     ///
     /// Errors: those of [`Registry::build_spec`] or of the factory.
-    pub fn build(&self, registry: &Registry) -> worl_rtgs::Result<Box<dyn Scheduler>> {
+    pub fn build(&self, registry: &Registry) -> worl_sched::Result<Box<dyn Scheduler>> {
         match &self.source {
             Source::Registry(spec) => registry.build_spec(spec),
             Source::Factory(f) => f(),
@@ -136,7 +136,7 @@ impl SchedulerSpec {
 ///
 /// ```
 /// use worl_experiment::spec::all_registered;
-/// let specs = all_registered(&worl_rtgs::Registry::new());
+/// let specs = all_registered(&worl_sched::Registry::new());
 /// assert!(specs.is_empty());
 /// ```
 pub fn all_registered(registry: &Registry) -> Vec<SchedulerSpec> {
@@ -159,12 +159,12 @@ pub fn all_registered(registry: &Registry) -> Vec<SchedulerSpec> {
 /// [`split_spec_list`]), or, when none is given, [`all_registered`] — what the examples do.
 ///
 /// Errors: [`ExperimentError::Schedule`](crate::ExperimentError::Schedule) with
-/// [`ScheduleError::InvalidSpec`](worl_rtgs::ScheduleError::InvalidSpec) for a list with
+/// [`ScheduleError::InvalidSpec`](worl_sched::ScheduleError::InvalidSpec) for a list with
 /// unbalanced brackets or quotes.
 ///
 /// ```
 /// use worl_experiment::spec::specs_or_all;
-/// let registry = worl_rtgs::Registry::with_builtins();
+/// let registry = worl_sched::Registry::with_builtins();
 /// assert_eq!(specs_or_all(&registry, &["heft,rtgs:whales=5,iterations=2".into()])?.len(), 2);
 /// assert_eq!(specs_or_all(&registry, &["heft;rtgs[whales=5,iterations=2]".into()])?.len(), 2);
 /// assert!(specs_or_all(&registry, &[])?.len() >= 14);

@@ -22,7 +22,7 @@ use rand::Rng;
 use std::path::Path;
 use worl_experiment::spec::specs_or_all;
 use worl_experiment::{Experiment, ExperimentError, Results, shard};
-use worl_rtgs::Registry;
+use worl_sched::Registry;
 
 /// Mutated inputs per parser (before `WORL_FUZZ_CASES`).
 const CASES: usize = 1_500;

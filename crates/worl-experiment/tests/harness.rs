@@ -260,7 +260,7 @@ fn scheduler_errors_bad_specs_and_duplicates_are_errors() {
     // a factory that cannot build
     let e = Experiment::new(small_set())
         .scheduler(SchedulerSpec::factory("bad-factory", || {
-            Err(worl_rtgs::ScheduleError::InvalidSpec {
+            Err(worl_sched::ScheduleError::InvalidSpec {
                 spec: "x".into(),
                 reason: "test".into(),
             })
@@ -333,7 +333,7 @@ fn per_problem_seeds_and_kept_schedules() {
 fn registry_schedulers_run_through_the_harness() {
     // whatever the registry holds, each deterministic one runs once per problem, the
     // others once per seed, and every schedule is valid (the harness checks)
-    let registry = worl_rtgs::Registry::with_builtins();
+    let registry = worl_sched::Registry::with_builtins();
     let names: Vec<String> = registry.names().map(str::to_owned).collect();
     if names.is_empty() {
         eprintln!("note: no registered scheduler yet; skipping");

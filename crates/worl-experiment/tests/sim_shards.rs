@@ -10,7 +10,7 @@ use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
 use worl_dag::generators::shapes;
 use worl_experiment::simulation::{self, SimLine, SimOutcome, SimStudy};
 use worl_experiment::{Experiment, ExperimentError, NamedProblem, ProblemSet, shard};
-use worl_rtgs::Budget;
+use worl_sched::Budget;
 use worl_sim::arrivals::Arrivals;
 use worl_sim::spec::PolicySpec;
 use worl_sim::{Contention, Failures, RuntimeNoise, SimConfig, SimMetrics};

@@ -304,7 +304,7 @@ fn default_reference_prefers_hybrids_then_the_smallest_gap() {
 #[test]
 fn all_registered_lists_hybrids_first_then_alphabetically() {
     use worl_experiment::spec::all_registered;
-    let mut reg = worl_rtgs::Registry::new();
+    let mut reg = worl_sched::Registry::new();
     for name in ["zeta", "rtgs", "alpha", "worl-rtgs"] {
         reg.register(name, "test", |_| Ok(Box::new(common::Eft)));
     }

@@ -29,7 +29,7 @@
 //!
 //! saga's cost model: task `t` runs `cost(t) / speed(v)` on node `v`; a dependency `t1 -> t2`
 //! takes `size(t1, t2) / speed(v1, v2)` from node `v1` to node `v2`, and nothing on one node.
-//! worl's ([`Problem`](crate::Problem)): `work / speed` on a GPU and `L + bytes / B` between
+//! worl's ([`Problem`](worl_cluster::Problem)): `work / speed` on a GPU and `L + bytes / B` between
 //! GPUs of different machines, 0 on one GPU. So:
 //!
 //! * the task graph becomes a workload of **one job**, both named after the instance; each

@@ -28,7 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 use worl::cluster::Cluster;
-use worl::rtgs::Budget;
+use worl::sched::Budget;
 
 /// The best of `repeats` wall times (s) of loading the workload at `path`
 /// ([`core::load_workload`]) and of building its problem on `cluster` and running HEFT on it

@@ -47,7 +47,7 @@ pub enum SimError {
         reason: String,
     },
     /// A policy that cannot place gang tasks (online DQN/MDTS, re-planning with a static
-    /// scheduler whose [`supports_gangs`](worl_rtgs::Scheduler::supports_gangs) is false)
+    /// scheduler whose [`supports_gangs`](worl_sched::Scheduler::supports_gangs) is false)
     /// met a problem holding one.
     #[error(
         "policy `{policy}` does not support gang tasks: task `{task}` needs {gpus} GPUs at once"
@@ -180,7 +180,7 @@ pub enum SimError {
     Dag(#[from] worl_dag::DagError),
     /// A scheduler of the registry failed (used by the re-planning policy).
     #[error(transparent)]
-    Scheduler(#[from] worl_rtgs::ScheduleError),
+    Scheduler(#[from] worl_sched::ScheduleError),
     /// Placeholder of the skeleton: the function is not written yet.
     #[error("{0} is not implemented yet")]
     NotImplemented(&'static str),

@@ -7,8 +7,8 @@ use crate::policy::OnlinePolicy;
 use std::fmt;
 use std::str::FromStr;
 use worl_cluster::{Problem, Schedule};
-use worl_rtgs::registry::split_spec_list;
-use worl_rtgs::{Budget, Registry, RunContext};
+use worl_sched::registry::split_spec_list;
+use worl_sched::{Budget, Registry, RunContext};
 
 /// The policies a study runs when none are named (`worl simulate`, Python's
 /// `worl.simulate`): static plans of HEFT and ILS, HEFT re-planning, and the three online
@@ -225,7 +225,7 @@ mod online {
     use super::BuiltPolicy;
     use crate::error::{Result, SimError};
     use worl_cluster::Problem;
-    use worl_rtgs::Budget;
+    use worl_sched::Budget;
 
     /// The deep-RL schedulers an `online:` spec may name.
     const DRL: [&str; 2] = ["dqn", "mdts"];
@@ -282,9 +282,9 @@ mod online {
         seed: u64,
     ) -> Result<BuiltPolicy> {
         use crate::policies::OnlineDrl;
-        use worl_rtgs::registry::{Spec, parse_duration};
-        use worl_rtgs::schedulers::drl::{Dqn, Mdts};
-        use worl_rtgs::{RunContext, Scheduler};
+        use worl_sched::registry::{Spec, parse_duration};
+        use worl_sched::schedulers::drl::{Dqn, Mdts};
+        use worl_sched::{RunContext, Scheduler};
 
         check(spec).map_err(|reason| SimError::InvalidSpec {
             what: "policy",

@@ -13,9 +13,9 @@ use worl_cluster::{
     ClusterBuilder, Evaluator, GpuId, GpuModel, Link, Network, Plan, Policy, Problem,
 };
 use worl_dag::{GangParams, Span, TaskId, Workload, WorkloadBuilder};
-use worl_rtgs::schedulers::Heft;
-use worl_rtgs::testing::{problems_with_gangs, quick_schedulers, random_problem_with_gangs};
-use worl_rtgs::{Budget, RunContext, Scheduler};
+use worl_sched::schedulers::Heft;
+use worl_sched::testing::{problems_with_gangs, quick_schedulers, random_problem_with_gangs};
+use worl_sched::{Budget, RunContext, Scheduler};
 use worl_sim::arrivals::Arrivals;
 use worl_sim::policies::{AsPlanned, LeastConnection, OnlineEft, Replan, RoundRobin};
 use worl_sim::{
@@ -432,7 +432,7 @@ impl Scheduler for NoGangs {
         &mut self,
         problem: &Problem,
         ctx: &mut RunContext<'_>,
-    ) -> worl_rtgs::Result<worl_cluster::Schedule> {
+    ) -> worl_sched::Result<worl_cluster::Schedule> {
         Heft::new().schedule(problem, ctx)
     }
 }
@@ -666,7 +666,7 @@ fn the_replay_reproduces_gang_plans_on_fixed_problems() {
             20,
             6,
             0.2,
-            worl_rtgs::testing::ClusterKind::ALL[i],
+            worl_sched::testing::ClusterKind::ALL[i],
             1.0,
             500 + i as u64,
             windows,

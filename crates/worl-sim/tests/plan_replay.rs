@@ -6,8 +6,8 @@ mod common;
 
 use proptest::prelude::*;
 use worl_cluster::{Evaluator, Policy, Problem, Schedule};
-use worl_rtgs::testing::{ClusterKind, problems, quick_schedulers, random_problem};
-use worl_rtgs::{Registry, RunContext};
+use worl_sched::testing::{ClusterKind, problems, quick_schedulers, random_problem};
+use worl_sched::{Registry, RunContext};
 use worl_sim::policies::AsPlanned;
 use worl_sim::{Contention, SimConfig, SimResult, Simulation, check_log};
 

@@ -8,9 +8,9 @@ use proptest::prelude::*;
 use std::sync::Arc;
 use worl_cluster::{ClusterBuilder, GpuId, GpuModel, Link, Network, Problem};
 use worl_dag::{TaskId, Workload, WorkloadBuilder};
-use worl_rtgs::schedulers::Heft;
-use worl_rtgs::testing::{ClusterKind, problems, random_problem};
-use worl_rtgs::{Budget, RunContext, Scheduler};
+use worl_sched::schedulers::Heft;
+use worl_sched::testing::{ClusterKind, problems, random_problem};
+use worl_sched::{Budget, RunContext, Scheduler};
 use worl_sim::policies::{LeastConnection, OnlineEft, Replan, RoundRobin};
 use worl_sim::spec::PolicySpec;
 use worl_sim::{
@@ -272,7 +272,7 @@ fn policy_specs_build_the_online_policies() {
     // `worl simulate`'s specs: each builds its policy, which runs to the same placements as
     // the policy made by hand (two_independent_tasks_on_two_gpus).
     let p = Problem::new(Arc::new(workload(&[4.0, 2.0], &[])), cluster(&[1.0, 2.0])).unwrap();
-    let registry = worl_rtgs::Registry::with_builtins();
+    let registry = worl_sched::Registry::with_builtins();
     for (spec, name, gpus) in [
         ("replan:heft", "replan(HEFT)", [1, 0]),
         ("eft", "online-eft", [1, 0]),

@@ -9,8 +9,8 @@ use worl_cluster::{
     ClusterBuilder, Evaluator, GpuId, GpuModel, Link, Network, Plan, Policy, Problem,
 };
 use worl_dag::{TaskId, WorkloadBuilder};
-use worl_rtgs::testing::{ClusterKind, quick_schedulers, random_problem};
-use worl_rtgs::{Registry, RunContext};
+use worl_sched::testing::{ClusterKind, quick_schedulers, random_problem};
+use worl_sched::{Registry, RunContext};
 use worl_sim::policies::{AsPlanned, OnlineEft};
 use worl_sim::{
     Event, Failures, OnlinePolicy, Outage, RuntimeNoise, SimConfig, SimResult, Simulation,

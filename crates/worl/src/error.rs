@@ -31,9 +31,9 @@ pub enum Error {
     /// JSON that cannot be written or read.
     #[error(transparent)]
     Json(Box<serde_json::Error>),
-    /// A scheduler that cannot be built or that failed ([`worl_rtgs::ScheduleError`]).
+    /// A scheduler that cannot be built or that failed ([`worl_sched::ScheduleError`]).
     #[error(transparent)]
-    Schedule(Box<worl_rtgs::ScheduleError>),
+    Schedule(Box<worl_sched::ScheduleError>),
     /// The WOA engine rejected its configuration ([`worl_woa::WoaError`]).
     #[error(transparent)]
     Search(Box<worl_woa::WoaError>),
@@ -109,7 +109,7 @@ from_boxed!(
     Cluster(worl_cluster::ClusterError),
     ScheduleFile(worl_io::MatchError),
     Json(serde_json::Error),
-    Schedule(worl_rtgs::ScheduleError),
+    Schedule(worl_sched::ScheduleError),
     Search(worl_woa::WoaError),
     Simulation(worl_sim::SimError),
     #[cfg(feature = "experiment")]
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn errors_convert_keep_their_message_and_stay_small() {
-        let e: Error = worl_rtgs::ScheduleError::UnknownScheduler {
+        let e: Error = worl_sched::ScheduleError::UnknownScheduler {
             name: "hefty".into(),
             known: vec!["heft".into()],
         }

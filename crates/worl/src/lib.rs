@@ -18,7 +18,7 @@
 //! | [`io`] | `worl-io` | files spanning workload, cluster and schedule (saga instances, schedule files, WfFormat plans); `load_workload` / `load_cluster` by name and content, `save_workload` / `save_schedule` by name |
 //! | [`woa`] | `worl-woa` | the Whale Optimization Algorithm engine (Mirjalili & Lewis 2016), continuous and over plans |
 //! | `ddqn` (feature `ddqn`) | `worl-ddqn` | the Double DQN agent on burn (wgpu GPU backend with feature `wgpu`, flex CPU backend) |
-//! | [`rtgs`] | `worl-rtgs` | the `Scheduler` trait, `Registry`, every scheduler by family, conformance check |
+//! | [`sched`] | `worl-sched` | the `Scheduler` trait, `Registry`, every scheduler by family, conformance check |
 //! | [`sim`] | `worl-sim` | discrete-event execution: job releases, runtime noise, max-min fair link sharing, GPU failures; static plans replayed and online policies |
 //! | `experiment` (feature `experiment`) | `worl-experiment` | harness: problems × schedulers × seeds, statistics, reports, plots (feature `plots`), SPD–FTG study |
 //! | [`error`] | this crate | [`Error`]: every crate's error (converted with `?`) and a front end's own input errors, one type |
@@ -57,9 +57,9 @@ pub use worl_dag as dag;
 #[cfg(feature = "experiment")]
 pub use worl_experiment as experiment;
 pub use worl_io as io;
-pub use worl_rtgs as rtgs;
+pub use worl_sched as sched;
 #[cfg(feature = "ddqn")]
-pub use worl_rtgs::worl_ddqn as ddqn;
+pub use worl_sched::worl_ddqn as ddqn;
 pub use worl_sim as sim;
 pub use worl_woa as woa;
 
@@ -75,7 +75,7 @@ pub mod prelude {
     pub use worl_experiment::{
         Experiment, ExperimentError, GroupBy, NamedProblem, ProblemSet, Results, SchedulerSpec,
     };
-    pub use worl_rtgs::{
+    pub use worl_sched::{
         Budget, Options, Registry, RunContext, ScheduleError, Scheduler, check_scheduler,
     };
 }

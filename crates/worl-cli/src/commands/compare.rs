@@ -10,8 +10,8 @@ use worl::experiment::{
     Experiment, KeepSchedules, NamedProblem, ProblemSet, Results, SchedulerSpec, ShardReport, plot,
     report,
 };
-use worl::rtgs::schedulers::Exact;
-use worl::rtgs::{Budget, Registry};
+use worl::sched::schedulers::Exact;
+use worl::sched::{Budget, Registry};
 
 /// Arguments of `worl compare`.
 #[derive(clap::Args, Debug)]

@@ -12,7 +12,7 @@ pub(crate) mod validate;
 
 use crate::{Result, outln};
 use std::process::ExitCode;
-use worl::rtgs::Registry;
+use worl::sched::Registry;
 
 /// Arguments of `worl schedulers`.
 #[derive(clap::Args, Debug)]

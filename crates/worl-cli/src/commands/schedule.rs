@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use worl::io::{self, ScheduleMeta};
-use worl::rtgs::{Budget, Registry, RunContext};
+use worl::sched::{Budget, Registry, RunContext};
 
 /// Arguments of `worl schedule`.
 #[derive(clap::Args, Debug)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use worl::experiment::simulation::{SimOutcome, SimStudy, realised_schedule, write_event_log};
 use worl::experiment::{GroupBy, plot, report};
-use worl::rtgs::{Budget, Registry};
+use worl::sched::{Budget, Registry};
 use worl::sim::arrivals::Arrivals;
 use worl::sim::spec::{DEFAULT_POLICIES, PolicySpec};
 use worl::sim::{Contention, Failures, RuntimeNoise, SimConfig};

@@ -1,8 +1,8 @@
 //! Seeded text mutations for the parser fuzz tests of the non-workload inputs: cluster
 //! descriptions and files, schedule files, scheduler specs, experiment results files
 //! (`docs/fuzzing.md`). Used by `worl-io/tests/fuzz_inputs.rs` and, through
-//! `#[path]`, by `worl-rtgs/tests/fuzz_specs.rs`, `worl-experiment/tests/fuzz_specs.rs` and
-//! (its token finders and `flip_digit`) the loader fuzz tests' `worl-rtgs/tests/mutation`;
+//! `#[path]`, by `worl-sched/tests/fuzz_specs.rs`, `worl-experiment/tests/fuzz_specs.rs` and
+//! (its token finders and `flip_digit`) the loader fuzz tests' `worl-sched/tests/mutation`;
 //! it needs only `rand` and `rand_chacha`.
 //!
 //! Each function applies one random edit of one kind; [`mutate`] draws the kind. The case

@@ -37,7 +37,7 @@ use worl_cluster::{GpuId, Policy, Problem};
 use worl_dag::TaskId;
 use worl_woa::whale_rng;
 
-use worl_rtgs::schedulers::search::{FeasibleGpus, PlanEvaluator, running_times};
+use worl_sched::schedulers::search::{FeasibleGpus, PlanEvaluator, running_times};
 
 /// How the distance between two plans is measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use worl_cluster::{
 };
 use worl_dag::generators::shapes;
 use worl_experiment::{NamedProblem, ProblemSet, RunRecord};
-use worl_rtgs::{Progress, RunContext, Scheduler};
+use worl_sched::{Progress, RunContext, Scheduler};
 
 /// Every task in topological order on GPU 0 (deterministic; makespan = total work on a
 /// homogeneous V100 cluster without ready times).
@@ -21,7 +21,7 @@ impl Scheduler for OneGpu {
     fn name(&self) -> &str {
         "one-gpu"
     }
-    fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+    fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
         let mut s = PartialSchedule::new(p);
         for &t in p.graph().topo_order() {
             s.place(t, GpuId::new(0), Policy::Append)?;
@@ -37,7 +37,7 @@ impl Scheduler for Eft {
     fn name(&self) -> &str {
         "eft"
     }
-    fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+    fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
         let mut s = PartialSchedule::new(p);
         for &t in p.graph().topo_order() {
             let mut best = (GpuId::new(0), f64::INFINITY);
@@ -66,7 +66,7 @@ impl Scheduler for RandomSearch {
     fn is_stochastic(&self) -> bool {
         true
     }
-    fn schedule(&mut self, p: &Problem, ctx: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+    fn schedule(&mut self, p: &Problem, ctx: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
         let mut rng: ChaCha8Rng = ctx.rng();
         let mut ev = Evaluator::new(p);
         let m = p.n_gpus();
@@ -106,7 +106,7 @@ impl Scheduler for Counter {
     fn is_stochastic(&self) -> bool {
         true
     }
-    fn schedule(&mut self, p: &Problem, ctx: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+    fn schedule(&mut self, p: &Problem, ctx: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
         self.calls += 1;
         let s = OneGpu.schedule(p, ctx)?;
         let _ = ctx.report(Progress {
@@ -126,7 +126,7 @@ impl Scheduler for Broken {
     fn name(&self) -> &str {
         "broken"
     }
-    fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
+    fn schedule(&mut self, p: &Problem, _: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
         let tasks = p
             .graph()
             .task_ids()
@@ -147,8 +147,8 @@ impl Scheduler for Failing {
     fn name(&self) -> &str {
         "failing"
     }
-    fn schedule(&mut self, _: &Problem, _: &mut RunContext<'_>) -> worl_rtgs::Result<Schedule> {
-        Err(worl_rtgs::ScheduleError::InvalidSpec {
+    fn schedule(&mut self, _: &Problem, _: &mut RunContext<'_>) -> worl_sched::Result<Schedule> {
+        Err(worl_sched::ScheduleError::InvalidSpec {
             spec: "failing".into(),
             reason: "always fails".into(),
         })

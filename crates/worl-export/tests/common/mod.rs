@@ -659,11 +659,11 @@ pub fn gang_problem(
 /// HEFT's schedule of `p` (it places a gang on the GPU set with the earliest common
 /// finish); checked valid.
 pub fn heft(p: &Problem) -> Schedule {
-    let mut heft = worl_rtgs::Registry::with_builtins()
+    let mut heft = worl_sched::Registry::with_builtins()
         .build_spec("heft")
         .unwrap();
     let s = heft
-        .schedule(p, &mut worl_rtgs::RunContext::new(7))
+        .schedule(p, &mut worl_sched::RunContext::new(7))
         .unwrap();
     let violations = s.validate(p);
     assert!(violations.is_empty(), "HEFT: {violations:?}");

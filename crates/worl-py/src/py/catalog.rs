@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use worl::cluster::presets;
-use worl::rtgs::Registry;
+use worl::sched::Registry;
 
 /// The registered schedulers: a dict name -> one-line description, sorted by name (the
 /// names `worl.schedule` and `worl.compare` take).

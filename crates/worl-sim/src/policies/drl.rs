@@ -6,8 +6,8 @@ use crate::error::SimError;
 use crate::policy::{Dispatch, OnlinePolicy, SimView};
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
-use worl_rtgs::schedulers::drl::{CandidateTimes, DecisionContext, DrlConfig, Statics};
-use worl_rtgs::worl_ddqn::{Agent, Observation};
+use worl_sched::schedulers::drl::{CandidateTimes, DecisionContext, DrlConfig, Statics};
+use worl_sched::worl_ddqn::{Agent, Observation};
 
 /// One joint decision of an [`OnlineDrl`] run, recorded when
 /// [`record_decisions`](OnlineDrl::record_decisions) is on.
@@ -20,7 +20,7 @@ pub struct DecisionRecord {
     /// The tasks of the decision, in branch order (one for DQN).
     pub tasks: Vec<TaskId>,
     /// The state vector the agent saw
-    /// ([`STATE_DIM`](worl_rtgs::schedulers::drl::STATE_DIM) floats).
+    /// ([`STATE_DIM`](worl_sched::schedulers::drl::STATE_DIM) floats).
     pub state: Vec<f32>,
     /// Per branch, its candidate rows, row-major `[k_b, row_dim]`.
     pub rows: Vec<Vec<f32>>,
@@ -32,7 +32,7 @@ pub struct DecisionRecord {
 
 /// Online dispatch by a trained `dqn` or `mdts` agent, frozen (its greedy action; nothing
 /// is learnt during the run): the static MDP of
-/// [`worl_rtgs::schedulers::drl`] with online quantities.
+/// [`worl_sched::schedulers::drl`] with online quantities.
 ///
 /// At each decision (`decide` call) the ready tasks ([`SimView::ready_tasks`]) that fit an
 /// up GPU are taken in decreasing upward rank `rank_u` (ties to the lower id), as in the
@@ -64,7 +64,7 @@ pub struct DecisionRecord {
 ///
 /// With nothing dispatched and every job released at time 0, the first decision's state
 /// and rows equal the static episode's first decision
-/// ([`first_decision`](worl_rtgs::schedulers::drl::first_decision)). A task that fits no
+/// ([`first_decision`](worl_sched::schedulers::drl::first_decision)). A task that fits no
 /// up GPU stays undispatched until a later decision. `O(ready · (log ready + m ·
 /// in-degree + m log m) + ready · forward pass)` per call.
 ///

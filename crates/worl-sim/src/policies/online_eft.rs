@@ -6,7 +6,7 @@ use crate::policy::{Dispatch, OnlinePolicy, SetPicker, SimView};
 use std::collections::HashMap;
 use worl_cluster::{GpuId, Problem};
 use worl_dag::TaskId;
-use worl_rtgs::schedulers::list::ranks::upward_ranks;
+use worl_sched::schedulers::list::ranks::upward_ranks;
 
 /// Online earliest-finish-time dispatch: HEFT's two phases (Topcuoglu, Hariri and Wu, IEEE
 /// TPDS 2002) applied at each decision to the tasks that are ready then.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use worl_cluster::{GpuId, Problem};
 use worl_dag::{JobId, TaskId, WorkloadBuilder};
-use worl_rtgs::{Budget, RunContext, Scheduler};
+use worl_sched::{Budget, RunContext, Scheduler};
 
 /// One re-planning decision of [`Replan`].
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -26,7 +26,7 @@ pub struct ReplanRecord {
     pub planned_makespan: f64,
 }
 
-/// Re-planning with a static scheduler (any [`Scheduler`] of `worl-rtgs`): the standard
+/// Re-planning with a static scheduler (any [`Scheduler`] of `worl-sched`): the standard
 /// way to run an offline list or search scheduler online (as in the online settings of
 /// Decima, Mao et al., SIGCOMM 2019, and the round-based re-allocation of Gavel, Narayanan
 /// et al., OSDI 2020).

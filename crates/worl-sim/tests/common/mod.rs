@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use std::sync::Arc;
 use worl_cluster::{Evaluator, Policy, Problem, Schedule};
 use worl_dag::{TaskId, WorkloadBuilder};
-use worl_rtgs::{RunContext, Scheduler};
+use worl_sched::{RunContext, Scheduler};
 use worl_sim::arrivals::Arrivals;
 use worl_sim::{Contention, Failures, RuntimeNoise, SimConfig, SimResult};
 

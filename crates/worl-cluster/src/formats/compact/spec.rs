@@ -263,7 +263,7 @@ impl ClusterSpec {
     /// an override without index, with an index out of range or already overridden, a name
     /// given to several machines, or a per-GPU list whose length is not the machine's GPU
     /// count, or for per-machine intra links (a per-machine-pair network) on more than
-    /// [`MAX_PAIR_MACHINES`] machines;
+    /// [`MAX_PAIR_MACHINES`](crate::MAX_PAIR_MACHINES) machines;
     /// [`ClusterError::TooManyGpus`] beyond the machine or cluster limits;
     /// [`ClusterError::InvalidValue`] for a bad model, link, background or ready time, naming
     /// the key or the machine and GPU; [`ClusterError::DuplicateModel`] for two different
