@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use std::sync::Arc;
-use worl::cluster::{Cluster as RCluster, presets};
+use worl::cluster::{Cluster as RCluster, ClusterSpec};
 
 /// A GPU cluster: machines of GPUs (model, relative speed with V100 = 1.0, memory in GiB)
 /// and the network between them. Immutable.
@@ -65,7 +65,7 @@ impl Cluster {
             core::named_link(n)
                 .map_err(|k| LoadError::new_err(format!("unknown link `{n}` (known: {k})")))
         };
-        let mut spec = worl_cluster::ClusterSpec::new(machines, gpus_per_machine, &m);
+        let mut spec = ClusterSpec::new(machines, gpus_per_machine, &m);
         if let Some(l) = inter {
             spec = spec.with_inter(link(l)?);
         }

@@ -62,6 +62,11 @@ pub(super) fn py_err(e: impl Into<worl::Error>) -> PyErr {
     let e = e.into();
     let msg = worl::error_line(&e);
     match e {
+        // an unreadable file is a FileError whichever reader met it
+        E::Workload(e) if matches!(*e, worl::dag::DagError::Io { .. }) => FileError::new_err(msg),
+        E::Cluster(e) if matches!(*e, worl::cluster::ClusterError::Io { .. }) => {
+            FileError::new_err(msg)
+        }
         E::Workload(_) | E::UnknownGangSpan { .. } => WorkloadError::new_err(msg),
         E::Cluster(_) => ClusterError::new_err(msg),
         E::Io { .. } => FileError::new_err(msg),
