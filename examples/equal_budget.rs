@@ -29,7 +29,7 @@ use worl::cluster::{LoadState, Problem, presets};
 use worl::dag::ccr::with_ccr;
 use worl::dag::datasets::data_file;
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
-use worl::dag::generators::daggen::{self, DaggenConfig};
+use worl::dag::generators::daggen::{self, DaggenParams};
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::dag::{REFERENCE_BANDWIDTH, Workload};
 use worl::sched::{Registry, RunContext};
@@ -72,11 +72,11 @@ fn sized_workloads(sizes: &[usize]) -> Vec<Workload> {
                 .renamed(format!("layered-{n}"))
                 .expect("a name without control characters"),
         );
-        let d = DaggenConfig {
+        let d = DaggenParams {
             fat: 0.5,
             density: 0.5,
             jump: 2,
-            ..DaggenConfig::new(n, 22)
+            ..DaggenParams::new(n, 22)
         };
         out.push(
             daggen::generate(&d)
@@ -123,11 +123,11 @@ fn workloads(quick: bool) -> Vec<Workload> {
             (100, 0.7, 0.7, 1, 15),
             (1000, 0.5, 0.5, 3, 16),
         ] {
-            let d = DaggenConfig {
+            let d = DaggenParams {
                 fat,
                 density,
                 jump,
-                ..DaggenConfig::new(n, seed)
+                ..DaggenParams::new(n, seed)
             };
             out.push(
                 daggen::generate(&d)

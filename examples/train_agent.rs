@@ -37,7 +37,7 @@ use worl::cluster::{LoadState, Problem, presets};
 use worl::dag::REFERENCE_BANDWIDTH;
 use worl::dag::ccr::with_ccr;
 use worl::dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
-use worl::dag::generators::daggen::{self, DaggenConfig};
+use worl::dag::generators::daggen::{self, DaggenParams};
 use worl::dag::generators::layered::{LayeredParams, layered};
 use worl::ddqn::{Agent, AgentConfig, ComputeDevice, DeviceChoice, save_checkpoint, select_device};
 use worl::sched::schedulers::drl::{DrlConfig, run_drl};
@@ -95,11 +95,11 @@ fn corpus_problem(i: u64) -> Result<Problem, Box<dyn std::error::Error>> {
     let workload = match i % 3 {
         0 => layered(&LayeredParams::new(n), seed)?,
         1 => {
-            let d = DaggenConfig {
+            let d = DaggenParams {
                 fat: [0.3, 0.5, 0.7][(i / 9 % 3) as usize],
                 density: [0.3, 0.5, 0.7][(i / 27 % 3) as usize],
                 jump: 1 + (i % 3) as usize,
-                ..DaggenConfig::new(n, seed)
+                ..DaggenParams::new(n, seed)
             };
             daggen::generate(&d)?
         }

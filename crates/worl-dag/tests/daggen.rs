@@ -2,7 +2,7 @@
 //! bounds), it is reproducible, rejects bad parameters by name, and round-trips through DOT.
 
 use worl_dag::formats::dot;
-use worl_dag::generators::daggen::{DaggenConfig, generate, level_widths};
+use worl_dag::generators::daggen::{DaggenParams, generate, level_widths};
 use worl_dag::{DagError, TaskId, Workload};
 
 /// The level of every task (tasks are numbered in level order).
@@ -21,7 +21,7 @@ fn parents(w: &Workload, v: usize) -> usize {
 /// Checks the structure every DAGGEN DAG has: `n` tasks in the drawn levels, no parent in
 /// the first level, at least one parent elsewhere, at most `|L_{i-1}|` parents, edges going
 /// down at most `jump` levels. Returns the levels spanned by each edge.
-fn check_structure(c: &DaggenConfig) -> (Vec<usize>, Vec<usize>) {
+fn check_structure(c: &DaggenParams) -> (Vec<usize>, Vec<usize>) {
     let w = generate(c).unwrap();
     let widths = level_widths(c).unwrap();
     assert_eq!(widths.iter().sum::<usize>(), c.n);
@@ -58,9 +58,9 @@ fn thin_dags_have_levels_of_one_or_two_tasks() {
     // time, so about 100 / 1.5 ≈ 67 levels (between 50 and 100 always).
     let mut total = 0;
     for seed in 0..10 {
-        let c = DaggenConfig {
+        let c = DaggenParams {
             fat: 0.2,
-            ..DaggenConfig::new(100, seed)
+            ..DaggenParams::new(100, seed)
         };
         assert_eq!(c.ideal_width(), 2);
         let (widths, _) = check_structure(&c);
@@ -77,9 +77,9 @@ fn fat_dags_have_three_wide_levels() {
     // ⌊100^0.8⌋ = ⌊39.8⌋ = 39; widths ⌊39 · [0.9, 1.1)⌋ ∈ [35, 42]: two levels hold at most
     // 84 < 100 tasks and three at least 105, so exactly three levels, the last one cut.
     for seed in 0..10 {
-        let c = DaggenConfig {
+        let c = DaggenParams {
             fat: 0.8,
-            ..DaggenConfig::new(100, seed)
+            ..DaggenParams::new(100, seed)
         };
         assert_eq!(c.ideal_width(), 39);
         let (widths, _) = check_structure(&c);
@@ -94,16 +94,16 @@ fn fat_dags_have_three_wide_levels() {
 
 #[test]
 fn regular_widths_are_exact_and_extreme_fat_gives_chain_or_independent_tasks() {
-    let c = DaggenConfig {
+    let c = DaggenParams {
         regularity: 1.0,
         fat: 0.5,
-        ..DaggenConfig::new(100, 3)
+        ..DaggenParams::new(100, 3)
     };
     assert_eq!(level_widths(&c).unwrap(), vec![10; 10]);
     // fat = 0: one task per level, one parent each: a chain.
-    let chain = generate(&DaggenConfig {
+    let chain = generate(&DaggenParams {
         fat: 0.0,
-        ..DaggenConfig::new(20, 1)
+        ..DaggenParams::new(20, 1)
     })
     .unwrap();
     let edges: Vec<(usize, usize)> = chain
@@ -113,10 +113,10 @@ fn regular_widths_are_exact_and_extreme_fat_gives_chain_or_independent_tasks() {
         .collect();
     assert_eq!(edges, (0..19).map(|i| (i, i + 1)).collect::<Vec<_>>());
     // fat = 1: one level of independent tasks.
-    let flat = generate(&DaggenConfig {
+    let flat = generate(&DaggenParams {
         fat: 1.0,
         regularity: 1.0,
-        ..DaggenConfig::new(20, 1)
+        ..DaggenParams::new(20, 1)
     })
     .unwrap();
     assert_eq!(flat.graph().n_edges(), 0);
@@ -125,22 +125,22 @@ fn regular_widths_are_exact_and_extreme_fat_gives_chain_or_independent_tasks() {
 #[test]
 fn jump_one_links_consecutive_levels_only_and_larger_jumps_skip() {
     for seed in 0..5 {
-        let c = DaggenConfig {
+        let c = DaggenParams {
             fat: 0.4,
             density: 0.8,
             regularity: 0.3,
-            ..DaggenConfig::new(120, seed)
+            ..DaggenParams::new(120, seed)
         };
         let (_, spans) = check_structure(&c);
         assert!(spans.iter().all(|&s| s == 1));
     }
     let mut skipped = 0;
     for seed in 0..5 {
-        let c = DaggenConfig {
+        let c = DaggenParams {
             fat: 0.4,
             density: 0.8,
             jump: 3,
-            ..DaggenConfig::new(120, seed)
+            ..DaggenParams::new(120, seed)
         };
         let (_, spans) = check_structure(&c);
         skipped += spans.iter().filter(|&&s| s > 1).count();
@@ -151,10 +151,10 @@ fn jump_one_links_consecutive_levels_only_and_larger_jumps_skip() {
 
 #[test]
 fn density_zero_gives_exactly_one_parent_and_density_one_many() {
-    let c = DaggenConfig {
+    let c = DaggenParams {
         density: 0.0,
         jump: 2,
-        ..DaggenConfig::new(150, 4)
+        ..DaggenParams::new(150, 4)
     };
     let w = generate(&c).unwrap();
     let first = level_widths(&c).unwrap()[0];
@@ -163,10 +163,10 @@ fn density_zero_gives_exactly_one_parent_and_density_one_many() {
     }
     assert_eq!(w.graph().n_edges(), c.n - first);
     // density = 1: each task draws 1 + ⌊U[0, |L|)⌋ parents, about (|L| + 1) / 2 on average.
-    let c = DaggenConfig {
+    let c = DaggenParams {
         density: 1.0,
         regularity: 1.0,
-        ..DaggenConfig::new(100, 4)
+        ..DaggenParams::new(100, 4)
     };
     let w = generate(&c).unwrap();
     let mean = w.graph().n_edges() as f64 / 90.0; // 10 levels of 10
@@ -175,10 +175,10 @@ fn density_zero_gives_exactly_one_parent_and_density_one_many() {
 
 #[test]
 fn data_sizes_and_ccr() {
-    let c = DaggenConfig {
+    let c = DaggenParams {
         data_min: 1000.0,
         data_max: 2000.0,
-        ..DaggenConfig::new(60, 2)
+        ..DaggenParams::new(60, 2)
     };
     let w = generate(&c).unwrap();
     for v in w.graph().task_ids() {
@@ -189,10 +189,10 @@ fn data_sizes_and_ccr() {
     for t in w.graph().tasks().map(|(_, t)| t.work) {
         assert!((1.0..=100.0).contains(&t));
     }
-    let c = DaggenConfig {
+    let c = DaggenParams {
         ccr: Some(5.0),
         bandwidth: 62.5e6,
-        ..DaggenConfig::new(60, 2)
+        ..DaggenParams::new(60, 2)
     };
     let ccr = generate(&c).unwrap().graph().ccr(62.5e6).unwrap();
     assert!((ccr - 5.0).abs() < 1e-9, "{ccr}");
@@ -200,96 +200,96 @@ fn data_sizes_and_ccr() {
 
 #[test]
 fn same_seed_same_dag_and_one_task_works() {
-    let c = DaggenConfig {
+    let c = DaggenParams {
         jump: 2,
-        ..DaggenConfig::new(80, 11)
+        ..DaggenParams::new(80, 11)
     };
     assert_eq!(generate(&c).unwrap(), generate(&c).unwrap());
-    let other = generate(&DaggenConfig {
+    let other = generate(&DaggenParams {
         seed: 12,
         ..c.clone()
     })
     .unwrap();
     assert_ne!(generate(&c).unwrap(), other);
-    let one = generate(&DaggenConfig::new(1, 0)).unwrap();
+    let one = generate(&DaggenParams::new(1, 0)).unwrap();
     assert_eq!((one.graph().n_tasks(), one.graph().n_edges()), (1, 0));
-    assert_eq!(level_widths(&DaggenConfig::new(1, 0)).unwrap(), vec![1]);
+    assert_eq!(level_widths(&DaggenParams::new(1, 0)).unwrap(), vec![1]);
     // Serde: the defaults fill what a file leaves out.
-    let back: DaggenConfig = serde_json::from_str(r#"{"n": 80, "seed": 11, "jump": 2}"#).unwrap();
+    let back: DaggenParams = serde_json::from_str(r#"{"n": 80, "seed": 11, "jump": 2}"#).unwrap();
     assert_eq!(back, c);
 }
 
 #[test]
 fn bad_parameters_are_errors_naming_the_parameter() {
-    let d = DaggenConfig::default();
-    let cases: Vec<(&str, DaggenConfig)> = vec![
-        ("n", DaggenConfig { n: 0, ..d.clone() }),
+    let d = DaggenParams::default();
+    let cases: Vec<(&str, DaggenParams)> = vec![
+        ("n", DaggenParams { n: 0, ..d.clone() }),
         (
             "fat",
-            DaggenConfig {
+            DaggenParams {
                 fat: 1.5,
                 ..d.clone()
             },
         ),
         (
             "fat",
-            DaggenConfig {
+            DaggenParams {
                 fat: f64::NAN,
                 ..d.clone()
             },
         ),
         (
             "density",
-            DaggenConfig {
+            DaggenParams {
                 density: -0.1,
                 ..d.clone()
             },
         ),
         (
             "regularity",
-            DaggenConfig {
+            DaggenParams {
                 regularity: 2.0,
                 ..d.clone()
             },
         ),
         (
             "jump",
-            DaggenConfig {
+            DaggenParams {
                 jump: 0,
                 ..d.clone()
             },
         ),
         (
             "ccr",
-            DaggenConfig {
+            DaggenParams {
                 ccr: Some(-1.0),
                 ..d.clone()
             },
         ),
         (
             "bandwidth",
-            DaggenConfig {
+            DaggenParams {
                 bandwidth: 0.0,
                 ..d.clone()
             },
         ),
         (
             "data_min",
-            DaggenConfig {
+            DaggenParams {
                 data_min: -1.0,
                 ..d.clone()
             },
         ),
         (
             "data_max",
-            DaggenConfig {
+            DaggenParams {
                 data_max: 1.0,
                 ..d.clone()
             },
         ),
         (
             "data_max",
-            DaggenConfig {
+            DaggenParams {
                 data_max: f64::INFINITY,
                 ..d.clone()
             },
@@ -306,10 +306,10 @@ fn bad_parameters_are_errors_naming_the_parameter() {
 
 #[test]
 fn dot_export_round_trips() {
-    let c = DaggenConfig {
+    let c = DaggenParams {
         fat: 0.4,
         jump: 2,
-        ..DaggenConfig::new(40, 5)
+        ..DaggenParams::new(40, 5)
     };
     let w = generate(&c).unwrap();
     let text = dot::to_dot(&w);

@@ -2,7 +2,7 @@
 //! seed, what is kept, and its refusals.
 
 use std::collections::BTreeSet;
-use worl_dag::generators::gangs::{GangConfig, GangWork, assign};
+use worl_dag::generators::gangs::{GangAssignment, GangWork, assign};
 use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_dag::generators::shapes;
 use worl_dag::{DagError, GangParams, Span, Workload};
@@ -74,7 +74,7 @@ fn everything_but_the_drawn_demands_is_kept() {
         sync_bytes: 1e8,
         sync_steps: 50.0,
     };
-    let g = GangConfig::new(0.25, 2..=4, Span::Cluster)
+    let g = GangAssignment::new(0.25, 2..=4, Span::Cluster)
         .params(p)
         .seed(3)
         .apply(&w)
@@ -97,7 +97,7 @@ fn everything_but_the_drawn_demands_is_kept() {
     }
     assert_eq!(gangs(&g).len(), 50);
     // ScaleByGpus multiplies the drawn tasks' work by their GPUs.
-    let s = GangConfig::new(0.25, 2..=4, Span::Cluster)
+    let s = GangAssignment::new(0.25, 2..=4, Span::Cluster)
         .params(p)
         .seed(3)
         .work(GangWork::ScaleByGpus)
@@ -115,23 +115,29 @@ fn everything_but_the_drawn_demands_is_kept() {
 #[test]
 fn bad_configurations_are_refused_naming_the_parameter() {
     let w = shapes::wide(10, 1.0).unwrap();
-    let name = |c: GangConfig| match c.apply(&w) {
+    let name = |c: GangAssignment| match c.apply(&w) {
         Err(DagError::InvalidParameter { name, .. }) => name,
         other => panic!("expected InvalidParameter, got {other:?}"),
     };
-    assert_eq!(name(GangConfig::new(1.5, 2..=8, Span::Machine)), "fraction");
     assert_eq!(
-        name(GangConfig::new(f64::NAN, 2..=8, Span::Machine)),
+        name(GangAssignment::new(1.5, 2..=8, Span::Machine)),
         "fraction"
     );
-    assert_eq!(name(GangConfig::new(0.5, 1..=8, Span::Machine)), "min_gpus");
-    let reversed = GangConfig {
+    assert_eq!(
+        name(GangAssignment::new(f64::NAN, 2..=8, Span::Machine)),
+        "fraction"
+    );
+    assert_eq!(
+        name(GangAssignment::new(0.5, 1..=8, Span::Machine)),
+        "min_gpus"
+    );
+    let reversed = GangAssignment {
         max_gpus: 2,
-        ..GangConfig::new(0.5, 8..=8, Span::Machine)
+        ..GangAssignment::new(0.5, 8..=8, Span::Machine)
     };
     assert_eq!(name(reversed), "max_gpus");
     assert_eq!(
-        name(GangConfig::new(0.5, 2..=5000, Span::Machine)),
+        name(GangAssignment::new(0.5, 2..=5000, Span::Machine)),
         "max_gpus"
     );
     let p = GangParams {
@@ -139,7 +145,7 @@ fn bad_configurations_are_refused_naming_the_parameter() {
         ..GangParams::default()
     };
     assert_eq!(
-        name(GangConfig::new(0.5, 2..=8, Span::Machine).params(p)),
+        name(GangAssignment::new(0.5, 2..=8, Span::Machine).params(p)),
         "params"
     );
 }

@@ -4,7 +4,7 @@
 
 use worl_dag::DagError;
 use worl_dag::generators::alibaba_like::{AlibabaLikeParams, alibaba_like};
-use worl_dag::generators::daggen::{DaggenConfig, generate};
+use worl_dag::generators::daggen::{DaggenParams, generate};
 use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_dag::generators::nn_training::{Model, NnTrainingParams, nn_training};
 use worl_dag::generators::shapes;
@@ -56,20 +56,20 @@ fn layered_refuses_a_density_making_quadratic_edges() {
 
 #[test]
 fn daggen_refuses_one_task_over_the_limit_and_a_quadratic_density() {
-    let (name, _) = invalid(generate(&DaggenConfig::new(MAX_GENERATED_TASKS + 1, 0)));
+    let (name, _) = invalid(generate(&DaggenParams::new(MAX_GENERATED_TASKS + 1, 0)));
     assert_eq!(name, "n");
-    let (name, _) = invalid(generate(&DaggenConfig::new(usize::MAX, 0)));
+    let (name, _) = invalid(generate(&DaggenParams::new(usize::MAX, 0)));
     assert_eq!(name, "n");
-    let c = DaggenConfig {
+    let c = DaggenParams {
         density: 1.0,
-        ..DaggenConfig::new(200_000, 0)
+        ..DaggenParams::new(200_000, 0)
     };
     let (name, reason) = invalid(generate(&c));
     assert_eq!(name, "density");
     assert!(reason.contains("edges"), "{reason}");
     // level_widths checks the same task limit.
     assert!(matches!(
-        worl_dag::generators::daggen::level_widths(&DaggenConfig::new(MAX_GENERATED_TASKS + 1, 0)),
+        worl_dag::generators::daggen::level_widths(&DaggenParams::new(MAX_GENERATED_TASKS + 1, 0)),
         Err(DagError::InvalidParameter { name: "n", .. })
     ));
 }

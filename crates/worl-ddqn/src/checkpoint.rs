@@ -52,7 +52,7 @@ use crate::agent::Agent;
 use crate::config::AgentConfig;
 use crate::device::ComputeDevice;
 use crate::error::{DdqnError, Result};
-use crate::mlp::{LayerWeights, NetworkSpec};
+use crate::mlp::{LayerWeights, NetworkShape};
 use crate::network::QNetwork;
 use crate::snapshot::PolicySnapshot;
 
@@ -83,7 +83,7 @@ pub struct CheckpointManifest {
     /// The agent's full configuration.
     pub config: AgentConfig,
     /// Architecture of both networks.
-    pub spec: NetworkSpec,
+    pub spec: NetworkShape,
     /// Acting steps taken (clock of the epsilon schedule).
     pub env_steps: u64,
     /// Training steps taken (clock of target updates and β annealing).
@@ -367,7 +367,7 @@ fn corrupt(path: &Path, reason: impl Into<String>) -> DdqnError {
     }
 }
 
-fn read_checkpoint(path: &Path, expected: Option<&NetworkSpec>) -> Result<LoadedCheckpoint> {
+fn read_checkpoint(path: &Path, expected: Option<&NetworkShape>) -> Result<LoadedCheckpoint> {
     let raw = std::fs::read(path).map_err(|e| io_err(path, e))?;
     let reader = Reader::from_bytes(Bytes::from_bytes_vec(raw))
         .map_err(|e| corrupt(path, format!("not a readable Burnpack file: {e}")))?;
@@ -521,7 +521,7 @@ pub fn load_checkpoint(path: impl AsRef<Path>, device: &ComputeDevice) -> Result
 pub fn load_checkpoint_expecting(
     path: impl AsRef<Path>,
     device: &ComputeDevice,
-    expected: &NetworkSpec,
+    expected: &NetworkShape,
 ) -> Result<Agent> {
     load_checkpoint_checked(path, device, Some(expected))
 }
@@ -529,7 +529,7 @@ pub fn load_checkpoint_expecting(
 fn load_checkpoint_checked(
     path: impl AsRef<Path>,
     device: &ComputeDevice,
-    expected: Option<&NetworkSpec>,
+    expected: Option<&NetworkShape>,
 ) -> Result<Agent> {
     let loaded = read_checkpoint(path.as_ref(), expected)?;
     let spec = &loaded.manifest.spec;
@@ -551,7 +551,7 @@ fn load_checkpoint_checked(
 ///
 /// # Errors
 /// [`DdqnError::ArchitectureMismatch`], [`DdqnError::CorruptCheckpoint`], [`DdqnError::Io`].
-pub fn load_policy(path: impl AsRef<Path>, expected: &NetworkSpec) -> Result<PolicySnapshot> {
+pub fn load_policy(path: impl AsRef<Path>, expected: &NetworkShape) -> Result<PolicySnapshot> {
     let loaded = read_checkpoint(path.as_ref(), Some(expected))?;
     PolicySnapshot::from_layers(loaded.manifest.spec, loaded.online)
 }

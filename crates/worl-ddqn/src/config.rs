@@ -127,7 +127,7 @@ pub fn check_network_size(
     }
     Ok(())
 }
-use crate::mlp::NetworkSpec;
+use crate::mlp::NetworkShape;
 
 /// How the target network follows the online network (Mnih et al. 2015, "target network").
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -213,7 +213,7 @@ pub struct AgentConfig {
     /// Widths of the hidden ReLU layers of the Q-network (default `[64, 64]`); may be empty
     /// (a linear Q-function).
     pub hidden: Vec<usize>,
-    /// Output branches of the Q-network (default 1; see [`NetworkSpec::branches`]): with
+    /// Output branches of the Q-network (default 1; see [`NetworkShape::branches`]): with
     /// `B >= 2` the last `B` candidate features are the branch code, so each transition is
     /// scored, and bootstrapped, by the head its action row names — per-branch TD targets
     /// over one shared replay buffer.
@@ -428,7 +428,7 @@ impl AgentConfig {
 
     /// An upper estimate of the memory the agent needs with at most `candidates` candidate
     /// actions per decision, bytes, by component (f32 = 4 bytes, `P` parameters of
-    /// [`NetworkSpec::num_params`], `B` the batch size, `k = candidates`):
+    /// [`NetworkShape::num_params`], `B` the batch size, `k = candidates`):
     ///
     /// * parameters, `32 · P`: eight copies (online weights, their gradients, the clipped
     ///   gradients, Adam's two moments, the updated weights, the target network, the host
@@ -511,8 +511,8 @@ impl AgentConfig {
     }
 
     /// The network architecture this config describes.
-    pub fn network_spec(&self) -> NetworkSpec {
-        NetworkSpec {
+    pub fn network_spec(&self) -> NetworkShape {
+        NetworkShape {
             state_dim: self.state_dim,
             action_dim: self.action_dim,
             hidden: self.hidden.clone(),

@@ -113,7 +113,7 @@
 //! | [`env`](mod@env) | [`Environment`] trait, [`Observation`] (state + candidate rows + mask), [`Step`], [`Transition`] | — |
 //! | [`exploration`] | [`EpsilonSchedule`] (linear / exponential / constant), [`epsilon_greedy`] | error |
 //! | [`batch`] | [`CandidateBatch`] (states + candidates flattened with offsets), [`PaddedCandidates`] | error |
-//! | [`mlp`] | [`NetworkSpec`], [`LayerWeights`]: the network's architecture and host weights (no burn) | error |
+//! | [`mlp`] | [`NetworkShape`], [`LayerWeights`]: the network's architecture and host weights (no burn) | error |
 //! | [`config`] | [`AgentConfig`] (serde), [`TargetUpdate`], [`TdTarget`], [`ReplayConfig`] | error, exploration, mlp |
 //! | [`snapshot`] | [`PolicySnapshot`], [`SnapshotScratch`]: allocation-free plain-Rust inference | error, mlp |
 //! | [`network`] | [`QNetwork`] (burn `Module`, ReLU MLP); reads its weights out as [`LayerWeights`] and a [`PolicySnapshot`] | error, batch, exploration, mlp, snapshot |
@@ -158,7 +158,7 @@ pub use device::{
 pub use env::{Environment, Observation, Step, Transition};
 pub use error::{DdqnError, Result};
 pub use exploration::{EpsilonSchedule, epsilon_greedy};
-pub use mlp::{LayerWeights, NetworkSpec};
+pub use mlp::{LayerWeights, NetworkShape};
 pub use network::QNetwork;
 pub use replay::{ReplayBuffer, SampledBatch};
 pub use snapshot::{PolicySnapshot, SnapshotScratch};

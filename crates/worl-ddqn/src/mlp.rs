@@ -1,10 +1,10 @@
 //! The Q-network's architecture and host-side weights, shared by the burn network and its
 //! plain-Rust snapshot.
 //!
-//! The Q-network is a ReLU MLP `state_dim + action_dim → hidden… → 1` ([`NetworkSpec`]), or,
+//! The Q-network is a ReLU MLP `state_dim + action_dim → hidden… → 1` ([`NetworkShape`]), or,
 //! with `branches = B >= 2`, a shared trunk `state_dim + action_dim − B → hidden… → B` whose
 //! output `b` is the Q-value of branch `b` (the last `B` features of a candidate row select
-//! the branch, see [`NetworkSpec::branches`]); layer
+//! the branch, see [`NetworkShape::branches`]); layer
 //! l holds `weight [d_in, d_out]` row-major and `bias [d_out]`, y = x·W + b ([`LayerWeights`],
 //! burn's `Linear` layout). This module uses no burn type: `network` builds burn modules from
 //! these values and reads them back, `snapshot` evaluates them with scalar loops, `checkpoint`
@@ -17,7 +17,7 @@ use crate::error::{DdqnError, Result};
 /// Architecture of the Q-network (shared by the burn `network::QNetwork` and the plain-Rust
 /// `snapshot::PolicySnapshot`): feature sizes and hidden widths.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct NetworkSpec {
+pub struct NetworkShape {
     /// State feature length (>= 1).
     pub state_dim: usize,
     /// Candidate feature length (>= 1).
@@ -39,10 +39,10 @@ fn one_branch() -> usize {
     1
 }
 
-impl NetworkSpec {
+impl NetworkShape {
     /// A single-branch spec (the plain action-in MLP).
     pub fn new(state_dim: usize, action_dim: usize, hidden: Vec<usize>) -> Self {
-        NetworkSpec {
+        NetworkShape {
             state_dim,
             action_dim,
             hidden,

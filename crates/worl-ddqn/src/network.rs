@@ -9,7 +9,7 @@
 //! Weights of layer l are stored as burn's `Linear` does: `weight [d_in, d_out]` row-major and
 //! `bias [d_out]`, y = x·W + b.
 //!
-//! The architecture and the host-side weights are the burn-free [`NetworkSpec`] and
+//! The architecture and the host-side weights are the burn-free [`NetworkShape`] and
 //! [`LayerWeights`] of [`mlp`](crate::mlp) (re-exported here): [`QNetwork::from_weights`] builds
 //! a network from them, [`QNetwork::layer_weights`] reads them back, and
 //! [`QNetwork::snapshot`] wraps them in a [`PolicySnapshot`]. The dependency is one-way:
@@ -24,7 +24,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::batch::CandidateBatch;
 use crate::error::{DdqnError, Result, check_finite, check_len};
 use crate::exploration::argmax_valid;
-pub use crate::mlp::{LayerWeights, NetworkSpec};
+pub use crate::mlp::{LayerWeights, NetworkShape};
 use crate::snapshot::PolicySnapshot;
 
 /// The Q-network (a burn [`Module`]): ReLU MLP from `state ⧺ candidate` to a scalar Q-value.
@@ -37,7 +37,7 @@ pub struct QNetwork {
     layers: Vec<Linear>,
     activation: Relu,
     #[module(skip)]
-    spec: NetworkSpec,
+    spec: NetworkShape,
 }
 
 impl QNetwork {
@@ -49,7 +49,7 @@ impl QNetwork {
     ///
     /// # Errors
     /// [`DdqnError::InvalidConfig`] for an invalid `spec`.
-    pub fn new(spec: &NetworkSpec, seed: u64, device: &Device) -> Result<Self> {
+    pub fn new(spec: &NetworkShape, seed: u64, device: &Device) -> Result<Self> {
         spec.validate()?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let layers: Vec<LayerWeights> = spec
@@ -79,7 +79,7 @@ impl QNetwork {
     /// [`DdqnError::InvalidConfig`] for an invalid `spec`, [`DdqnError::DimensionMismatch`] if
     /// the layers do not match `spec.layer_shapes()`, [`DdqnError::NonFinite`] for NaN weights.
     pub fn from_weights(
-        spec: &NetworkSpec,
+        spec: &NetworkShape,
         layers: &[LayerWeights],
         device: &Device,
     ) -> Result<Self> {
@@ -110,7 +110,7 @@ impl QNetwork {
     }
 
     /// The architecture.
-    pub fn spec(&self) -> &NetworkSpec {
+    pub fn spec(&self) -> &NetworkShape {
         &self.spec
     }
 

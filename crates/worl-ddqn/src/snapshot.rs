@@ -17,13 +17,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DdqnError, Result, check_len};
-use crate::mlp::{LayerWeights, NetworkSpec};
+use crate::mlp::{LayerWeights, NetworkShape};
 
 /// Weights of a Q-network copied to the host; `Send + Sync + Clone`, share it across rayon
 /// workers (each with its own [`SnapshotScratch`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PolicySnapshot {
-    spec: NetworkSpec,
+    spec: NetworkShape,
     layers: Vec<LayerWeights>,
     max_width: usize,
 }
@@ -57,7 +57,7 @@ impl PolicySnapshot {
     /// # Errors
     /// [`DdqnError::InvalidConfig`] for an invalid spec, [`DdqnError::DimensionMismatch`] if the
     /// layers do not have the spec's shapes.
-    pub fn from_layers(spec: NetworkSpec, layers: Vec<LayerWeights>) -> Result<Self> {
+    pub fn from_layers(spec: NetworkShape, layers: Vec<LayerWeights>) -> Result<Self> {
         spec.validate()?;
         let shapes = spec.layer_shapes();
         check_len("layers", shapes.len(), layers.len())?;
@@ -74,7 +74,7 @@ impl PolicySnapshot {
     }
 
     /// The architecture.
-    pub fn spec(&self) -> &NetworkSpec {
+    pub fn spec(&self) -> &NetworkShape {
         &self.spec
     }
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::{ChainWalk, chain_config};
 use worl_ddqn::{
-    Agent, CandidateBatch, ComputeDevice, DdqnError, NetworkSpec, load_checkpoint,
+    Agent, CandidateBatch, ComputeDevice, DdqnError, NetworkShape, load_checkpoint,
     load_checkpoint_expecting, load_policy, read_manifest, save_checkpoint,
 };
 
@@ -86,7 +86,7 @@ fn another_architecture_is_a_typed_error() {
     let path = dir.path().join("agent.bpk");
     let agent = trained_agent();
     save_checkpoint(&agent, &path).unwrap();
-    let other = NetworkSpec {
+    let other = NetworkShape {
         state_dim: 6,
         action_dim: 2,
         hidden: vec![16, 16],

@@ -19,10 +19,10 @@
 //! the argmax unmasked and give y = 0.25 + 0.9·(−0.5) = −0.2.
 
 use worl_ddqn::target::{double_dqn_target, dqn_target, td_targets};
-use worl_ddqn::{CandidateBatch, ComputeDevice, LayerWeights, NetworkSpec, QNetwork, TdTarget};
+use worl_ddqn::{CandidateBatch, ComputeDevice, LayerWeights, NetworkShape, QNetwork, TdTarget};
 
-fn spec() -> NetworkSpec {
-    NetworkSpec {
+fn spec() -> NetworkShape {
+    NetworkShape {
         state_dim: 1,
         action_dim: 1,
         hidden: vec![3],

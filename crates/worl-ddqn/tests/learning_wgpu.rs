@@ -9,7 +9,9 @@ mod common;
 use common::{VariableBandit, bandit_config, evaluate_bandit, wgpu_or_skip};
 use std::time::Instant;
 use worl_ddqn::target::td_targets;
-use worl_ddqn::{Agent, CandidateBatch, DeviceKind, LayerWeights, NetworkSpec, QNetwork, TdTarget};
+use worl_ddqn::{
+    Agent, CandidateBatch, DeviceKind, LayerWeights, NetworkShape, QNetwork, TdTarget,
+};
 
 #[test]
 fn learns_variable_candidate_bandit_on_wgpu() {
@@ -36,7 +38,7 @@ fn double_dqn_target_on_wgpu_matches_hand_computation() {
         return;
     };
     // Same networks and batch as tests/double_dqn_target.rs.
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 1,
         action_dim: 1,
         hidden: vec![3],

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use worl_ddqn::{
-    CandidateBatch, ComputeDevice, DdqnError, NetworkSpec, PolicySnapshot, QNetwork,
+    CandidateBatch, ComputeDevice, DdqnError, NetworkShape, PolicySnapshot, QNetwork,
     SnapshotScratch,
 };
 
@@ -14,7 +14,7 @@ fn snapshot_is_send_sync_clone() {
     assert_send_sync_clone::<SnapshotScratch>();
 }
 
-fn check_matches(spec: &NetworkSpec, seed: u64, states: &[Vec<f32>], cands: &[Vec<f32>]) {
+fn check_matches(spec: &NetworkShape, seed: u64, states: &[Vec<f32>], cands: &[Vec<f32>]) {
     let net = QNetwork::new(spec, seed, ComputeDevice::flex().device()).unwrap();
     let snap = net.snapshot().unwrap();
     let mut batch = CandidateBatch::new(spec.state_dim, spec.action_dim);
@@ -50,7 +50,7 @@ fn check_matches(spec: &NetworkSpec, seed: u64, states: &[Vec<f32>], cands: &[Ve
 #[test]
 fn snapshot_matches_burn_forward_on_a_scheduler_sized_network() {
     // WORL-RTGS-like sizes: 2·m + 2 state features for m = 16 GPUs, 6 features per candidate.
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 34,
         action_dim: 6,
         hidden: vec![128, 64],
@@ -76,7 +76,7 @@ fn snapshot_matches_burn_forward_on_a_scheduler_sized_network() {
 
 #[test]
 fn snapshot_of_a_linear_network_matches_too() {
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 2,
         action_dim: 3,
         hidden: vec![],
@@ -101,7 +101,7 @@ proptest! {
              proptest::collection::vec(-3.0f32..3.0, 4..=40)),
             1..6),
     ) {
-        let spec = NetworkSpec::new(5, 4, hidden);
+        let spec = NetworkShape::new(5, 4, hidden);
         let states: Vec<Vec<f32>> = rows.iter().map(|r| r.0.clone()).collect();
         let cands: Vec<Vec<f32>> = rows
             .iter()
@@ -113,7 +113,7 @@ proptest! {
 
 #[test]
 fn masked_greedy_skips_masked_candidates() {
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 1,
         action_dim: 1,
         hidden: vec![],
@@ -164,7 +164,7 @@ fn masked_greedy_skips_masked_candidates() {
 
 #[test]
 fn snapshot_is_shared_by_threads_with_identical_results() {
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 8,
         action_dim: 4,
         hidden: vec![32, 32],
@@ -197,7 +197,7 @@ fn snapshot_is_shared_by_threads_with_identical_results() {
 #[test]
 fn branched_snapshot_matches_burn_forward() {
     // 2 candidate features followed by a one-hot code of 3 branches.
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 2,
         action_dim: 5,
         hidden: vec![8, 4],
@@ -222,7 +222,7 @@ fn branched_snapshot_matches_burn_forward() {
 #[test]
 fn branch_code_selects_the_head_by_hand() {
     // No hidden layer: input [s, x] -> 2 heads, W = [[1, 10], [2, 20]], b = [0.5, -1].
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 1,
         action_dim: 3,
         hidden: vec![],
@@ -253,7 +253,7 @@ fn branch_code_selects_the_head_by_hand() {
 
 #[test]
 fn branches_need_room_for_their_code() {
-    let spec = NetworkSpec {
+    let spec = NetworkShape {
         state_dim: 1,
         action_dim: 2,
         hidden: vec![4],
@@ -267,7 +267,7 @@ fn branches_need_room_for_their_code() {
         })
     ));
     assert!(matches!(
-        NetworkSpec {
+        NetworkShape {
             branches: 0,
             ..spec
         }

@@ -13,7 +13,9 @@ use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_sched::schedulers::rtgs::{
     DecodeInput, GreedyDecoder, HopeRule, PlanDecoder, RtgsConfig, run_rtgs,
 };
-use worl_sched::schedulers::search::{FeasibleGpus, PlainWoaConfig, PlanEvaluator, SearchDecoding};
+use worl_sched::schedulers::search::{
+    FeasibleGpus, PlainWoaConfig, PlanEvaluator, SearchDecoderConfig,
+};
 use worl_sched::schedulers::{Heft, PlainWoa, Rtgs};
 use worl_sched::{RunContext, Scheduler};
 use worl_woa::{WhaleRng, whale_rng};
@@ -34,7 +36,7 @@ fn makespans(problem: &Problem) -> ([Vec<f64>; 5], f64) {
     let mut authors = Rtgs::new(RtgsConfig::paper());
     // The paper's WOA: continuous positions floored to GPUs (the position decoder).
     let mut woa = PlainWoa::new(PlainWoaConfig {
-        decoding: SearchDecoding::position(),
+        decoding: SearchDecoderConfig::position(),
         ..Default::default()
     });
     let mut canonical = Rtgs::new(RtgsConfig {

@@ -39,7 +39,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use worl_cluster::{GpuId, GpuModel, Plan, Problem, presets};
 use worl_dag::Span;
-use worl_dag::generators::gangs::GangConfig;
+use worl_dag::generators::gangs::GangAssignment;
 use worl_dag::generators::layered::{LayeredParams, layered};
 use worl_sim::policies::AsPlanned;
 use worl_sim::{Contention, SimConfig, Simulation};
@@ -63,7 +63,7 @@ fn problem(params: &LayeredParams) -> (Problem, Plan) {
 /// round-robin lead and the next `g − 1` GPUs of the lead's 8-GPU server, cyclically.
 fn gang_problem(params: &LayeredParams) -> (Problem, Plan) {
     let w = layered(params, 42).unwrap();
-    let w = GangConfig::new(0.2, 2..=8, Span::Machine)
+    let w = GangAssignment::new(0.2, 2..=8, Span::Machine)
         .seed(7)
         .apply(&w)
         .unwrap();

@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 /// GPU-seconds).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct DaggenConfig {
+pub struct DaggenParams {
     /// Number of tasks (`-n`, `1..=`[`MAX_GENERATED_TASKS`](crate::generators::MAX_GENERATED_TASKS)).
     pub n: usize,
     /// Width exponent (`--fat`, in `[0, 1]`): ideal level width `⌊n^fat⌋`.
@@ -76,9 +76,9 @@ pub struct DaggenConfig {
     pub seed: u64,
 }
 
-impl Default for DaggenConfig {
+impl Default for DaggenParams {
     fn default() -> Self {
-        DaggenConfig {
+        DaggenParams {
             n: 100,
             fat: 0.5,
             density: 0.5,
@@ -94,13 +94,13 @@ impl Default for DaggenConfig {
     }
 }
 
-impl DaggenConfig {
+impl DaggenParams {
     /// The defaults with `n` tasks and `seed`.
     pub fn new(n: usize, seed: u64) -> Self {
-        DaggenConfig {
+        DaggenParams {
             n,
             seed,
-            ..DaggenConfig::default()
+            ..DaggenParams::default()
         }
     }
 
@@ -150,7 +150,7 @@ impl DaggenConfig {
 }
 
 /// Level widths, drawn first from `rng` (see the module docs).
-fn draw_levels(c: &DaggenConfig, rng: &mut ChaCha8Rng) -> Vec<usize> {
+fn draw_levels(c: &DaggenParams, rng: &mut ChaCha8Rng) -> Vec<usize> {
     let w = c.ideal_width() as f64;
     let spread = 1.0 - c.regularity;
     let mut sizes = Vec::new();
@@ -172,14 +172,14 @@ fn draw_levels(c: &DaggenConfig, rng: &mut ChaCha8Rng) -> Vec<usize> {
 /// `t_i` of the workload is in the level holding index `i`).
 ///
 /// ```
-/// use worl_dag::generators::daggen::{DaggenConfig, level_widths};
-/// let c = DaggenConfig { n: 10, fat: 0.5, regularity: 1.0, ..DaggenConfig::default() };
+/// use worl_dag::generators::daggen::{DaggenParams, level_widths};
+/// let c = DaggenParams { n: 10, fat: 0.5, regularity: 1.0, ..DaggenParams::default() };
 /// assert_eq!(level_widths(&c)?, [3, 3, 3, 1]); // ⌊10^0.5⌋ = 3 per level
 /// # Ok::<(), worl_dag::DagError>(())
 /// ```
 ///
-/// Errors: [`DaggenConfig::validate`]'s.
-pub fn level_widths(config: &DaggenConfig) -> Result<Vec<usize>> {
+/// Errors: [`DaggenParams::validate`]'s.
+pub fn level_widths(config: &DaggenParams) -> Result<Vec<usize>> {
     config.validate()?;
     Ok(draw_levels(
         config,
@@ -190,19 +190,19 @@ pub fn level_widths(config: &DaggenConfig) -> Result<Vec<usize>> {
 /// A random DAGGEN-style workload (see the [module docs](self)).
 ///
 /// ```
-/// use worl_dag::generators::daggen::{generate, DaggenConfig};
-/// let c = DaggenConfig { fat: 0.3, density: 0.2, jump: 2, ..DaggenConfig::new(50, 7) };
+/// use worl_dag::generators::daggen::{generate, DaggenParams};
+/// let c = DaggenParams { fat: 0.3, density: 0.2, jump: 2, ..DaggenParams::new(50, 7) };
 /// let w = generate(&c)?;
 /// assert_eq!(w.graph().n_tasks(), 50);
 /// assert_eq!(w, generate(&c)?);
 /// # Ok::<(), worl_dag::DagError>(())
 /// ```
 ///
-/// Errors: [`DaggenConfig::validate`]'s; [`DagError::InvalidParameter`] naming `density`
+/// Errors: [`DaggenParams::validate`]'s; [`DagError::InvalidParameter`] naming `density`
 /// when the drawn levels make more than
 /// [`MAX_GENERATED_EDGES`](crate::generators::MAX_GENERATED_EDGES) edges expected (checked
 /// before any task is made) or drawn; [`DagError::InvalidBytes`] if the CCR bytes overflow.
-pub fn generate(config: &DaggenConfig) -> Result<Workload> {
+pub fn generate(config: &DaggenParams) -> Result<Workload> {
     let c = config;
     c.validate()?;
     let mut rng = ChaCha8Rng::seed_from_u64(c.seed);

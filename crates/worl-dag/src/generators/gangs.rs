@@ -1,4 +1,4 @@
-//! Gang tasks for any workload: a seeded post-pass ([`assign`], [`GangConfig::apply`]) that
+//! Gang tasks for any workload: a seeded post-pass ([`assign`], [`GangAssignment::apply`]) that
 //! makes a given fraction of the tasks gang tasks with uniformly drawn GPU counts, e.g. "a
 //! 100,000-task workload, 20 % gang tasks of 2 to 8 GPUs" for a benchmark.
 //!
@@ -38,18 +38,18 @@ pub enum GangWork {
 /// The gang post-pass: which fraction of the tasks, how many GPUs, how they run.
 ///
 /// ```
-/// use worl_dag::generators::gangs::GangConfig;
+/// use worl_dag::generators::gangs::GangAssignment;
 /// use worl_dag::generators::shapes;
 /// use worl_dag::Span;
 /// let w = shapes::wide(10, 100.0)?;
-/// let g = GangConfig::new(0.2, 2..=8, Span::Machine).seed(7).apply(&w)?;
+/// let g = GangAssignment::new(0.2, 2..=8, Span::Machine).seed(7).apply(&w)?;
 /// let gangs: Vec<u32> = g.graph().tasks().map(|(_, t)| t.gpus).filter(|&n| n > 1).collect();
 /// assert_eq!(gangs.len(), 2); // 20 % of 10
 /// assert!(gangs.iter().all(|n| (2..=8).contains(n)));
 /// # Ok::<(), worl_dag::DagError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GangConfig {
+pub struct GangAssignment {
     /// Fraction of the tasks made gang tasks, in `[0, 1]`; `round(fraction · n)` tasks are.
     pub fraction: f64,
     /// Fewest GPUs of a drawn task, `>= 2`.
@@ -65,7 +65,7 @@ pub struct GangConfig {
     pub seed: u64,
 }
 
-impl GangConfig {
+impl GangAssignment {
     /// `fraction` of the tasks on `gpus` GPUs (uniform), with span `span`, the other
     /// parameters at their defaults, work kept, seed 0.
     pub fn new(fraction: f64, gpus: RangeInclusive<u32>, span: Span) -> Self {
@@ -193,9 +193,9 @@ impl GangConfig {
 
 /// `w` with `round(fraction · n)` of its tasks made gang tasks of `gpus` GPUs (uniform) with
 /// span `span` and otherwise default parameters, work kept, drawn with `seed`: shorthand for
-/// [`GangConfig::new`]`(fraction, gpus, span).seed(seed).apply(w)`.
+/// [`GangAssignment::new`]`(fraction, gpus, span).seed(seed).apply(w)`.
 ///
-/// Errors: those of [`GangConfig::apply`].
+/// Errors: those of [`GangAssignment::apply`].
 pub fn assign(
     w: &Workload,
     fraction: f64,
@@ -203,5 +203,7 @@ pub fn assign(
     span: Span,
     seed: u64,
 ) -> Result<Workload> {
-    GangConfig::new(fraction, gpus, span).seed(seed).apply(w)
+    GangAssignment::new(fraction, gpus, span)
+        .seed(seed)
+        .apply(w)
 }

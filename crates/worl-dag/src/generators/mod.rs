@@ -4,7 +4,7 @@
 //! |---|---|
 //! | [`shapes`] | fixed small shapes for tests: chain, fork-join, wide, single task, disconnected jobs, many entries and exits |
 //! | [`layered`] | random layered DAGs, DAGGEN-style (size, fat, density, regularity, jump, CCR, work distribution) |
-//! | [`daggen`] | DAGGEN's random DAGs with its parameters, defaults and level/parent rules ([`DaggenConfig`]) |
+//! | [`daggen`] | DAGGEN's random DAGs with its parameters, defaults and level/parent rules ([`DaggenParams`]) |
 //! | [`alibaba_like`] | jobs whose sizes, shapes and durations follow the Alibaba v2018 batch trace |
 //! | [`nn_training`] | NN-training iterations: pipeline-parallel stages over micro-batches, data-parallel replicas, all-reduce |
 //! | [`gangs`] | a post-pass for any workload: a fraction of its tasks made gang tasks of uniformly drawn GPU counts |
@@ -24,7 +24,7 @@ pub mod layered;
 pub mod nn_training;
 pub mod shapes;
 
-pub use daggen::DaggenConfig;
+pub use daggen::DaggenParams;
 
 use crate::error::{DagError, Result};
 use rand::Rng;

@@ -38,7 +38,7 @@
 //! sharing layers that capture the tasks' competition for resources. Built here as:
 //!
 //! * **Network**: the action-branching architecture (Tavakoli, Pardo & Kormushev, AAAI 2018)
-//!   in [`NetworkSpec::branches`]: a shared ReLU trunk and one linear head per branch; the
+//!   in [`NetworkShape::branches`]: a shared ReLU trunk and one linear head per branch; the
 //!   candidate rows of branch `b` carry its one-hot code, which selects head `b`.
 //! * **Joint decision**: every branch chooses its GPU from the **same state** — the partial
 //!   schedule before any task of the decision is placed — then the tasks are placed in branch
@@ -111,7 +111,7 @@
 //! ```
 //!
 //! [`QNetwork`]: worl_ddqn::QNetwork
-//! [`NetworkSpec::branches`]: worl_ddqn::NetworkSpec::branches
+//! [`NetworkShape::branches`]: worl_ddqn::NetworkShape::branches
 
 mod episode;
 

@@ -1,7 +1,7 @@
 //! The continuous search spaces of the WOA, PSO and GA baselines: [`SearchSpace`], either
 //! the random-key list decoder ([`ListDecoder`], default) or [`PositionCodec`] (one
 //! coordinate per task floored to a GPU, the original baselines), chosen by
-//! [`SearchDecoding`] (options `decoder`, `policy`, `heft-seed` and the list decoder's).
+//! [`SearchDecoderConfig`] (options `decoder`, `policy`, `heft-seed` and the list decoder's).
 
 use rand::Rng;
 use rayon::prelude::*;
@@ -21,7 +21,7 @@ use crate::schedulers::list::Heft;
 /// Text form (option `decoder`, serde, `FromStr`/`Display`): `list`, `position`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum SearchDecoder {
+pub enum SearchDecoderKind {
     /// Random keys decoded by a list scheduler ([`ListDecoder`]): `2n` keys in `[0, 1]`.
     /// Default policy insertion, HEFT seed on.
     #[default]
@@ -32,20 +32,20 @@ pub enum SearchDecoder {
     Position,
 }
 
-serde_plain::derive_fromstr_from_deserialize!(SearchDecoder);
-serde_plain::derive_display_from_serialize!(SearchDecoder);
+serde_plain::derive_fromstr_from_deserialize!(SearchDecoderKind);
+serde_plain::derive_display_from_serialize!(SearchDecoderKind);
 
 /// The decoding settings shared by WOA, PSO and GA: the decoder, the placement policy, the
 /// HEFT seed and the list decoder's settings.
 ///
-/// Defaults: [`SearchDecoder::List`], the decoder's policy and seed (insertion and HEFT seed
+/// Defaults: [`SearchDecoderKind::List`], the decoder's policy and seed (insertion and HEFT seed
 /// for the list decoder; append and no seed for the position decoder), the default
 /// [`ListDecoderConfig`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct SearchDecoding {
+pub struct SearchDecoderConfig {
     /// Decoder (option `decoder`).
-    pub decoder: SearchDecoder,
+    pub decoder: SearchDecoderKind,
     /// Placement policy (option `policy`); `None` = the decoder's default.
     pub policy: Option<Policy>,
     /// Whether the first individual (whale, particle) is the HEFT position (option
@@ -59,12 +59,12 @@ pub struct SearchDecoding {
     pub list: ListDecoderConfig,
 }
 
-impl SearchDecoding {
+impl SearchDecoderConfig {
     /// The original baselines: the position decoder, append policy, no HEFT seed.
     pub fn position() -> Self {
-        SearchDecoding {
-            decoder: SearchDecoder::Position,
-            ..SearchDecoding::default()
+        SearchDecoderConfig {
+            decoder: SearchDecoderKind::Position,
+            ..SearchDecoderConfig::default()
         }
     }
 
@@ -72,8 +72,8 @@ impl SearchDecoding {
     /// (position).
     pub fn policy(&self) -> Policy {
         self.policy.unwrap_or(match self.decoder {
-            SearchDecoder::List => Policy::Insertion,
-            SearchDecoder::Position => Policy::Append,
+            SearchDecoderKind::List => Policy::Insertion,
+            SearchDecoderKind::Position => Policy::Append,
         })
     }
 
@@ -81,7 +81,7 @@ impl SearchDecoding {
     /// `true` (list) / `false` (position).
     pub fn heft_seed(&self) -> bool {
         self.heft_seed
-            .unwrap_or(self.decoder == SearchDecoder::List)
+            .unwrap_or(self.decoder == SearchDecoderKind::List)
     }
 
     /// The decoding options besides [`ListDecoderConfig::OPTIONS`] (option `decoder`, `policy`, `heft-seed`).
@@ -112,8 +112,8 @@ impl SearchDecoding {
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption) naming
     /// the option.
     pub(crate) fn take(opts: &mut Options) -> Result<Self> {
-        Ok(SearchDecoding {
-            decoder: opts.take_or("decoder", SearchDecoder::List)?,
+        Ok(SearchDecoderConfig {
+            decoder: opts.take_or("decoder", SearchDecoderKind::List)?,
             policy: opts.take("policy")?,
             heft_seed: opts.take("heft-seed")?,
             list: ListDecoderConfig::take(opts)?,
@@ -123,10 +123,10 @@ impl SearchDecoding {
     /// The search space of `problem` under these settings.
     pub fn space<'p>(&self, problem: &'p Problem) -> SearchSpace<'p> {
         match self.decoder {
-            SearchDecoder::List => {
+            SearchDecoderKind::List => {
                 SearchSpace::List(ListDecoder::new(problem, self.policy(), self.list.clone()))
             }
-            SearchDecoder::Position => {
+            SearchDecoderKind::Position => {
                 SearchSpace::Position(PositionCodec::new(problem, self.policy()))
             }
         }

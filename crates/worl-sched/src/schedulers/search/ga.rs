@@ -37,7 +37,7 @@ use std::cmp::Ordering;
 use worl_cluster::{Problem, Schedule};
 use worl_woa::whale_rng;
 
-use super::codec::{SearchDecoding, sanitize};
+use super::codec::{SearchDecoderConfig, sanitize};
 use super::list_decoder::ListDecoderConfig;
 use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count, take_in_range};
 use crate::error::Result;
@@ -48,7 +48,7 @@ use crate::scheduler::{Progress, RunContext, Scheduler};
 ///
 /// Defaults: population 30, 100 generations, 3-tournament, crossover probability 0.9,
 /// mutation probability `1/dim` per gene (`dim` = `2n` or `n`), 2 elites, the default
-/// [`SearchDecoding`] (list decoder, insertion, HEFT seed).
+/// [`SearchDecoderConfig`] (list decoder, insertion, HEFT seed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GaConfig {
@@ -67,7 +67,7 @@ pub struct GaConfig {
     pub elites: usize,
     /// Decoder, placement policy and HEFT seed (options `decoder`, `policy`, `heft-seed`,
     /// `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
-    pub decoding: SearchDecoding,
+    pub decoding: SearchDecoderConfig,
     /// Parallel evaluation (option `parallel`).
     pub parallel: bool,
 }
@@ -81,7 +81,7 @@ impl Default for GaConfig {
             crossover: 0.9,
             mutation: None,
             elites: 2,
-            decoding: SearchDecoding::default(),
+            decoding: SearchDecoderConfig::default(),
             parallel: false,
         }
     }
@@ -126,13 +126,13 @@ impl GaConfig {
     /// Every option [`from_options`](Self::from_options) reads.
     pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
         &Self::GA_OPTIONS,
-        &SearchDecoding::OPTIONS,
+        &SearchDecoderConfig::OPTIONS,
         &ListDecoderConfig::OPTIONS,
         &PARALLEL,
     ];
 
     /// Reads `population`, `generations`, `tournament`, `crossover`, `mutation`, `elites`,
-    /// `parallel` and the decoding options ([`SearchDecoding`]: `decoder`, `policy`,
+    /// `parallel` and the decoding options ([`SearchDecoderConfig`]: `decoder`, `policy`,
     /// `heft-seed`, `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption) (also
@@ -168,7 +168,7 @@ impl GaConfig {
                 }
                 e
             },
-            decoding: SearchDecoding::take(&mut opts)?,
+            decoding: SearchDecoderConfig::take(&mut opts)?,
             parallel: opts.take_or("parallel", d.parallel)?,
         };
         opts.finish()?;

@@ -4,7 +4,7 @@
 //! | module | holds |
 //! |---|---|
 //! | [`plan`] | [`TaskOrder`], [`FeasibleGpus`], [`PlanEvaluator`] (GPU per task -> makespan), [`running_times`] |
-//! | [`codec`] | [`SearchSpace`] (chosen by [`SearchDecoding`]): continuous position -> schedule, shared by WOA, PSO and GA; [`PositionCodec`] (one coordinate per task floored to a GPU) |
+//! | [`codec`] | [`SearchSpace`] (chosen by [`SearchDecoderConfig`]): continuous position -> schedule, shared by WOA, PSO and GA; [`PositionCodec`] (one coordinate per task floored to a GPU) |
 //! | [`list_decoder`] | [`ListDecoder`]: random keys -> list schedule (perturbed HEFT order, near-minimum-EFT GPU), the default space |
 //! | [`options`] | option parsing shared by the searches (counts, ranges, WOA's `a` schedule) |
 //! | [`woa`], [`pso`], [`ga`] | [`PlainWoa`], [`Pso`], [`Ga`] |
@@ -63,7 +63,8 @@ pub mod pso;
 pub mod woa;
 
 pub use codec::{
-    PositionCodec, PositionScratch, SearchDecoder, SearchDecoding, SearchSpace, SpaceScratch,
+    PositionCodec, PositionScratch, SearchDecoderConfig, SearchDecoderKind, SearchSpace,
+    SpaceScratch,
 };
 pub use ga::{Ga, GaConfig};
 pub use list_decoder::{ListDecoder, ListDecoderConfig, ListPriority, ListScratch};

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
 use worl_woa::whale_rng;
 
-use super::codec::{SearchDecoder, SearchDecoding, sanitize};
+use super::codec::{SearchDecoderConfig, SearchDecoderKind, sanitize};
 use super::list_decoder::ListDecoderConfig;
 use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count, take_in_range};
 use crate::error::Result;
@@ -36,7 +36,7 @@ use crate::scheduler::{Progress, RunContext, Scheduler};
 /// Configuration of [`Pso`].
 ///
 /// Defaults: 30 particles, 100 iterations, `w` 0.9 → 0.4, `c1 = c2 = 2` (Kennedy & Eberhart
-/// 1995), the default [`SearchDecoding`] (list decoder, insertion, HEFT seed), and
+/// 1995), the default [`SearchDecoderConfig`] (list decoder, insertion, HEFT seed), and
 /// `v_max = 0.1 · U` with the list decoder (measured: mean makespan / HEFT at 3,000
 /// evaluations, the two instance sets of the [`list_decoder`](super::list_decoder) module
 /// docs: `v_max` 0.05, 0.1, 0.2, 0.3, 1 → 0.959, 0.961, 0.967, 0.975, 0.974 and 0.797, 0.788,
@@ -63,7 +63,7 @@ pub struct PsoConfig {
     pub vmax_fraction: Option<f64>,
     /// Decoder, placement policy and HEFT seed (options `decoder`, `policy`, `heft-seed`,
     /// `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
-    pub decoding: SearchDecoding,
+    pub decoding: SearchDecoderConfig,
     /// Parallel evaluation (option `parallel`).
     pub parallel: bool,
 }
@@ -78,7 +78,7 @@ impl Default for PsoConfig {
             c1: 2.0,
             c2: 2.0,
             vmax_fraction: None,
-            decoding: SearchDecoding::default(),
+            decoding: SearchDecoderConfig::default(),
             parallel: false,
         }
     }
@@ -129,13 +129,13 @@ impl PsoConfig {
     /// Every option [`from_options`](Self::from_options) reads.
     pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
         &Self::PSO_OPTIONS,
-        &SearchDecoding::OPTIONS,
+        &SearchDecoderConfig::OPTIONS,
         &ListDecoderConfig::OPTIONS,
         &PARALLEL,
     ];
 
     /// Reads `particles`, `iterations`, `w-start`, `w-end`, `c1`, `c2`, `vmax`, `parallel`
-    /// and the decoding options ([`SearchDecoding`]: `decoder`, `policy`, `heft-seed`,
+    /// and the decoding options ([`SearchDecoderConfig`]: `decoder`, `policy`, `heft-seed`,
     /// `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
@@ -156,7 +156,7 @@ impl PsoConfig {
                     return Err(opts.invalid("vmax", v, "must be a finite number in (0, 1]"));
                 }
             },
-            decoding: SearchDecoding::take(&mut opts)?,
+            decoding: SearchDecoderConfig::take(&mut opts)?,
             parallel: opts.take_or("parallel", d.parallel)?,
         };
         opts.finish()?;
@@ -204,8 +204,8 @@ impl Scheduler for Pso {
         let seeds = c.decoding.seeds(&codec)?;
         let (n, m) = (codec.dim(), codec.upper());
         let vmax = c.vmax_fraction.unwrap_or(match c.decoding.decoder {
-            SearchDecoder::List => 0.1,
-            SearchDecoder::Position => 1.0,
+            SearchDecoderKind::List => 0.1,
+            SearchDecoderKind::Position => 1.0,
         }) * m;
         let seed = ctx.seed();
         let budget = ctx.budget().max_evaluations.unwrap_or(u64::MAX);

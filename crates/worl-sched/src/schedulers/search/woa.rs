@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use worl_cluster::{Problem, Schedule};
 use worl_woa::{ASchedule, Move, MoveKind, Target, WhaleProblem, WhaleRng, WoaConfig};
 
-use super::codec::{SearchDecoding, SearchSpace, SpaceScratch};
+use super::codec::{SearchDecoderConfig, SearchSpace, SpaceScratch};
 use super::list_decoder::ListDecoderConfig;
 use super::options::{MAX_ITERATIONS, MAX_POPULATION, take_count};
 use super::run_engine;
@@ -108,7 +108,7 @@ impl<'p> WhaleProblem for PositionProblem<'p> {
 ///
 /// Defaults: 30 whales, 100 iterations (as [`RtgsConfig`](crate::schedulers::rtgs::RtgsConfig)), the
 /// canonical WOA ([`WoaConfig::new`]: canonical move rule and replacement, a random whale
-/// per coordinate in search moves, `b = 1`, linear `a`), the default [`SearchDecoding`]
+/// per coordinate in search moves, `b = 1`, linear `a`), the default [`SearchDecoderConfig`]
 /// (list decoder, insertion, HEFT seed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -123,7 +123,7 @@ pub struct PlainWoaConfig {
     pub a_schedule: ASchedule,
     /// Decoder, placement policy and HEFT seed (options `decoder`, `policy`, `heft-seed`,
     /// `priority`, `sigma`, `gpu-threshold`, `gpu-choices`).
-    pub decoding: SearchDecoding,
+    pub decoding: SearchDecoderConfig,
     /// Parallel evaluation (option `parallel`).
     pub parallel: bool,
 }
@@ -135,7 +135,7 @@ impl Default for PlainWoaConfig {
             iterations: 100,
             spiral_b: 1.0,
             a_schedule: ASchedule::Linear,
-            decoding: SearchDecoding::default(),
+            decoding: SearchDecoderConfig::default(),
             parallel: false,
         }
     }
@@ -163,13 +163,13 @@ impl PlainWoaConfig {
     /// Every option [`from_options`](Self::from_options) reads.
     pub const OPTIONS: &'static [&'static [OptionDoc]] = &[
         &Self::WHALE_OPTIONS,
-        &SearchDecoding::OPTIONS,
+        &SearchDecoderConfig::OPTIONS,
         &ListDecoderConfig::OPTIONS,
         &PARALLEL,
     ];
 
     /// Reads `whales`, `iterations`, `b`, `a-schedule`, `parallel` and the decoding options
-    /// ([`SearchDecoding`]: `decoder`, `policy`, `heft-seed`, `priority`, `sigma`,
+    /// ([`SearchDecoderConfig`]: `decoder`, `policy`, `heft-seed`, `priority`, `sigma`,
     /// `gpu-threshold`, `gpu-choices`).
     ///
     /// Errors: [`ScheduleError::InvalidOption`](crate::ScheduleError::InvalidOption),
@@ -187,7 +187,7 @@ impl PlainWoaConfig {
                 b
             },
             a_schedule: opts.take_or("a-schedule", d.a_schedule)?,
-            decoding: SearchDecoding::take(&mut opts)?,
+            decoding: SearchDecoderConfig::take(&mut opts)?,
             parallel: opts.take_or("parallel", d.parallel)?,
         };
         opts.finish()?;

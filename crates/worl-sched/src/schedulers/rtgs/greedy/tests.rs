@@ -304,9 +304,9 @@ fn window_decoding_by_hand() {
 /// GPUs (machines of 8 and of 2 GPUs: span-`machine` gangs of 3–4 can be led only from the
 /// 8-GPU machines).
 fn gang_problem(span: worl_dag::Span, case: u64) -> Problem {
-    use worl_dag::generators::gangs::GangConfig;
+    use worl_dag::generators::gangs::GangAssignment;
     let w = layered(&LayeredParams::new(80), case).unwrap();
-    let g = GangConfig::new(0.25, 2..=4, span)
+    let g = GangAssignment::new(0.25, 2..=4, span)
         .seed(case)
         .apply(&w)
         .unwrap();
