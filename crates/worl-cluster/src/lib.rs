@@ -27,7 +27,7 @@
 //! | [`validate`] | [`Violation`], [`Schedule::validate`] |
 //! | [`description`] | clusters from one line: a cluster file or a preset description (`4x8:A100-80GB:100GbE`) |
 //! | [`metrics`] | [`Metrics`], [`LowerBound`] |
-//! | [`testing`] | small hand-made clusters and problems shared by the tests of this crate and worl-rtgs |
+//! | [`testing`] | small hand-made clusters and problems shared by the tests of this crate, worl-io and worl-sched |
 //! | [`error`] | [`ClusterError`] |
 //!
 //! ```

@@ -1,10 +1,11 @@
 //! Small hand-made clusters and problems shared by the tests of this crate and of the
-//! schedulers' crate (worl-rtgs), so that a case whose schedule a test computes by hand is
+//! schedulers' crate (worl-sched), so that a case whose schedule a test computes by hand is
 //! written once: GPUs of one unit model ([`unit_model`]) on machines linked uniformly
 //! ([`uniform_cluster`]), the two 4-GPU machines of the gang tests
 //! ([`two_four_gpu_machines`]) and the issue-21 case "a 4-GPU task among 1-GPU tasks on two
 //! 4-GPU machines" ([`four_gpu_among_singles`]). Plain builders, no test framework: every
-//! figure is fixed here and documented, the tests assert on them.
+//! figure is fixed here and documented, the tests assert on them. [`entry`] and [`gpu_set`]
+//! write schedule entries and gang GPU sets by index.
 
 use crate::catalog::GpuModel;
 use crate::cluster::{Cluster, ClusterBuilder};
@@ -12,8 +13,9 @@ use crate::error::Result;
 use crate::ids::GpuId;
 use crate::network::{Link, Network};
 use crate::problem::Problem;
+use crate::schedule::{GpuSet, ScheduledTask};
 use std::sync::Arc;
-use worl_dag::{GangParams, Workload, WorkloadBuilder};
+use worl_dag::{GangParams, TaskId, Workload, WorkloadBuilder};
 
 /// The GPU model of the hand-made clusters: `S1`, relative speed 1.0 (a task of work `w`
 /// runs `w` s), 32 GiB.
@@ -100,6 +102,23 @@ pub fn four_gpu_among_singles() -> Problem {
     let c = two_four_gpu_machines(&[]).expect("a valid cluster");
     Problem::new(Arc::new(four_gpu_among_singles_workload()), Arc::new(c))
         .expect("every task fits a GPU")
+}
+
+/// A schedule entry: task on GPU `gpu` (an index) over `[start, finish)`, s.
+pub fn entry(gpu: usize, start: f64, finish: f64) -> ScheduledTask {
+    ScheduledTask {
+        gpu: GpuId::new(gpu),
+        start,
+        finish,
+    }
+}
+
+/// The GPU set `gpus` (indices, lead first) of task `task` (an index).
+pub fn gpu_set(task: usize, gpus: &[usize]) -> GpuSet {
+    GpuSet {
+        task: TaskId::new(task),
+        gpus: gpus.iter().map(|&k| GpuId::new(k)).collect(),
+    }
 }
 
 #[cfg(test)]

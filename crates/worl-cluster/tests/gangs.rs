@@ -149,21 +149,6 @@ fn gang_then_single() -> Problem {
     Problem::new(Arc::new(b.build().unwrap()), two_machines()).unwrap()
 }
 
-fn entry(gpu: usize, start: f64, finish: f64) -> ScheduledTask {
-    ScheduledTask {
-        gpu: g(gpu),
-        start,
-        finish,
-    }
-}
-
-fn set(task: usize, gpus: &[usize]) -> GpuSet {
-    GpuSet {
-        task: TaskId::new(task),
-        gpus: gs(gpus),
-    }
-}
-
 #[test]
 fn a_gang_schedule_validates_with_the_set_formulas() {
     let p = gang_then_single();
@@ -172,8 +157,12 @@ fn a_gang_schedule_validates_with_the_set_formulas() {
     // t's set at 2 s and crosses the 0.1 GB/s link: 2 + 1 + 1e9 / 1e8 = 13 s. u on g2.
     let ok = Schedule::with_sets(
         8,
-        vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(2, 0.0, 2.0)],
-        vec![set(0, &[0, 1])],
+        vec![
+            testing::entry(0, 0.0, 2.0),
+            testing::entry(4, 13.0, 14.0),
+            testing::entry(2, 0.0, 2.0),
+        ],
+        vec![testing::gpu_set(0, &[0, 1])],
     )
     .unwrap();
     assert_eq!(ok.validate(&p), vec![]);
@@ -184,8 +173,12 @@ fn a_gang_schedule_validates_with_the_set_formulas() {
     // one second early on g4: the set's data is ready at 13 s
     let early = Schedule::with_sets(
         8,
-        vec![entry(0, 0.0, 2.0), entry(4, 12.0, 13.0), entry(2, 0.0, 2.0)],
-        vec![set(0, &[0, 1])],
+        vec![
+            testing::entry(0, 0.0, 2.0),
+            testing::entry(4, 12.0, 13.0),
+            testing::entry(2, 0.0, 2.0),
+        ],
+        vec![testing::gpu_set(0, &[0, 1])],
     )
     .unwrap();
     assert_eq!(
@@ -201,16 +194,24 @@ fn a_gang_schedule_validates_with_the_set_formulas() {
     // s on g1, a GPU of t's set: the data is there when t finishes (2 s, s runs 2 s there)
     let local = Schedule::with_sets(
         8,
-        vec![entry(0, 0.0, 2.0), entry(1, 2.0, 4.0), entry(2, 0.0, 2.0)],
-        vec![set(0, &[0, 1])],
+        vec![
+            testing::entry(0, 0.0, 2.0),
+            testing::entry(1, 2.0, 4.0),
+            testing::entry(2, 0.0, 2.0),
+        ],
+        vec![testing::gpu_set(0, &[0, 1])],
     )
     .unwrap();
     assert_eq!(local.validate(&p), vec![]);
     // u on g1 over [1, 3): overlaps t there (t's lead is g0, but t holds g1 too)
     let overlap = Schedule::with_sets(
         8,
-        vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(1, 1.0, 3.0)],
-        vec![set(0, &[0, 1])],
+        vec![
+            testing::entry(0, 0.0, 2.0),
+            testing::entry(4, 13.0, 14.0),
+            testing::entry(1, 1.0, 3.0),
+        ],
+        vec![testing::gpu_set(0, &[0, 1])],
     )
     .unwrap();
     assert_eq!(
@@ -228,7 +229,13 @@ fn a_gang_schedule_validates_with_the_set_formulas() {
 fn wrong_sets_are_violations_naming_task_and_gpus() {
     let p = gang_then_single();
     let t = TaskId::new(0);
-    let tasks = || vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(2, 0.0, 2.0)];
+    let tasks = || {
+        vec![
+            testing::entry(0, 0.0, 2.0),
+            testing::entry(4, 13.0, 14.0),
+            testing::entry(2, 0.0, 2.0),
+        ]
+    };
     // no set: t runs on g0 alone, 1 GPU short, and there its run time is 4 s, not 2
     let alone = Schedule::new(8, tasks()).unwrap();
     let v = alone.validate(&p);
@@ -253,7 +260,7 @@ fn wrong_sets_are_violations_naming_task_and_gpus() {
         "gang size: t0 runs on 1 GPUs (g0), it needs 2"
     );
     // g0 twice
-    let twice = Schedule::with_sets(8, tasks(), vec![set(0, &[0, 0])]).unwrap();
+    let twice = Schedule::with_sets(8, tasks(), vec![testing::gpu_set(0, &[0, 0])]).unwrap();
     let v = twice.validate(&p);
     assert_eq!(v, vec![Violation::GangRepeated { task: t, gpu: g(0) }]);
     assert_eq!(
@@ -263,7 +270,7 @@ fn wrong_sets_are_violations_naming_task_and_gpus() {
     assert_eq!(twice.timeline(g(0)), &[t][..]);
     // g0 and g5 on two machines, span machine (run time max(4, 2) / 2 = 2 s: no duration
     // violation); s's data is then on g5 of b, 2 + 0.25 + 1 = 3.25 s
-    let split = Schedule::with_sets(8, tasks(), vec![set(0, &[0, 5])]).unwrap();
+    let split = Schedule::with_sets(8, tasks(), vec![testing::gpu_set(0, &[0, 5])]).unwrap();
     let v = split.validate(&p);
     assert_eq!(
         v,
@@ -278,7 +285,7 @@ fn wrong_sets_are_violations_naming_task_and_gpus() {
         "gang span: t0 must run on one machine but its GPUs g0 and g5 are on different machines"
     );
     // a GPU of the set the cluster lacks
-    let unknown = Schedule::with_sets(9, tasks(), vec![set(0, &[0, 8])]).unwrap();
+    let unknown = Schedule::with_sets(9, tasks(), vec![testing::gpu_set(0, &[0, 8])]).unwrap();
     assert_eq!(
         unknown.validate(&p),
         vec![Violation::UnknownGpu { task: t, gpu: g(8) }]
@@ -289,8 +296,12 @@ fn wrong_sets_are_violations_naming_task_and_gpus() {
 fn schedule_sets_round_trip_through_json_and_old_json_reads() {
     let s = Schedule::with_sets(
         8,
-        vec![entry(0, 0.0, 2.0), entry(4, 13.0, 14.0), entry(2, 0.0, 2.0)],
-        vec![set(0, &[0, 1]), set(1, &[4])],
+        vec![
+            testing::entry(0, 0.0, 2.0),
+            testing::entry(4, 13.0, 14.0),
+            testing::entry(2, 0.0, 2.0),
+        ],
+        vec![testing::gpu_set(0, &[0, 1]), testing::gpu_set(1, &[4])],
     )
     .unwrap();
     // the one-GPU set is the entry itself and is not kept
@@ -301,20 +312,25 @@ fn schedule_sets_round_trip_through_json_and_old_json_reads() {
     assert_eq!(back, s);
     assert_eq!(back.gpus(TaskId::new(0)), &gs(&[0, 1])[..]);
     // without sets nothing is written, and a file without the field reads
-    let plain = Schedule::new(1, vec![entry(0, 0.0, 1.0)]).unwrap();
+    let plain = Schedule::new(1, vec![testing::entry(0, 0.0, 1.0)]).unwrap();
     assert!(!plain.to_json_string().contains("sets"));
     let old = r#"{"n_gpus": 1, "tasks": [{"gpu": 0, "start": 0.0, "finish": 1.0}]}"#;
     assert_eq!(Schedule::from_json_str(old).unwrap(), plain);
     // a set whose lead is not the entry's GPU, or a task given two sets, is refused
-    let e = Schedule::with_sets(8, vec![entry(0, 0.0, 2.0)], vec![set(0, &[1, 0])]).unwrap_err();
+    let e = Schedule::with_sets(
+        8,
+        vec![testing::entry(0, 0.0, 2.0)],
+        vec![testing::gpu_set(0, &[1, 0])],
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "GPU set of task `t0` {g1,g0}: its first GPU must be the task's GPU g0"
     );
     let e = Schedule::with_sets(
         8,
-        vec![entry(0, 0.0, 2.0)],
-        vec![set(0, &[0, 1]), set(0, &[0, 2])],
+        vec![testing::entry(0, 0.0, 2.0)],
+        vec![testing::gpu_set(0, &[0, 1]), testing::gpu_set(0, &[0, 2])],
     )
     .unwrap_err();
     assert!(matches!(e, ClusterError::InvalidGpuSet { .. }), "{e}");

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use worl_cluster::{
-    Evaluator, GpuId, GpuSet, Plan, Policy, Problem, Schedule, ScheduledTask, Violation, testing,
+    Evaluator, GpuId, Plan, Policy, Problem, Schedule, ScheduledTask, Violation, testing,
 };
 use worl_dag::{GangParams, Span, TaskId, WorkloadBuilder};
 use worl_io::{ScheduleFile, ScheduleMeta, wfformat};
@@ -20,21 +20,6 @@ fn gs(ks: &[usize]) -> Vec<GpuId> {
 /// ([`testing::two_four_gpu_machines`]).
 fn two_uniform() -> Arc<worl_cluster::Cluster> {
     Arc::new(testing::two_four_gpu_machines(&[]).unwrap())
-}
-
-fn entry(gpu: usize, start: f64, finish: f64) -> ScheduledTask {
-    ScheduledTask {
-        gpu: g(gpu),
-        start,
-        finish,
-    }
-}
-
-fn set(task: usize, gpus: &[usize]) -> GpuSet {
-    GpuSet {
-        task: TaskId::new(task),
-        gpus: gs(gpus),
-    }
 }
 
 /// One task `j/t` of `work` demanding `gpus` GPUs with `params`.
@@ -184,7 +169,12 @@ fn wfformat_plans_carry_the_gpu_set_and_read_it_back() {
         ..GangParams::default()
     };
     let p = Problem::new(one_gang(4.0, 2, cross), two_uniform()).unwrap();
-    let s = Schedule::with_sets(8, vec![entry(3, 0.0, 2.0)], vec![set(0, &[3, 4])]).unwrap();
+    let s = Schedule::with_sets(
+        8,
+        vec![testing::entry(3, 0.0, 2.0)],
+        vec![testing::gpu_set(0, &[3, 4])],
+    )
+    .unwrap();
     assert_eq!(s.validate(&p), vec![]);
     let text = wfformat::to_string(&p, &s).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -666,7 +666,7 @@ mod tests {
     /// Issue 21's case (`worl::cluster::testing::four_gpu_among_singles`: a (2) → G (8, 4
     /// GPUs) → c (1), x (3) on two machines of 4 unit GPUs): HEFT puts a on g0 [0, 2], G on
     /// {g0, g1, g2, g3} [2.25, 4.25] (a's data over the 0.25 s intra-machine link), x on g4
-    /// [0, 3], c on g0 [4.25, 5.25] (the hand computation of worl-rtgs' `tests/gangs.rs`).
+    /// [0, 3], c on g0 [4.25, 5.25] (the hand computation of worl-sched's `tests/gangs.rs`).
     /// The rows list G's set lead first, the others have no `gpus` key, and the rows given
     /// back validate.
     #[test]
