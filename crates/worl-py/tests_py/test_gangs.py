@@ -40,7 +40,7 @@ def gang_nx():
 
 
 def test_heft_places_a_4_gpu_task_and_rows_list_its_set(tmp_path, gang_nx):
-    # By hand (worl-rtgs tests/gangs.rs): a on g0 [0, 2]; G on {g0..g3} [2.25, 4.25] (its
+    # By hand (worl-sched tests/gangs.rs): a on g0 [0, 2]; G on {g0..g3} [2.25, 4.25] (its
     # share 8 / 4 = 2 s, a's data over the 0.25 s link); x on g4 [0, 3]; c on g0
     # [4.25, 5.25]. Makespan 5.25.
     c = two_four_gpu_machines(tmp_path)
