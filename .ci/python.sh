@@ -45,9 +45,19 @@ cargo clippy -p worl-py --features "$features" --all-targets --locked -- -D warn
 
 step "wheel"
 rm -rf "$work/wheels"
+wheel_log="$work/wheel.log"
 "$work/tools/bin/maturin" build --release --locked --features "$features" \
-  -m crates/worl-py/Cargo.toml -o "$work/wheels"
+  -m crates/worl-py/Cargo.toml -o "$work/wheels" 2>&1 | tee "$wheel_log" | { grep -v '^ *Compiling ' || true; }
 ls -l "$work/wheels"
+# After `cargo test --workspace --release` (WORL_PY_SHARED_BUILD=1, as .ci/run sets it) the
+# default wheel compiles only worl's crates and pyo3's: worl-py pins the features the tests
+# turn on (crates/worl-py/Cargo.toml).
+if [ "${WORL_PY_SHARED_BUILD:-0}" = 1 ] && [ "$extra" = ddqn ]; then
+  if grep -E '^ +Compiling ' "$wheel_log" | grep -v -E 'Compiling (worl(-[a-z]+)?|pyo3(-[a-z-]+)?|target-lexicon|heck|memoffset|indoc|unindent) '; then
+    echo "the wheel compiled dependencies again: its features differ from the test build's" >&2
+    exit 1
+  fi
+fi
 
 step "install in a fresh virtual environment"
 new_venv "$work/venv"
