@@ -26,7 +26,6 @@ pub(crate) struct Args {
 /// machines is refused before anything is written ([`worl::io::save_cluster`]).
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let c = inputs::cluster(&args.description)?;
-    c.check_writable()?;
     match &args.out {
         Some(path) => {
             worl::io::save_cluster(&c, path)?;
@@ -37,7 +36,10 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
                 c.n_gpus()
             );
         }
-        None => crate::write_stdout(format_args!("{}", c.to_compact_toml_string()?))?,
+        None => {
+            c.check_writable()?;
+            crate::write_stdout(format_args!("{}", c.to_compact_toml_string()?))?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
