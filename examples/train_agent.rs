@@ -1,11 +1,13 @@
 //! Pre-train the learned components offline on a generated corpus and save them:
-//! WORL-RTGS's move scorer (`--agent scorer`: the default preset with `moves=scored`), or
-//! the deep-RL list schedulers' agents (`--agent dqn`, `--agent mdts`). The checkpoints
+//! WORL-RTGS's move scorer (`--agent scorer`: the default preset with `moves=scored`), its
+//! operator agent (`--agent operator`: the default preset's move kind per burst), or the
+//! deep-RL list schedulers' agents (`--agent dqn`, `--agent mdts`). The checkpoints
 //! under `assets/agents/` that the quickstart's DQN and MDTS rows load are this program's
 //! output with the defaults of those agents.
 //!
 //! ```sh
 //! cargo run --release --example train_agent                                  # the scorer
+//! cargo run --release --example train_agent -- --agent operator             # the operator agent
 //! cargo run --release --example train_agent -- --agent dqn --out assets/agents/dqn.bpk
 //! cargo run --release --example train_agent -- --agent mdts --out assets/agents/mdts.bpk
 //! # then use them:
@@ -20,8 +22,9 @@
 //! problems in turn and is written atomically with `worl::ddqn::save_checkpoint` (Burnpack
 //! weights and a JSON manifest):
 //!
-//! * **scorer**: WORL-RTGS's default preset with online learning, `--evaluations` plan
-//!   evaluations per problem, then `--extra-steps` Double DQN steps;
+//! * **scorer**, **operator**: WORL-RTGS's default preset (`moves=scored`, or the default
+//!   `moves=agent`) with online learning, `--evaluations` plan evaluations per problem, then
+//!   `--extra-steps` Double DQN steps;
 //! * **dqn**, **mdts**: `--episodes` training episodes per problem (ε from 1 to 0.05 over
 //!   70 % of all of them), as `run_drl` runs them.
 //!
@@ -49,6 +52,8 @@ use worl::sched::{Budget, RunContext};
 enum Which {
     /// WORL-RTGS's move scorer (`worl-rtgs:moves=scored`).
     Scorer,
+    /// WORL-RTGS's operator agent (`worl-rtgs`, `moves=agent`: a move kind per burst).
+    Operator,
     /// The `dqn` list scheduler's agent.
     Dqn,
     /// The `mdts` scheduler's branching agent.
@@ -56,18 +61,22 @@ enum Which {
 }
 
 #[derive(Parser, Debug)]
-#[command(about = "Pre-train a learned component (WORL-RTGS's move scorer, DQN, MDTS) and save it")]
+#[command(
+    about = "Pre-train a learned component (WORL-RTGS's move scorer or operator agent, DQN, MDTS) and save it"
+)]
 struct Args {
     /// The agent to train.
     #[arg(long, value_enum, default_value_t = Which::Scorer)]
     agent: Which,
-    /// Training problems (default: 72 for the scorer, 24 for DQN and MDTS).
+    /// Training problems (default: 72 for the scorer and the operator agent, 24 for DQN and
+    /// MDTS).
     #[arg(long)]
     workloads: Option<u64>,
-    /// Scorer: plan evaluations of search (with online learning) per training problem.
+    /// Scorer, operator: plan evaluations of search (with online learning) per training
+    /// problem.
     #[arg(long, default_value_t = 400_000)]
     evaluations: u64,
-    /// Scorer: Double DQN steps after each problem's search.
+    /// Scorer, operator: Double DQN steps after each problem's search.
     #[arg(long, default_value_t = 200)]
     extra_steps: usize,
     /// DQN, MDTS: training episodes per problem.
@@ -128,7 +137,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/worl/{name}.bpk"))
     });
     let agent = match args.agent {
-        Which::Scorer => train_scorer(args, &device)?,
+        Which::Scorer => train_search(args, MoveChoice::Scored, &device)?,
+        Which::Operator => train_search(args, MoveChoice::Agent, &device)?,
         Which::Dqn => train_drl(args, DrlConfig::default(), &device)?,
         Which::Mdts => train_drl(args, DrlConfig::mdts(), &device)?,
     };
@@ -146,17 +156,28 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The move scorer: WORL-RTGS (`moves=scored`) learning online on each problem in turn.
-fn train_scorer(args: &Args, device: &ComputeDevice) -> Result<Agent, Box<dyn std::error::Error>> {
+/// The agent of WORL-RTGS's default preset with move choice `moves` (the move scorer or
+/// the operator agent), learning online on each problem in turn.
+fn train_search(
+    args: &Args,
+    moves: MoveChoice,
+    device: &ComputeDevice,
+) -> Result<Agent, Box<dyn std::error::Error>> {
     let config = WorlRtgsConfig {
-        moves: MoveChoice::Scored,
+        moves,
         ..WorlRtgsConfig::default()
     };
     let mut agent = config.fresh_agent(args.seed, device)?;
     let workloads = args.workloads.unwrap_or(72);
     println!(
-        "training the move scorer on {workloads} problems, {} evaluations each, then {} gradient steps each",
-        args.evaluations, args.extra_steps
+        "training the {} on {workloads} problems, {} evaluations each, then {} gradient steps each",
+        if moves == MoveChoice::Scored {
+            "move scorer"
+        } else {
+            "operator agent"
+        },
+        args.evaluations,
+        args.extra_steps
     );
     for i in 0..workloads {
         let p = corpus_problem(i)?;

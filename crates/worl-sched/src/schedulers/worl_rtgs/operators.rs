@@ -55,6 +55,7 @@ pub(crate) struct OperatorSettings {
     pub choice: MoveChoice,
     pub kick: usize,
     pub focus: f64,
+    pub race: bool,
     pub train_steps: usize,
     pub learn: bool,
     pub policy: Policy,
@@ -159,7 +160,10 @@ pub(crate) fn run_operator_search(
             if evaluations_spent(ctx, search.steps_planned, search.evaluations) {
                 break 'search;
             }
+            let before = budget_spent(ctx, search.steps_planned, search.evaluations);
             search.whale_turn(i, a, spent, agent, ctx)?;
+            let after = budget_spent(ctx, search.steps_planned, search.evaluations);
+            search.pace[i].cost += after - before;
         }
         iteration += 1;
         if search.learns() && share.allows(ctx, agent, search.evaluations) {
@@ -216,6 +220,12 @@ struct OperatorSearch<'p, 's> {
     evaluations: u64,
     /// The evaluation cap of a run without any budget.
     steps_planned: usize,
+    /// Per whale: its progress since its last WOA move or restart.
+    pace: Vec<Pace>,
+    /// Whether a whale that cannot catch the leader in its share of the time left rests.
+    race: bool,
+    /// Per whale: whether it rests (skips its turns) until the leader stalls.
+    resting: Vec<bool>,
 }
 
 impl<'p, 's> OperatorSearch<'p, 's> {
@@ -260,6 +270,9 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             learn: s.learn && s.choice == MoveChoice::Agent,
             evaluations: whales.len() as u64,
             steps_planned: (s.whales * s.iterations * (s.burst + 1)).max(1),
+            pace: whales.iter().map(|w| Pace::new(w.makespan())).collect(),
+            race: s.race,
+            resting: vec![false; whales.len()],
             whales,
         }
     }
@@ -293,8 +306,19 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         ctx: &RunContext<'_>,
     ) -> Result<()> {
         // 1. WOA step in plan space, when the whale's bursts stopped paying.
+        if self.race && self.hopeless(i, spent) {
+            self.resting[i] = true;
+        }
+        if self.resting[i] {
+            if !self.leader_stalled() {
+                return Ok(());
+            }
+            self.resting[i] = false;
+            self.stagnation[i] = self.s.patience;
+        }
         if self.stagnation[i] >= self.s.patience {
             self.woa_step(i, a)?;
+            self.pace[i] = Pace::new(self.whales[i].makespan());
         }
         self.whales[i].critical_chain(&mut self.chain);
 
@@ -306,6 +330,7 @@ impl<'p, 's> OperatorSearch<'p, 's> {
 
         // 3. The burst.
         let kept = self.burst(i, Move::ALL[action], &view, agent, ctx)?;
+        self.pace[i].bursts += 1;
 
         // 4. Bookkeeping and learning.
         let after = self.whales[i].makespan();
@@ -337,6 +362,22 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             agent.remember_step(&self.obs, action, step, &self.next)?;
         }
         Ok(())
+    }
+
+    /// Whether whale `i` cannot catch the leader ([`Pace::cannot_catch_up`]) with its share
+    /// of the budget left, `(1 − spent) / whales`.
+    fn hopeless(&self, i: usize, spent: f64) -> bool {
+        let left = (1.0 - spent).max(0.0) / self.whales.len() as f64;
+        self.pace[i].cannot_catch_up(self.whales[i].makespan(), self.leader.makespan(), left)
+    }
+
+    /// Whether no whale at the leader's makespan still has bursts that pay (`patience`).
+    fn leader_stalled(&self) -> bool {
+        let best = self.leader.makespan();
+        self.whales
+            .iter()
+            .zip(&self.stagnation)
+            .all(|(w, &st)| w.makespan() > best || st >= self.s.patience)
     }
 
     /// Step 1: with probability `a/4` whale `i` restarts from a randomized-rank HEFT plan
@@ -437,6 +478,42 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             }
         }
         Ok(kept)
+    }
+}
+
+/// Bursts a whale takes after a WOA move before [`OperatorSearch::hopeless`] judges it.
+const MIN_BURSTS_JUDGED: usize = 8;
+
+/// A whale's progress since its last WOA move or restart.
+#[derive(Clone, Copy)]
+struct Pace {
+    /// Its makespan then, s.
+    start: f64,
+    /// Share of the budget its turns took since.
+    cost: f64,
+    /// Its bursts since.
+    bursts: usize,
+}
+
+impl Pace {
+    fn new(start: f64) -> Self {
+        Pace {
+            start,
+            cost: 0.0,
+            bursts: 0,
+        }
+    }
+
+    /// Whether a whale of makespan `makespan`, after at least [`MIN_BURSTS_JUDGED`] bursts,
+    /// is behind the leader (`leader`) by more than its pace (makespan gained per share of
+    /// the budget) makes up in a share `left` of the budget.
+    fn cannot_catch_up(&self, makespan: f64, leader: f64, left: f64) -> bool {
+        let gap = makespan - leader;
+        if self.bursts < MIN_BURSTS_JUDGED || gap <= 0.0 {
+            return false;
+        }
+        let gained = (self.start - makespan).max(0.0);
+        gained * left < gap * self.cost.max(f64::MIN_POSITIVE)
     }
 }
 
@@ -669,6 +746,34 @@ fn woa_move<'p>(
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn a_whale_rests_when_its_pace_cannot_close_its_gap() {
+        // 110 s -> 105 s in 5 % of the budget: 100 s per unit of budget
+        let pace = Pace {
+            start: 110.0,
+            cost: 0.05,
+            bursts: MIN_BURSTS_JUDGED,
+        };
+        // 5 s behind; 12.5 % of the budget left makes up 12.5 s, 4 % only 4 s
+        assert!(!pace.cannot_catch_up(105.0, 100.0, 0.125));
+        assert!(pace.cannot_catch_up(105.0, 100.0, 0.04));
+        // 5 % left makes up exactly the 5 s: not behind
+        assert!(!pace.cannot_catch_up(105.0, 100.0, 0.05));
+        // the leader itself, and a whale judged too early, never rest
+        assert!(!pace.cannot_catch_up(100.0, 100.0, 0.0));
+        let early = Pace {
+            bursts: MIN_BURSTS_JUDGED - 1,
+            ..pace
+        };
+        assert!(!early.cannot_catch_up(105.0, 100.0, 0.0));
+        // no gain at all: any gap is too much
+        let stuck = Pace {
+            start: 105.0,
+            ..pace
+        };
+        assert!(stuck.cannot_catch_up(105.0, 100.0, 1.0));
+    }
 
     #[test]
     fn the_bandits_follow_their_rules() {
