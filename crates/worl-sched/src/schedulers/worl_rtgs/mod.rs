@@ -111,29 +111,28 @@
 //! tries (γ = 0.9). The `train_agent` example pre-trains the scorer offline (72 generated
 //! problems: layered, DAGGEN and Alibaba-like DAGs of 100–1,000 tasks, four clusters,
 //! CCR 0.5–5, seeds no evaluation uses; 400,000 plan evaluations each plus 200 gradient
-//! steps; 76 s on one core, the same weights from the same seed) and
+//! steps; 94 s on one core, the same weights from the same seed) and
 //! `agent=PATH,learn=false` runs it frozen.
 //!
 //! **Measured: it does not earn its place.** Trying a candidate is about as cheap as
 //! scoring it (a rejected move of one task costs the same `O(degree)` bound the first
 //! feature needs), so choosing one of 8 scored candidates costs about what trying all 8
 //! would: a scored try must find improving moves about as often as 8 uniform tries to
-//! pay, and it does not. At 1 s per run (`examples/equal_budget`, one process per column
-//! pair),
-//! 2 seeds, geometric mean of makespan / HEFT (hetero-500M / busy-16 / pai-50):
+//! pay, and it does not. At 1 s per run (`examples/equal_budget`), 3 seeds, with the
+//! race, geometric mean of makespan / HEFT (hetero-500M / busy-16 / pai-50):
 //!
 //! | grid | `uniform` | default (`agent`) | `scored`, fresh | `scored`, pre-trained |
 //! |---|---|---|---|---|
-//! | 100 tasks (`--quick`) | 0.763 / 0.921 / 0.961 | 0.774 / 0.930 / 0.961 | 0.772 / 0.937 / 0.968 | 0.770 / 0.927 / 0.964 |
-//! | 1,000 tasks (`--sizes 1000`) | 0.928 / 0.990 / 0.996 | 0.942 / 0.989 / 0.995 | 0.944 / 0.996 / 0.995 | 0.938 / 0.993 / 0.994 |
-//! | 15 workloads, generated families | 0.807 / 0.947 / 0.992 | 0.815 / 0.946 / 0.992 | 0.813 / 0.956 / 0.993 | 0.817 / 0.947 / 0.991 |
-//! | 15 workloads, workflows (held apart) | 0.794 / 0.954 / 0.952 | 0.803 / 0.955 / 0.953 | 0.804 / 0.956 / 0.958 | 0.808 / 0.957 / 0.955 |
+//! | 100 tasks (`--quick`) | 0.7580 / 0.9251 / 0.9614 | 0.7636 / 0.9256 / 0.9620 | 0.7831 / 0.9313 / 0.9697 | 0.7686 / 0.9295 / 0.9647 |
+//! | 1,000 tasks (layered, DAGGEN) | 0.9343 / 0.9910 / 0.9954 | 0.9408 / 0.9888 / 0.9949 | 0.9524 / 0.9942 / 0.9962 | 0.9432 / 0.9935 / 0.9936 |
+//! | 15 workloads, generated families | 0.8065 / 0.9467 / 0.9920 | 0.8110 / 0.9476 / 0.9921 | 0.8136 / 0.9510 / 0.9926 | 0.8125 / 0.9514 / 0.9918 |
+//! | 15 workloads, held-apart families | 0.8026 / 0.9551 / 0.9523 | 0.8061 / 0.9552 / 0.9518 | 0.8104 / 0.9586 / 0.9557 | 0.8005 / 0.9545 / 0.9553 |
 //!
-//! The pre-trained scorer beats the fresh one on 9 of the 12 cells (on the held-apart
-//! workflows only on pai-50); `uniform` beats both in 9 of the 12. Trying the candidate of
-//! smallest `L` instead (no network) is no better: 0.770 / 0.928 / 0.964 at 100 tasks,
-//! 0.941 / 0.992 / 0.994 at 1,000. The default stays the operator agent; `moves=scored` is
-//! kept so that these figures can be reproduced.
+//! The pre-trained scorer beats the fresh one on 11 of the 12 cells, and `uniform` on 4
+//! (on the held-apart families on hetero-500M and busy-16); `uniform` beats it on 8.
+//! Trying the candidate of smallest `L` instead (no network) was no better. The default
+//! stays the operator agent; `moves=scored` is kept so that these figures can be
+//! reproduced.
 //!
 //! The operator agent itself, pre-trained the same way (`train_agent --agent operator`) and
 //! run frozen, does no better: at 1 s, 3 seeds, on the 15 workloads it is within 0.35 % of
