@@ -222,8 +222,6 @@ struct OperatorSearch<'p, 's> {
     steps_planned: usize,
     /// Per whale: its progress since its last WOA move or restart.
     pace: Vec<Pace>,
-    /// Whether a whale that cannot catch the leader in its share of the time left rests.
-    race: bool,
     /// Per whale: whether it rests (skips its turns) until the leader stalls.
     resting: Vec<bool>,
 }
@@ -271,7 +269,6 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             evaluations: whales.len() as u64,
             steps_planned: (s.whales * s.iterations * (s.burst + 1)).max(1),
             pace: whales.iter().map(|w| Pace::new(w.makespan())).collect(),
-            race: s.race,
             resting: vec![false; whales.len()],
             whales,
         }
@@ -306,7 +303,7 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         ctx: &RunContext<'_>,
     ) -> Result<()> {
         // 1. WOA step in plan space, when the whale's bursts stopped paying.
-        if self.race && self.hopeless(i, spent) {
+        if self.s.race && self.hopeless(i, spent) {
             self.resting[i] = true;
         }
         if self.resting[i] {
