@@ -302,7 +302,8 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         agent: &mut Agent,
         ctx: &RunContext<'_>,
     ) -> Result<()> {
-        // 1. WOA step in plan space, when the whale's bursts stopped paying.
+        // 0. The race: a whale that cannot catch the leader rests until the leader stalls,
+        // then makes its WOA move.
         if self.s.race && self.hopeless(i, spent) {
             self.resting[i] = true;
         }
@@ -313,6 +314,7 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             self.resting[i] = false;
             self.stagnation[i] = self.s.patience;
         }
+        // 1. WOA step in plan space, when the whale's bursts stopped paying.
         if self.stagnation[i] >= self.s.patience {
             self.woa_step(i, a)?;
             self.pace[i] = Pace::new(self.whales[i].makespan());
