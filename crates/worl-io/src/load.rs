@@ -73,23 +73,28 @@ fn read_workload(path: &Path) -> Result<Loaded> {
     let is_json = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if is_json {
-        let text = std::fs::read_to_string(path).map_err(|source| worl_dag::DagError::Io {
+    let (workload, report) = if is_json {
+        // one read: the text decides saga or not, then native JSON or WfFormat
+        let source = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| worl_dag::DagError::Io {
             path: path.to_owned(),
             source,
         })?;
+        let text = worl_dag::formats::read_text(bytes.as_slice(), &source)?;
         let text = worl_dag::formats::strip_bom(&text);
         if is_saga_text(text) {
-            let (workload, network) = saga::read(text.as_bytes(), &path.display().to_string())?;
+            let (workload, network) = saga::read(text.as_bytes(), &source)?;
             return Ok(Loaded {
                 workload,
                 network: Some(network),
-                report: LoadReport::new(path.display().to_string(), "saga"),
+                report: LoadReport::new(source, "saga"),
                 path: path.to_owned(),
             });
         }
-    }
-    let (workload, report) = worl_dag::formats::load_path(path)?;
+        worl_dag::formats::read_json_text(text, &source)?
+    } else {
+        worl_dag::formats::load_path(path)?
+    };
     Ok(Loaded {
         workload,
         network: None,

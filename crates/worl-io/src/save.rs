@@ -7,7 +7,7 @@ use crate::wfformat;
 use std::path::Path;
 use worl_cluster::{Cluster, ClusterError, Problem, Schedule};
 use worl_dag::Workload;
-use worl_dag::formats::is_wfformat_path;
+use worl_dag::formats::{is_wfformat_path, lower_file_name};
 
 /// The file-name endings [`save_workload`] writes: worl's workload JSON, WfCommons
 /// WfFormat 1.5, Graphviz DOT
@@ -34,14 +34,6 @@ pub const SCHEDULE_SAVE_EXTENSIONS: [&str; 4] = [".json", ".csv", ".wf.json", ".
 
 /// The file-name endings [`save_cluster`] writes: TOML and JSON cluster files.
 pub const CLUSTER_SAVE_EXTENSIONS: [&str; 2] = [".toml", ".json"];
-
-/// The lower-case file name of `path` (empty if none).
-fn lower_file_name(path: &Path) -> String {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase()
-}
 
 /// Whether `path` asks for a saga / dag-bench problem instance: a name ending in
 /// [`SAGA_EXTENSION`] (any case).

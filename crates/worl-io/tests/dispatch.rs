@@ -245,3 +245,52 @@ fn errors_name_the_file() {
     let e = load_cluster("nowhere.toml").unwrap_err().to_string();
     assert!(e.starts_with("cluster `nowhere.toml`: no such file"), "{e}");
 }
+
+#[test]
+fn a_json_workload_that_is_not_utf8_is_a_parse_error_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.json");
+    // the third line holds a byte that is not UTF-8
+    std::fs::write(
+        &p,
+        b"{\n  \"format\": \"worl-workload\",\n  \"name\": \"x\xff\"\n}\n",
+    )
+    .unwrap();
+    match load_workload(&p).unwrap_err() {
+        FileError::Workload(worl_dag::DagError::Parse {
+            file,
+            line,
+            message,
+        }) => {
+            assert!(file.ends_with("bad.json"), "{file}");
+            assert_eq!(line, 3);
+            assert_eq!(message, "invalid UTF-8");
+        }
+        e => panic!("expected a parse error at line 3, got {e:?}"),
+    }
+}
+
+#[test]
+fn a_json_workload_is_read_as_native_or_wfformat_by_its_format_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = diamond();
+    let native_path = dir.path().join("n.json");
+    std::fs::write(&native_path, native(&w)).unwrap();
+    let wf_path = dir.path().join("wf.json");
+    std::fs::write(
+        &wf_path,
+        worl_dag::formats::wfcommons::to_string(&w, None).unwrap(),
+    )
+    .unwrap();
+    let n = load_workload(&native_path).unwrap();
+    let f = load_workload(&wf_path).unwrap();
+    // the same choice as the dag crate's dispatch by path
+    for (loaded, path) in [(&n, &native_path), (&f, &wf_path)] {
+        let (by_path, report) = worl_dag::formats::load_path(path).unwrap();
+        assert_eq!(loaded.report.format, report.format, "{}", path.display());
+        assert_eq!(loaded.workload.graph().n_edges(), by_path.graph().n_edges());
+    }
+    assert_ne!(n.report.format, f.report.format);
+    assert_eq!(n.workload.graph().n_tasks(), 4);
+    assert_eq!(f.workload.graph().n_tasks(), 4);
+}

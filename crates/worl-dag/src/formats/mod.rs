@@ -95,7 +95,10 @@ pub(crate) fn open(path: &Path) -> Result<BufReader<File>> {
 }
 
 /// Reads all of `reader` as UTF-8 text; `source` names it in errors.
-pub(crate) fn read_text(mut reader: impl Read, source: &str) -> Result<String> {
+///
+/// Errors: [`DagError::Io`] naming `source` for a failed read; [`DagError::Parse`] with the
+/// line of the first byte that is not UTF-8 (message "invalid UTF-8").
+pub fn read_text(mut reader: impl Read, source: &str) -> Result<String> {
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(|e| DagError::Io {
         path: source.into(),
@@ -250,17 +253,12 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
         Some("stg") => Ok(Format::Stg),
         Some("dot" | "gv") => Ok(Format::Dot),
         Some("json") => {
-            let mut head = [0u8; 4096];
+            let mut head = [0u8; JSON_HEAD];
             let n = open(path)?.read(&mut head).map_err(|source| DagError::Io {
                 path: path.to_owned(),
                 source,
             })?;
-            let head = String::from_utf8_lossy(&head[..n]);
-            Ok(if declares_native(&head) {
-                Format::Native
-            } else {
-                Format::WfFormat
-            })
+            Ok(json_format(&String::from_utf8_lossy(&head[..n])))
         }
         _ => Err(DagError::Parse {
             file: path.display().to_string(),
@@ -276,15 +274,20 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<Format> {
     }
 }
 
-/// Whether `path` names WfCommons WfFormat output: a file name ending in `.wf.json` or
-/// `.wfformat.json` (any case). (A plain `.json` is worl's own JSON when written.)
-pub fn is_wfformat_path(path: impl AsRef<Path>) -> bool {
-    let name = path
-        .as_ref()
+/// The file name of `path` in lower case (ASCII letters only), empty if it has none or it
+/// is not UTF-8: what the writers match their endings against.
+pub fn lower_file_name(path: impl AsRef<Path>) -> String {
+    path.as_ref()
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default()
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+/// Whether `path` names WfCommons WfFormat output: a file name ending in `.wf.json` or
+/// `.wfformat.json` (any case). (A plain `.json` is worl's own JSON when written.)
+pub fn is_wfformat_path(path: impl AsRef<Path>) -> bool {
+    let name = lower_file_name(path);
     name.ends_with(".wf.json") || name.ends_with(".wfformat.json")
 }
 
@@ -324,6 +327,38 @@ pub fn save_path(w: &Workload, path: impl AsRef<Path>) -> Result<()> {
 
 /// Whether JSON text declares `"format": "worl-workload"` (the key, optional whitespace, the
 /// value), not merely holds the words somewhere (a WfFormat task could be so named).
+/// The bytes of a `.json` file that [`detect_format`] reads for its `format` key.
+const JSON_HEAD: usize = 4096;
+
+/// The format of a `.json` document whose first [`JSON_HEAD`] bytes (or more) are `head`:
+/// worl's native JSON when it declares its `format`, else WfFormat.
+fn json_format(head: &str) -> Format {
+    if declares_native(head) {
+        Format::Native
+    } else {
+        Format::WfFormat
+    }
+}
+
+/// Reads a workload from the text of a `.json` file (a leading byte-order mark skipped):
+/// worl's native JSON when its first 4,096 bytes declare its `format`
+/// ([`native::read`]), else WfCommons WfFormat ([`wfcommons::read`] with default options),
+/// the choice [`load_path`] makes for a `.json` path; `source` names it in errors and
+/// reports.
+///
+/// Errors: those of the chosen reader.
+pub fn read_json_text(text: &str, source: &str) -> Result<(Workload, LoadReport)> {
+    let text = strip_bom(text);
+    let mut end = text.len().min(JSON_HEAD);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    match json_format(&text[..end]) {
+        Format::Native => native::read(text.as_bytes(), source),
+        _ => wfcommons::read(text.as_bytes(), source, &wfcommons::WfOptions::default()),
+    }
+}
+
 fn declares_native(head: &str) -> bool {
     head.match_indices("\"format\"").any(|(i, key)| {
         let rest = head[i + key.len()..].trim_start();
