@@ -302,8 +302,8 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         agent: &mut Agent,
         ctx: &RunContext<'_>,
     ) -> Result<()> {
-        // 0. The race: a whale that cannot catch the leader rests until the leader stalls,
-        // then makes its WOA move.
+        // Race (module docs, item 3): a whale that cannot catch the leader rests until the
+        // leader stalls, then makes its WOA move.
         if self.s.race && self.hopeless(i, spent) {
             self.resting[i] = true;
         }
@@ -314,24 +314,24 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             self.resting[i] = false;
             self.stagnation[i] = self.s.patience;
         }
-        // 1. WOA step in plan space, when the whale's bursts stopped paying.
+        // WOA move (item 2) in plan space, when the whale's bursts stopped paying.
         if self.stagnation[i] >= self.s.patience {
             self.woa_step(i, a)?;
             self.pace[i] = Pace::new(self.whales[i].makespan());
         }
         self.whales[i].critical_chain(&mut self.chain);
 
-        // 2. The move of the burst.
+        // Burst (item 1): its move ...
         let before = self.whales[i].makespan();
         let view = self.view(i, a, spent);
         let action = self.choose(&view, before, agent)?;
         self.chosen[action] += 1;
 
-        // 3. The burst.
+        // ... and its tries.
         let kept = self.burst(i, Move::ALL[action], &view, agent, ctx)?;
         self.pace[i].bursts += 1;
 
-        // 4. Bookkeeping and learning.
+        // Learning (item 4): bookkeeping and the agent's transition.
         let after = self.whales[i].makespan();
         let gain = if before.is_finite() && before > 0.0 {
             (before - after) / before
@@ -379,7 +379,7 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             .all(|(w, &st)| w.makespan() > best || st >= self.s.patience)
     }
 
-    /// Step 1: with probability `a/4` whale `i` restarts from a randomized-rank HEFT plan
+    /// The WOA move (module docs, item 2): with probability `a/4` whale `i` restarts from a randomized-rank HEFT plan
     /// (search for prey from a random point), else it makes its WOA move from the leader.
     fn woa_step(&mut self, i: usize, a: f64) -> Result<()> {
         self.stagnation[i] = 0;
@@ -404,7 +404,7 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         Ok(())
     }
 
-    /// Step 2: the burst's move (its index in [`Move::ALL`]): uniform (also for the
+    /// The burst's move (module docs, item 1; its index in [`Move::ALL`]): uniform (also for the
     /// scorer, whose own tries pick concrete moves), a bandit's, or the operator agent's
     /// (uniform until its first gradient step: an untrained network would pick one move
     /// throughout).
@@ -422,7 +422,7 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         })
     }
 
-    /// Step 3: `burst` tries on whale `i`'s critical chain, each kept when the makespan does
+    /// The burst's tries (module docs, item 1): `burst` tries on whale `i`'s critical chain, each kept when the makespan does
     /// not grow: a share `focus` with move `m` (or, for the scorer, its scored try), the
     /// others with a uniformly drawn move. Returns the tries that improved the makespan.
     fn burst(
@@ -683,7 +683,7 @@ impl Scorer {
     }
 }
 
-/// The WOA move of whale `i` in plan space (module docs, step 1): the whale restarts from
+/// The WOA move of whale `i` in plan space (module docs, item 2): the whale restarts from
 /// the leader `X*` perturbed towards a whale, `X(t+1) = X* − A·D` read discretely — each
 /// task where the other whale differs from the leader takes that whale's GPU with
 /// probability `min(1, |A|/2)`: the whale itself when encircling (`p < 0.5`, `|A| < 1`), a
