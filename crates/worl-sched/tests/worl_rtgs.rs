@@ -202,6 +202,58 @@ fn bandit_move_choices_run_and_concentrate() {
     );
 }
 
+/// `moves=only:MOVE`: every burst takes that move kind (the oracle's arms); valid, never
+/// worse than HEFT, reproducible; the spec reads and prints back, and an unknown move is
+/// refused with the known ones.
+#[test]
+fn a_fixed_move_choice_takes_that_move_in_every_burst() {
+    let p = layered_problem(150, 12, 6);
+    let heft = run("heft", &p, 0).makespan();
+    for (i, name) in ["predecessor-gpu", "swap", "advance"]
+        .into_iter()
+        .enumerate()
+    {
+        let spec = format!("only:{name}");
+        let config = WorlRtgsConfig::from_options(
+            worl_sched::Options::new("worl-rtgs")
+                .with("iterations", 50)
+                .with("moves", &spec),
+        )
+        .unwrap();
+        assert_eq!(config.moves.to_string(), spec);
+        let index = [0, 4, 5][i];
+        let once = |seed| {
+            let agent = config.fresh_agent(seed, &ComputeDevice::flex()).unwrap();
+            run_worl_rtgs(&p, &config, agent, &mut RunContext::new(seed)).unwrap()
+        };
+        let (a, b) = (once(2), once(2));
+        assert!(a.schedule.validate(&p).is_empty(), "{spec}");
+        assert!(a.schedule.makespan() <= heft, "{spec}");
+        assert_eq!(a.schedule, b.schedule, "{spec} is not reproducible");
+        let counts = a.moves_chosen;
+        assert!(counts[index] > 100, "{spec}: {counts:?}");
+        assert_eq!(
+            counts.iter().sum::<u64>(),
+            counts[index],
+            "{spec}: {counts:?}"
+        );
+    }
+    let e = Registry::with_builtins()
+        .build_spec("worl-rtgs[moves=only:teleport]")
+        .err()
+        .expect("an unknown move is refused")
+        .to_string();
+    assert!(
+        e.contains("teleport") && e.contains("predecessor-gpu") && e.contains("advance"),
+        "{e}"
+    );
+    assert!(
+        Registry::with_builtins()
+            .build_spec("worl-rtgs[moves=only:swap,time=0.01s]")
+            .is_ok()
+    );
+}
+
 /// `moves=scored`: the agent scores candidate moves. Learning fills the replay buffer from
 /// the scored tries and takes gradient steps; the run is valid, never worse than HEFT and
 /// reproducible; the trained scorer runs frozen from its checkpoint (`learn=false`), and an

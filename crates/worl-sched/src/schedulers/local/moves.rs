@@ -38,6 +38,9 @@ pub enum Move {
     Advance,
 }
 
+serde_plain::derive_fromstr_from_deserialize!(Move);
+serde_plain::derive_display_from_serialize!(Move);
+
 impl Move {
     /// Every move, in a fixed order (the agent's action index).
     pub const ALL: [Move; 6] = [

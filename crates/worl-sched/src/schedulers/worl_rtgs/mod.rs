@@ -224,6 +224,7 @@ use crate::error::{Result, ScheduleError};
 use crate::options::{OptionDoc, Options, PARALLEL, POLICY_APPEND};
 use crate::scheduler::{RunContext, Scheduler};
 use crate::schedulers::agents::{AGENT_OPTIONS, AgentStart, start_agent, take_agent_options};
+use crate::schedulers::local::Move;
 use crate::schedulers::rtgs::{RtgsConfig, RtgsOutcome, run_rtgs_from};
 use crate::schedulers::search::PlainWoaConfig;
 use crate::schedulers::search::options::{MAX_REPEATS, take_count};
@@ -245,9 +246,11 @@ pub enum WorlPreset {
 
 serde_plain::derive_fromstr_from_deserialize!(WorlPreset);
 
-/// Who chooses the move of a burst in the default preset (option `moves`).
+/// Who chooses the move of a burst in the default preset (option `moves`; written as
+/// `agent`, `uniform`, `epsilon-greedy`, `ucb`, `scored` or `only:MOVE` with `MOVE` a
+/// [`Move`] in kebab case, e.g. `only:swap`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(try_from = "String", into = "String")]
 pub enum MoveChoice {
     /// The Double DQN agent (uniform until its first gradient step).
     #[default]
@@ -271,10 +274,71 @@ pub enum MoveChoice {
     /// `train_agent` example and load it with `agent=PATH`. Measured not to beat `uniform`
     /// (module docs, "Learned move scoring").
     Scored,
+    /// Always this move kind (for the share `focus` of the tries; the others uniform): the
+    /// arms of the hindsight oracle of a per-instance move choice (module docs, "What a move
+    /// choice can gain"). No agent.
+    Only(Move),
 }
 
-serde_plain::derive_fromstr_from_deserialize!(MoveChoice);
-serde_plain::derive_display_from_serialize!(MoveChoice);
+impl MoveChoice {
+    /// The names of the choices without a move (`only:MOVE` besides).
+    const NAMES: [(&'static str, MoveChoice); 5] = [
+        ("agent", MoveChoice::Agent),
+        ("uniform", MoveChoice::Uniform),
+        ("epsilon-greedy", MoveChoice::EpsilonGreedy),
+        ("ucb", MoveChoice::Ucb),
+        ("scored", MoveChoice::Scored),
+    ];
+}
+
+impl std::fmt::Display for MoveChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MoveChoice::Only(m) => write!(f, "only:{m}"),
+            c => {
+                let (name, _) = Self::NAMES.iter().find(|(_, x)| x == c).expect("named");
+                f.write_str(name)
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for MoveChoice {
+    type Err = String;
+
+    /// Parses `agent`, `uniform`, `epsilon-greedy`, `ucb`, `scored` or `only:MOVE`.
+    ///
+    /// Errors: a message naming the known choices, or the known moves after `only:`.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if let Some(m) = s.strip_prefix("only:") {
+            return m.parse::<Move>().map(MoveChoice::Only).map_err(|_| {
+                let known: Vec<String> = Move::ALL.iter().map(ToString::to_string).collect();
+                format!("unknown move `{m}`; known: {}", known.join(", "))
+            });
+        }
+        Self::NAMES
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, c)| c)
+            .ok_or_else(|| {
+                format!("unknown move choice `{s}`; known: agent, uniform, epsilon-greedy, ucb, scored, only:MOVE")
+            })
+    }
+}
+
+impl TryFrom<String> for MoveChoice {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<MoveChoice> for String {
+    fn from(c: MoveChoice) -> String {
+        c.to_string()
+    }
+}
+
 serde_plain::derive_display_from_serialize!(WorlPreset);
 
 /// Configuration of [`WorlRtgs`]. Defaults are those of the [module docs](self).
@@ -438,9 +502,9 @@ impl WorlRtgsConfig {
         ),
         OptionDoc::new(
             "moves",
-            "agent|scored|uniform|epsilon-greedy|ucb",
+            "agent|scored|uniform|epsilon-greedy|ucb|only:MOVE",
             "agent",
-            "default preset: who chooses each burst's move kind: the agent, the agent scoring 8 concrete moves per try, uniform (no learning), or the ε-greedy / UCB1 bandits; only agent and scored train the network",
+            "default preset: who chooses each burst's move kind: the agent, the agent scoring 8 concrete moves per try, uniform (no learning), the ε-greedy / UCB1 bandits, or always MOVE (predecessor-gpu, successor-gpu, random-gpu, fast-gpu, swap, advance); only agent and scored train the network",
         ),
         OptionDoc::new(
             "recorded-steps",

@@ -415,6 +415,7 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         Ok(match self.s.choice {
             MoveChoice::Uniform | MoveChoice::Scored => rng.random_range(0..Move::ALL.len()),
             MoveChoice::EpsilonGreedy | MoveChoice::Ucb => self.bandit.choose(self.s.choice, rng),
+            MoveChoice::Only(m) => Move::ALL.iter().position(|&x| x == m).expect("a move"),
             MoveChoice::Agent if self.learn && agent.train_steps() == 0 => {
                 rng.random_range(0..Move::ALL.len())
             }
