@@ -57,7 +57,7 @@
 //!   so that a plan costs about one evaluation instead of ~100 (the paper's decoder runs
 //!   the agent on every task of every plan). Whales are plans (GPU per task and placement
 //!   order, [`LocalState`](crate::schedulers::local::LocalState)); each decision of the
-//!   agent picks one of six local moves ([`Move`](crate::schedulers::local::Move)) for a
+//!   agent picks one of six local moves ([`Move`]) for a
 //!   burst of `burst` tries on the whale's critical chain; a whale whose bursts stop paying
 //!   makes its WOA move from the leader. The schedule returned is the best of the leader's,
 //!   HEFT's and PEFT's, so never worse than either. Details: module `operators` below.
