@@ -160,10 +160,9 @@ pub(crate) fn run_operator_search(
             if evaluations_spent(ctx, search.steps_planned, search.evaluations) {
                 break 'search;
             }
-            let before = budget_spent(ctx, search.steps_planned, search.evaluations);
+            let turn = TurnCost::start(ctx, search.steps_planned, search.evaluations);
             search.whale_turn(i, a, spent, agent, ctx)?;
-            let after = budget_spent(ctx, search.steps_planned, search.evaluations);
-            search.pace[i].cost += after - before;
+            search.pace[i].cost += turn.share(search.evaluations);
         }
         iteration += 1;
         if search.learns() && share.allows(ctx, agent, search.evaluations) {
@@ -573,6 +572,43 @@ fn budget_spent(ctx: &RunContext<'_>, steps_planned: usize, evaluations: u64) ->
     }
 }
 
+/// The share of the budget one whale turn takes ([`Pace::cost`]): its wall-clock time over
+/// the CPU-time budget under a time budget, else its evaluations over the evaluation cap (as
+/// [`budget_spent`], so a run without a time budget stays reproducible). A turn of 100 tasks
+/// is a burst of about 10 µs, and reading the process's CPU clock is a system call of about
+/// 0.5 µs: two reads per turn took 13 % of a 1 s run (perf, a 100-task workflow), where the
+/// monotonic clock costs tens of nanoseconds. A single-threaded turn's wall time is its CPU
+/// time unless the process is descheduled.
+struct TurnCost {
+    started: Instant,
+    evaluations: u64,
+    /// The time budget, s, or `None`.
+    time: Option<f64>,
+    /// The evaluation cap without a time budget.
+    cap: f64,
+}
+
+impl TurnCost {
+    fn start(ctx: &RunContext<'_>, steps_planned: usize, evaluations: u64) -> Self {
+        let b = ctx.budget();
+        TurnCost {
+            started: Instant::now(),
+            evaluations,
+            time: b.max_time.map(|t| t.as_secs_f64()),
+            cap: b.max_evaluations.unwrap_or(steps_planned as u64).max(1) as f64,
+        }
+    }
+
+    /// The turn's share of the budget, now that the search has made `evaluations`.
+    fn share(&self, evaluations: u64) -> f64 {
+        match self.time {
+            Some(t) if t > 0.0 => self.started.elapsed().as_secs_f64() / t,
+            Some(_) => 1.0,
+            None => evaluations.saturating_sub(self.evaluations) as f64 / self.cap,
+        }
+    }
+}
+
 /// How much of the run learning has taken: at most [`LEARNING_SHARE`] of its time under a
 /// CPU-time budget, else of its evaluations at [`STEP_COST`] per gradient step
 /// (deterministic, so a run without a time budget is reproducible).
@@ -746,6 +782,29 @@ fn woa_move<'p>(
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn a_turn_costs_its_evaluations_or_its_time_over_the_budget() {
+        use crate::scheduler::Budget;
+        use std::time::Duration;
+        // evaluation budget: 40 of 1,000 evaluations, whatever the clock says
+        let ctx = RunContext::new(0).with_budget(Budget::evaluations(1000));
+        let turn = TurnCost::start(&ctx, 50, 120);
+        std::thread::sleep(Duration::from_millis(2));
+        assert_eq!(turn.share(160), 0.04);
+        // no budget: over the planned evaluations
+        let turn = TurnCost::start(&RunContext::new(0), 50, 0);
+        assert_eq!(turn.share(5), 0.1);
+        // time budget: the turn's time over it, evaluations aside
+        let ctx = RunContext::new(0).with_budget(Budget::cpu_time(Duration::from_millis(100)));
+        let turn = TurnCost::start(&ctx, 50, 0);
+        std::thread::sleep(Duration::from_millis(10));
+        // at least the 10 ms slept (a loaded machine may add more)
+        let share = turn.share(0);
+        assert!(share >= 0.1 && share.is_finite(), "{share}");
+        let zero = RunContext::new(0).with_budget(Budget::cpu_time(Duration::ZERO));
+        assert_eq!(TurnCost::start(&zero, 50, 0).share(0), 1.0);
+    }
 
     #[test]
     fn a_whale_rests_when_its_pace_cannot_close_its_gap() {
