@@ -333,7 +333,10 @@ impl std::str::FromStr for MoveChoice {
             .find(|(name, _)| *name == s)
             .map(|&(_, c)| c)
             .ok_or_else(|| {
-                format!("unknown move choice `{s}`; known: agent, uniform, epsilon-greedy, ucb, scored, only:MOVE")
+                format!(
+                    "unknown move choice `{s}`; known: agent, uniform, epsilon-greedy, ucb, \
+                     scored, only:MOVE"
+                )
             })
     }
 }

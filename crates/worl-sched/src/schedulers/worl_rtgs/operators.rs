@@ -378,8 +378,9 @@ impl<'p, 's> OperatorSearch<'p, 's> {
             .all(|(w, &st)| w.makespan() > best || st >= self.s.patience)
     }
 
-    /// The WOA move (module docs, item 2): with probability `a/4` whale `i` restarts from a randomized-rank HEFT plan
-    /// (search for prey from a random point), else it makes its WOA move from the leader.
+    /// The WOA move (module docs, item 2): with probability `a/4` whale `i` restarts from a
+    /// randomized-rank HEFT plan (search for prey from a random point), else it makes its WOA
+    /// move from the leader.
     fn woa_step(&mut self, i: usize, a: f64) -> Result<()> {
         self.stagnation[i] = 0;
         if self.rng.random::<f64>() < a / 4.0 {
@@ -422,9 +423,10 @@ impl<'p, 's> OperatorSearch<'p, 's> {
         })
     }
 
-    /// The burst's tries (module docs, item 1): `burst` tries on whale `i`'s critical chain, each kept when the makespan does
-    /// not grow: a share `focus` with move `m` (or, for the scorer, its scored try), the
-    /// others with a uniformly drawn move. Returns the tries that improved the makespan.
+    /// The burst's tries (module docs, item 1): `burst` tries on whale `i`'s critical chain,
+    /// each kept when the makespan does not grow: a share `focus` with move `m` (or, for the
+    /// scorer, its scored try), the others with a uniformly drawn move. Returns the tries that
+    /// improved the makespan.
     fn burst(
         &mut self,
         i: usize,
