@@ -563,15 +563,17 @@ impl WhaleView {
 fn budget_spent(ctx: &RunContext<'_>, steps_planned: usize, evaluations: u64) -> f64 {
     match ctx.time_fraction() {
         Some(f) => f,
-        None => {
-            let cap = ctx
-                .budget()
-                .max_evaluations
-                .unwrap_or(steps_planned as u64)
-                .max(1);
-            (evaluations as f64 / cap as f64).min(1.0)
-        }
+        None => (evaluations as f64 / evaluation_cap(ctx, steps_planned)).min(1.0),
     }
+}
+
+/// The evaluations a run without a time budget makes: its evaluation budget, else
+/// `steps_planned` (at least 1).
+fn evaluation_cap(ctx: &RunContext<'_>, steps_planned: usize) -> f64 {
+    ctx.budget()
+        .max_evaluations
+        .unwrap_or(steps_planned as u64)
+        .max(1) as f64
 }
 
 /// The share of the budget one whale turn takes ([`Pace::cost`]): its wall-clock time over
@@ -592,12 +594,11 @@ struct TurnCost {
 
 impl TurnCost {
     fn start(ctx: &RunContext<'_>, steps_planned: usize, evaluations: u64) -> Self {
-        let b = ctx.budget();
         TurnCost {
             started: Instant::now(),
             evaluations,
-            time: b.max_time.map(|t| t.as_secs_f64()),
-            cap: b.max_evaluations.unwrap_or(steps_planned as u64).max(1) as f64,
+            time: ctx.budget().max_time.map(|t| t.as_secs_f64()),
+            cap: evaluation_cap(ctx, steps_planned),
         }
     }
 
